@@ -1,0 +1,16 @@
+/** The server's configuration, read in one place. */
+import { Config } from "effect"
+
+/** Listeners, data location and operator token. */
+export const server = Config.all({
+  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  adminPort: Config.port("ADMIN_PORT").pipe(Config.withDefault(8081)),
+  adminHost: Config.string("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),
+  adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
+  demo: Config.boolean("DEMO").pipe(Config.withDefault(true))
+})
+
+/** The server's configuration. */
+export type Server = Config.Config.Success<typeof server>

@@ -1,0 +1,88 @@
+/** Wires the domain and the adapters into the public HTTP API and the operator API. */
+
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Accounts, Calls, Keys, Ledger } from "@pdr/domain"
+import { Api } from "@pdr/http-api"
+import { Database, NodeCrypto, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
+import * as AdminHttp from "./admin/AdminHttp.js"
+import * as Authentication from "./http/Authentication.js"
+import * as CatalogueHttp from "./http/CatalogueHttp.js"
+import * as Fallback from "./http/Fallback.js"
+import * as OpsHttp from "./http/OpsHttp.js"
+
+/** What a server instance needs to know. */
+export interface Options {
+  readonly port: number
+  readonly host: string
+  readonly adminPort: number
+  readonly adminHost: string
+  readonly adminToken: Redacted.Redacted<string>
+  readonly target: Database.Target
+  readonly knobs: SyntheticUpstream.Knobs
+}
+
+/** The domain services on the Postgres store, the synthetic upstream and node's crypto. */
+export const services = (target: Database.Target, knobs: SyntheticUpstream.Knobs) =>
+  Layer.mergeAll(Calls.Calls.Default, Keys.Keys.Default, Accounts.Accounts.Default).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PgLedger.layer,
+        PgKeyStore.layer,
+        PgMeasurements.layer,
+        NodeCrypto.layer,
+        SyntheticUpstream.layer(knobs)
+      )
+    ),
+    Layer.provideMerge(Database.layer(target))
+  )
+
+const ApiLive = HttpApiBuilder.api(Api.Api).pipe(
+  Layer.provide([CatalogueHttp.layer, OpsHttp.layer]),
+  Layer.provide(Authentication.layer)
+)
+
+/** The public API on the HttpServer it is given. */
+export const publicHttp = HttpApiBuilder.serve().pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+  Layer.provide(Fallback.layer),
+  Layer.provide(ApiLive),
+  HttpMiddleware.withTracerDisabledWhen(() => true)
+)
+
+/** The operator API on the HttpServer it is given. */
+export const adminHttp = (token: Redacted.Redacted<string>) =>
+  Layer.unwrapEffect(Effect.map(AdminHttp.make(token), (app) => HttpServer.serve(app)))
+
+/** Background work: the hold sweep (D8) and the flush of key call counts (D6). */
+export const background = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const ledger = yield* Ledger.Ledger
+    const keys = yield* Keys.Keys
+    const sweep = Effect.flatMap(DateTime.now, (now) => ledger.releaseExpired(DateTime.toDate(now))).pipe(
+      Effect.tap((n) => (n > 0 ? Effect.logInfo(`released ${n} expired holds`) : Effect.void))
+    )
+    yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(sweep), Schedule.spaced(Duration.seconds(15))))
+    yield* Effect.forkScoped(
+      Effect.repeat(Effect.ignoreLogged(keys.flushUsage()), Schedule.spaced(Duration.seconds(2)))
+    )
+    yield* Effect.addFinalizer(() => Effect.ignore(keys.flushUsage()))
+  })
+)
+
+/** Both listeners and the background work, over the services. */
+export const layer = (options: Options) =>
+  Layer.mergeAll(
+    publicHttp.pipe(
+      HttpServer.withLogAddress,
+      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+    ),
+    adminHttp(options.adminToken).pipe(
+      Layer.provide(NodeHttpServer.layer(createServer, { port: options.adminPort, host: options.adminHost }))
+    ),
+    background
+  ).pipe(Layer.provideMerge(services(options.target, options.knobs)))

@@ -1,0 +1,67 @@
+/**
+ * The API-level middleware: gives every request its id, renders every error in the D5 shape (including the
+ * framework's own: malformed JSON, unknown routes, defects) and never answers HTML or an empty body.
+ */
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { Api } from "@pdr/http-api"
+import { Cause, Effect, Option } from "effect"
+import * as RequestId from "../RequestId.js"
+import * as ApiErrors from "./ApiErrors.js"
+
+const render = (cause: Cause.Cause<unknown>, requestId: string) => {
+  const failure = Option.getOrUndefined(Cause.failureOption(cause))
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  const error = failure ?? defect
+  const status = ApiErrors.statusOf(error)
+  if (status !== undefined) {
+    return Effect.succeed(
+      ApiErrors.response(status, (error as { error: { code: string; message: string } }).error as never)
+    )
+  }
+  if (error instanceof HttpServerError.RouteNotFound) {
+    return Effect.succeed(
+      ApiErrors.response(404, { code: "not_found", message: "no such route; see /docs and /openapi.json", requestId })
+    )
+  }
+  if (error instanceof HttpServerError.RequestError) {
+    return Effect.succeed(
+      ApiErrors.response(400, {
+        code: "invalid_request",
+        message: "the body is not valid JSON",
+        requestId,
+        details: [{ path: "", message: "must be a JSON object" }]
+      })
+    )
+  }
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    const issues = error.issues
+    return Effect.succeed(
+      ApiErrors.response(400, {
+        code: "invalid_request",
+        message: "the request is malformed",
+        requestId,
+        details: issues.map((i) => ({ path: i.path.join("."), message: i.message }))
+      })
+    )
+  }
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  return Effect.logError("unhandled failure", cause).pipe(
+    Effect.as(
+      ApiErrors.response(500, { code: "internal", message: "internal error; the call was not billed", requestId })
+    )
+  )
+}
+
+/** The API-level middleware layer. */
+export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>
+  Effect.gen(function* () {
+    const requestId = RequestId.make()
+    yield* HttpApp.appendPreResponseHandler((_req, res) =>
+      Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId))
+    )
+    return yield* app.pipe(
+      Effect.catchAllCause((cause) => render(cause, requestId)),
+      Effect.locally(RequestId.current, requestId)
+    )
+  })
+)

@@ -1,0 +1,33 @@
+/** Starts the service: the public API, the operator API and the background work. */
+import { NodeRuntime } from "@effect/platform-node"
+import { Database } from "@pdr/store-pg"
+import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { Console, Effect, Layer } from "effect"
+import * as OperatorToken from "./admin/OperatorToken.js"
+import * as Config from "./Config.js"
+import * as Demo from "./Demo.js"
+import * as Server from "./Server.js"
+
+const main = Effect.gen(function* () {
+  const config = yield* Config.server
+  const target = yield* Database.targetConfig
+  const knobs = yield* SyntheticUpstream.knobsConfig
+  const adminToken = yield* OperatorToken.resolve(config.adminToken, config.dataDir)
+  const startup = Effect.gen(function* () {
+    if (target._tag === "Embedded" && config.demo) yield* Demo.seed
+    const shown = config.host === "0.0.0.0" ? "localhost" : config.host
+    yield* Console.log(
+      [
+        `Platform Data Retrieval API on ${target._tag === "Embedded" ? `the embedded database (${target.dataDir})` : "PostgreSQL (DATABASE_URL)"}`,
+        `  API:      http://${shown}:${config.port}/api/v1/platforms`,
+        `  Docs:     http://${shown}:${config.port}/docs  (OpenAPI: /openapi.json)`,
+        `  Operator: http://${config.adminHost}:${config.adminPort}/admin  (token: ADMIN_TOKEN or ${OperatorToken.path(config.dataDir)})`
+      ].join("\n")
+    )
+  })
+  return yield* Layer.launch(
+    Layer.effectDiscard(startup).pipe(Layer.provideMerge(Server.layer({ ...config, adminToken, target, knobs })))
+  )
+})
+
+NodeRuntime.runMain(main)

@@ -1,0 +1,572 @@
+/**
+ * Op calls end to end (D1, D2, D4, D8-D11): decode, plan (normalize subjects, look up the store, price every unit),
+ * quote, hold, fetch concurrently with a timeout per unit, settle (capture what was delivered, never above the
+ * quote, with the data in the same transaction), and answer with what was measured, when, and what was left out.
+ */
+import { Context, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
+import type * as Catalogue from "./Catalogue.js"
+import * as Freshness from "./Freshness.js"
+import * as History from "./History.js"
+import * as Ids from "./Ids.js"
+import type { Caller } from "./Keys.js"
+import * as Pricing from "./Pricing.js"
+import { Crypto } from "./ports/Crypto.js"
+import { Ledger } from "./ports/Ledger.js"
+import { type HistoryPoint, type Measurement, Measurements, type Reveal, type Row } from "./ports/Measurements.js"
+import { type UnitOutcome, Upstream, type UpstreamFailed } from "./ports/Upstream.js"
+import * as Requests from "./Requests.js"
+import * as Subjects from "./Subjects.js"
+
+/** 503 `op_unavailable`: the op is marked unavailable in the catalogue (D11). */
+export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavailable", {
+  platform: Schema.String,
+  op: Schema.String
+}) {
+  override get message() {
+    return `${this.platform} ${this.op} is currently unavailable; nothing was billed`
+  }
+}
+
+/** 402 `insufficient_credits`: the quote exceeds spendable credits. */
+export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
+  required: Schema.Number,
+  available: Schema.Number
+}) {
+  override get message() {
+    return `this call costs ${this.required} credits and ${this.available} are spendable; nothing was fetched or billed`
+  }
+}
+
+/** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
+export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("EveryUnitFailed", {
+  coverage: Schema.Array(Schema.Unknown)
+}) {
+  override get message() {
+    return "every unit of this call failed upstream; nothing was billed"
+  }
+}
+
+/** Tuning of op calls. */
+export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain/CallSettings", {
+  defaultValue: () => ({
+    /** Timeout of each upstream fetch (D12). */
+    unitTimeout: Duration.seconds(15),
+    /** How long a hold lives before the sweep releases it (a crashed call's credits come back, D8). */
+    holdTtl: Duration.minutes(5),
+    /** Units fetched at once per call. */
+    concurrency: 10
+  })
+}) {}
+
+/** One item of `coverage` (D4). */
+export interface CoverageItem {
+  readonly subject?: string
+  readonly query?: string
+  readonly status: "fetched" | "stored" | "omitted" | "fetch"
+  readonly measuredAt: string | null
+  readonly rows: number
+  readonly credits: number
+  readonly source: string | null
+  readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject"
+  readonly detail?: string
+}
+
+/** The domain's answer to a call; the HTTP layer adds `requestId` and the versions. */
+export interface Answer {
+  readonly data: ReadonlyArray<Row>
+  readonly cost: { readonly creditsCharged: number; readonly creditsRemaining: number }
+  readonly coverage: ReadonlyArray<CoverageItem>
+  readonly estimate?: { readonly credits: number }
+}
+
+type Part = "email" | "phone"
+
+/** A unit of work once planned. */
+interface Unit {
+  readonly label: { readonly subject: string } | { readonly query: string }
+  readonly entity: string
+  readonly freshnessKey: string
+  readonly asked: number
+  readonly stored: Measurement | undefined
+  /** contacts: parts to buy, and what the org already holds. */
+  readonly buy: ReadonlyArray<Part>
+  readonly held: ReadonlyArray<Reveal>
+  /** The exact price if fetched in full (zero when stored). */
+  readonly price: Pricing.Exact
+}
+
+/** A plan: the units, the quote, and what the call depends on. */
+export interface Plan {
+  readonly op: Catalogue.OpDef
+  readonly request: Catalogue.OpRequest
+  readonly units: ReadonlyArray<Unit>
+  readonly quote: number
+  readonly store: string | undefined
+  readonly sourcePrice: { readonly credits: number; readonly rows: number } | undefined
+}
+
+type Fetched =
+  | { readonly unit: Unit; readonly outcome: Extract<UnitOutcome, { _tag: "Delivered" }>; readonly at: Date }
+  | {
+      readonly unit: Unit
+      readonly omitted: NonNullable<CoverageItem["reason"]>
+      readonly detail: string
+      readonly source: string
+    }
+
+const iso = (d: Date) => d.toISOString()
+
+const queryLabel = (r: Catalogue.OpRequest): string => {
+  for (const k of ["query", "hashtag", "soundUrl", "source", "location"]) {
+    if (typeof r[k] === "string") return r[k] as string
+  }
+  if (typeof r["category"] === "string") return `${r["category"]} / ${String(r["subCategory"])}`
+  return ""
+}
+
+const askedRows = (op: Catalogue.OpDef, r: Catalogue.OpRequest): number =>
+  op.rowsField === undefined ? 1 : Number(r[op.rowsField])
+
+const partsOf = (r: Catalogue.OpRequest): ReadonlyArray<Part> => [...new Set(r["reveal"] as ReadonlyArray<Part>)]
+
+/** Billable quantity a delivery carries: pages for per-page ops, rows otherwise. */
+const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>
+  op.price._tag === "PerPage" ? new Set(rows.map((r) => r["page"])).size : rows.length
+
+/** Whether a stay was priced (has dates), so history points carry it (D9). */
+const pricedStay = (r: Catalogue.OpRequest): Record<string, unknown> | null => {
+  const stay = r["stay"] as Record<string, unknown> | undefined
+  return stay && typeof stay["checkIn"] === "string" ? stay : null
+}
+
+const invalidStore = () =>
+  new Requests.InvalidRequest({
+    message: "no store serves this locator",
+    details: [new Requests.FieldProblem({ path: "request.store", message: "resolves to no store of this app" })]
+  })
+
+/** Op calls as a service over the Ledger, Measurements and Upstream ports. */
+export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
+  effect: Effect.gen(function* () {
+    const ledger = yield* Ledger
+    const measurements = yield* Measurements
+    const upstream = yield* Upstream
+    const crypto = yield* Crypto
+
+    const spendable = (accountId: string) =>
+      Effect.map(ledger.findAccount(accountId), Option.match({ onNone: () => 0, onSome: (a) => a.spendable }))
+
+    const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
+      Effect.gen(function* () {
+        if (request["store"] === undefined) return undefined
+        const resolved = yield* upstream
+          .resolveStore(op.platform, request["store"] as Record<string, unknown>)
+          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
+        if (Option.isNone(resolved)) return yield* invalidStore()
+        return resolved.value
+      })
+
+    /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
+    const plan = Effect.fn("Calls.plan")(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
+      const now = DateTime.toDate(yield* DateTime.now)
+      const store = yield* resolveStore(op, request)
+      let sourcePrice: Plan["sourcePrice"]
+      if (op.price._tag === "PerSourceRow") {
+        const source = yield* upstream
+          .exploreSource(String(request["source"]))
+          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
+        if (Option.isNone(source)) {
+          return yield* new Requests.InvalidRequest({
+            message: "unknown explore source",
+            details: [new Requests.FieldProblem({ path: "request.source", message: "names no source of the index" })]
+          })
+        }
+        sourcePrice = source.value.price
+      }
+      const fields = Freshness.answerFields(request, store)
+      const asked = askedRows(op, request)
+      const labels: ReadonlyArray<Unit["label"]> =
+        op.units === "subjects"
+          ? [...new Set(request["subjects"] as ReadonlyArray<string>)].map((subject) => ({ subject }))
+          : op.units === "subject"
+            ? [{ subject: String(request["subject"]) }]
+            : [{ query: queryLabel(request) }]
+      const keyed = labels.map((label) => {
+        const entity = "subject" in label ? label.subject : `query:${fields}`
+        return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
+      })
+      const stored =
+        op.freshSeconds === null
+          ? new Map<string, Measurement>()
+          : yield* measurements.fresh({
+              keys: keyed.map((k) => k.freshnessKey),
+              since: new Date(now.getTime() - op.freshSeconds * 1000),
+              minRows: asked
+            })
+      const reveals =
+        op.price._tag === "PerPart"
+          ? yield* measurements.reveals({ accountId: caller.accountId, persons: keyed.map((k) => k.entity) })
+          : []
+      const units = keyed.map((k): Unit => {
+        const hit = stored.get(k.freshnessKey)
+        const held = reveals.filter((r) => r.person === k.entity)
+        const buy = op.price._tag === "PerPart" ? partsOf(request).filter((p) => !held.some((r) => r.part === p)) : []
+        const fetch = op.price._tag === "PerPart" ? buy.length > 0 : hit === undefined
+        const price = fetch
+          ? Pricing.unitPrice(op.price, {
+              rows: asked,
+              completed: true,
+              parts: buy,
+              ...(sourcePrice ? { sourcePrice } : {})
+            })
+          : Pricing.zero
+        return { ...k, asked, stored: hit, buy, held, price }
+      })
+      return {
+        op,
+        request,
+        units,
+        quote: Pricing.roundUp(Pricing.sum(units.map((u) => u.price))),
+        store,
+        sourcePrice
+      } satisfies Plan
+    })
+
+    const needsFetch = (p: Plan, u: Unit) => (p.op.price._tag === "PerPart" ? u.buy.length > 0 : u.stored === undefined)
+
+    const fetchUnit = (p: Plan, u: Unit) =>
+      Effect.gen(function* () {
+        const settings = yield* CallSettings
+        type Failure = UpstreamFailed | { readonly _tag: "Timeout" } | { readonly _tag: "Defect" }
+        const outcome: Either.Either<UnitOutcome, Failure> = yield* upstream
+          .fetch({
+            platform: p.op.platform,
+            op: p.op.name,
+            request: p.request,
+            subject: "subject" in u.label ? u.label.subject : undefined,
+            rows: u.asked,
+            store: p.store,
+            parts: p.op.price._tag === "PerPart" ? u.buy : undefined
+          })
+          .pipe(
+            Effect.timeoutFail({
+              duration: settings.unitTimeout,
+              onTimeout: (): Failure => ({ _tag: "Timeout" })
+            }),
+            Effect.either,
+            Effect.catchAllDefect((defect) =>
+              Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
+            )
+          )
+        const at = DateTime.toDate(yield* DateTime.now)
+        if (Either.isLeft(outcome)) {
+          const e = outcome.left
+          return e._tag === "Timeout"
+            ? ({
+                unit: u,
+                omitted: "upstream_timeout",
+                detail: `no answer within ${Duration.format(settings.unitTimeout)}`,
+                source: upstream.name
+              } as const)
+            : e._tag === "Defect"
+              ? ({
+                  unit: u,
+                  omitted: "upstream_failed",
+                  detail: "the upstream adapter failed",
+                  source: upstream.name
+                } as const)
+              : ({ unit: u, omitted: "upstream_failed", detail: e.detail, source: e.source } as const)
+        }
+        const o = outcome.right
+        if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const
+        if (o._tag === "InvalidSubject")
+          return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
+        return { unit: u, outcome: { ...o, rows: o.rows.slice(0, u.asked) }, at } as const
+      })
+
+    /** The exact price of what a fetch delivered. */
+    const deliveredPrice = (p: Plan, f: Fetched): Pricing.Exact => {
+      if ("omitted" in f) return Pricing.zero
+      const row = f.outcome.rows[0]
+      const revealed = p.op.price._tag === "PerPart" ? f.unit.buy.filter((part) => typeof row?.[part] === "string") : []
+      return Pricing.unitPrice(p.op.price, {
+        rows: deliveredQuantity(p.op, f.outcome.rows),
+        completed: true,
+        parts: revealed,
+        ...(p.sourcePrice ? { sourcePrice: p.sourcePrice } : {})
+      })
+    }
+
+    const shapeRows = (p: Plan, u: Unit, rows: ReadonlyArray<Row>, at: Date, source: string): ReadonlyArray<Row> =>
+      rows.slice(0, u.asked).map((row) => ({
+        subject: "subject" in u.label ? u.label.subject : (row["subject"] ?? u.label.query),
+        ...row,
+        measuredAt: iso(at),
+        source,
+        ...(p.op.stored ? {} : { unverified: true })
+      }))
+
+    const contactRow = (
+      u: Unit,
+      fetchedRow: Row | undefined,
+      at: Date | undefined,
+      source: string | undefined
+    ): Row => {
+      const parts: Record<string, unknown> = {}
+      for (const part of ["email", "phone"] as const) {
+        const held = u.held.find((r) => r.part === part)
+        if (held) {
+          parts[part] =
+            held.status === "revealed"
+              ? { status: "owned", value: held.value, revealedAt: iso(held.at) }
+              : { status: "nothing_on_file", value: null }
+        } else if (u.buy.includes(part) && fetchedRow !== undefined) {
+          const value = fetchedRow[part]
+          parts[part] =
+            typeof value === "string" ? { status: "revealed", value } : { status: "nothing_on_file", value: null }
+        }
+      }
+      const times = [...u.held.map((r) => r.at.getTime()), ...(at ? [at.getTime()] : [])]
+      return {
+        subject: "subject" in u.label ? u.label.subject : "",
+        measuredAt: iso(new Date(Math.max(...times))),
+        source: source ?? u.held[0]?.source ?? null,
+        ...parts
+      }
+    }
+
+    /** Records the settle transaction writes for delivered units (D8, D9, D10). */
+    const records = (caller: Caller, p: Plan, fetched: ReadonlyArray<Fetched>) => {
+      const ms: Array<Measurement> = []
+      const points: Array<HistoryPoint> = []
+      const reveals: Array<Reveal> = []
+      const historyOp = History.opFor(p.op.platform)
+      for (const f of fetched) {
+        if ("omitted" in f) continue
+        const o = f.outcome
+        if (p.op.price._tag === "PerPart") {
+          const row = o.rows[0]
+          for (const part of f.unit.buy) {
+            const value = row?.[part]
+            reveals.push({
+              accountId: caller.accountId,
+              person: f.unit.entity,
+              part,
+              status: typeof value === "string" ? "revealed" : "nothing_on_file",
+              value: typeof value === "string" ? value : null,
+              at: f.at,
+              source: o.source
+            })
+          }
+          continue
+        }
+        if (!p.op.stored) continue
+        ms.push({
+          platform: p.op.platform,
+          op: p.op.name,
+          entity: f.unit.entity,
+          freshnessKey: f.unit.freshnessKey,
+          measuredAt: f.at,
+          rows: o.rows,
+          rowsAsked: f.unit.asked,
+          exhaustive: o.exhaustive,
+          found: true,
+          source: o.source
+        })
+        if (historyOp?.subjectSpec) {
+          for (const point of o.points) {
+            const entity = Subjects.normalize(historyOp.subjectSpec, point.subject)
+            if (Either.isLeft(entity)) continue
+            points.push({
+              platform: p.op.platform,
+              entity: entity.right,
+              store: p.store ?? "",
+              stay: pricedStay(p.request),
+              measuredAt: f.at,
+              metrics: point.metrics,
+              source: o.source
+            })
+          }
+        }
+      }
+      return { measurements: ms, points, reveals }
+    }
+
+    const coverageLabel = (u: Unit) => ("subject" in u.label ? { subject: u.label.subject } : { query: u.label.query })
+    const exactNumber = (e: Pricing.Exact) => Math.round((e.n / e.d) * 10000) / 10000
+
+    const estimate = (caller: Caller, p: Plan) =>
+      Effect.map(
+        spendable(caller.accountId),
+        (available): Answer => ({
+          data: [],
+          cost: { creditsCharged: 0, creditsRemaining: available },
+          coverage: p.units.map((u) => ({
+            ...coverageLabel(u),
+            status: needsFetch(p, u) ? "fetch" : "stored",
+            measuredAt: u.stored ? iso(u.stored.measuredAt) : null,
+            rows: needsFetch(p, u) ? (p.op.rowsField ? u.asked : 1) : (u.stored?.rows.length ?? u.held.length),
+            credits: exactNumber(u.price),
+            source: u.stored?.source ?? null
+          })),
+          estimate: { credits: p.quote }
+        })
+      )
+
+    /** D8 steps 2-4 and the answer. */
+    const execute = Effect.fn("Calls.execute")(function* (caller: Caller, p: Plan) {
+      const toFetch = p.units.filter((u) => needsFetch(p, u))
+      let holdId: string | null = null
+      if (p.quote > 0) {
+        const settings = yield* CallSettings
+        const now = DateTime.toDate(yield* DateTime.now)
+        const hold = yield* ledger
+          .placeHold({
+            id: yield* Ids.make(crypto, "hold"),
+            accountId: caller.accountId,
+            keyId: caller.keyId,
+            amount: p.quote,
+            expiresAt: new Date(now.getTime() + Duration.toMillis(settings.holdTtl))
+          })
+          .pipe(
+            Effect.catchTag(
+              "HoldRefused",
+              (e) => new InsufficientCredits({ required: e.required, available: e.available })
+            )
+          )
+        holdId = hold.id
+      }
+      const settings = yield* CallSettings
+      const fetched = yield* Effect.forEach(toFetch, (u) => fetchUnit(p, u), {
+        concurrency: settings.concurrency
+      }).pipe(Effect.onInterrupt(() => (holdId === null ? Effect.void : ledger.release(holdId))))
+      const byUnit = new Map(fetched.map((f) => [f.unit, f]))
+      const coverage: Array<CoverageItem> = []
+      const data: Array<Row> = []
+      for (const u of p.units) {
+        const f = byUnit.get(u)
+        if (f === undefined) {
+          if (p.op.price._tag === "PerPart") {
+            data.push(contactRow(u, undefined, undefined, undefined))
+            coverage.push({
+              ...coverageLabel(u),
+              status: "stored",
+              measuredAt: iso(new Date(Math.max(...u.held.map((r) => r.at.getTime())))),
+              rows: 1,
+              credits: 0,
+              source: u.held[0]?.source ?? null
+            })
+            continue
+          }
+          const s = u.stored!
+          data.push(...shapeRows(p, u, s.rows, s.measuredAt, s.source))
+          coverage.push({
+            ...coverageLabel(u),
+            status: "stored",
+            measuredAt: iso(s.measuredAt),
+            rows: Math.min(s.rows.length, u.asked),
+            credits: 0,
+            source: s.source
+          })
+        } else if ("omitted" in f) {
+          if (p.op.price._tag === "PerPart" && u.held.length > 0)
+            data.push(contactRow(u, undefined, undefined, undefined))
+          coverage.push({
+            ...coverageLabel(u),
+            status: "omitted",
+            measuredAt: null,
+            rows: 0,
+            credits: 0,
+            source: f.source ?? upstream.name,
+            reason: f.omitted,
+            detail: f.detail ?? ""
+          })
+        } else {
+          const price = deliveredPrice(p, f)
+          if (p.op.price._tag === "PerPart") {
+            data.push(contactRow(u, f.outcome.rows[0], f.at, f.outcome.source))
+          } else {
+            data.push(...shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source))
+          }
+          coverage.push({
+            ...coverageLabel(u),
+            status: "fetched",
+            measuredAt: iso(f.at),
+            rows: p.op.price._tag === "PerPart" ? 1 : f.outcome.rows.length,
+            credits: exactNumber(price),
+            source: f.outcome.source
+          })
+        }
+      }
+      const failed = fetched.filter(
+        (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
+      )
+      if (fetched.length > 0 && failed.length === p.units.length) {
+        if (holdId !== null) yield* ledger.release(holdId)
+        return yield* new EveryUnitFailed({ coverage })
+      }
+      const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
+      const charge = Math.min(exact, p.quote)
+      if (exact > p.quote)
+        yield* Effect.logError("delivered price above the quote; capped at the quote", { exact, quote: p.quote })
+      const written = records(caller, p, fetched)
+      const reason = `${p.op.platform} ${p.op.name}`
+      const account = yield* ledger
+        .settle({
+          holdId,
+          accountId: caller.accountId,
+          capture: holdId === null ? 0 : charge,
+          reason,
+          records: written
+        })
+        .pipe(
+          Effect.catchTag("HoldNotHeld", () =>
+            Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+              Effect.zipRight(
+                ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
+              )
+            )
+          ),
+          Effect.orDie
+        )
+      const charged = holdId === null ? 0 : charge
+      return {
+        data,
+        cost: { creditsCharged: charged, creditsRemaining: account.spendable },
+        coverage
+      } satisfies Answer
+    })
+
+    /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
+    const call = Effect.fn("Calls.call")(function* (caller: Caller, platformId: string, body: unknown) {
+      const decoded = yield* Requests.decode(platformId, body)
+      if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
+      if (decoded.op.name === "history") {
+        const store = yield* resolveStore(decoded.op, decoded.request)
+        const answer = yield* History.answer(measurements, decoded.op, decoded.request, store)
+        const available = yield* spendable(caller.accountId)
+        return {
+          ...answer,
+          cost: { creditsCharged: 0, creditsRemaining: available },
+          ...(decoded.estimateOnly ? { estimate: { credits: 0 } } : {})
+        } satisfies Answer
+      }
+      const p = yield* plan(caller, decoded.op, decoded.request)
+      if (decoded.estimateOnly) return yield* estimate(caller, p)
+      return yield* execute(caller, p)
+    })
+
+    const balance = (caller: Caller) => spendable(caller.accountId)
+
+    return { call, plan, balance } as const
+  })
+}) {}
+
+/** The errors a call can answer with. */
+export type CallError =
+  | Requests.InvalidRequest
+  | Requests.UnknownOp
+  | Requests.UnknownPlatform
+  | OpUnavailable
+  | InsufficientCredits
+  | EveryUnitFailed

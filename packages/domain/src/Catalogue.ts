@@ -1,0 +1,885 @@
+/**
+ * The catalogue: the 16 platforms and 70 ops of the specification (completed by D14), each with its request
+ * Schema, price rule (D1), freshness window (D2), availability (D11), subject forms (D3) and history metrics (D9).
+ * Every other package reads prices, bounds and windows from here.
+ */
+import { JSONSchema, Schema } from "effect"
+import * as F from "./Fields.js"
+import { PriceRule, ruleName, startingPrice, startingRows } from "./Pricing.js"
+import * as S from "./Subjects.js"
+
+/** How an op's work divides into units (D4 `coverage`): one per subject, its one subject, or its query. */
+export type UnitShape = "subjects" | "subject" | "query"
+
+/** What a history point is kept per (D9): nothing, the resolved store, or the stay it was priced for. */
+export type HistoryScope = "none" | "store" | "stay"
+
+/** One op of one platform. */
+export interface OpDef {
+  readonly platform: string
+  readonly name: string
+  readonly description: string
+  readonly price: PriceRule
+  /** The freshness window in seconds, or null when results are always fetched. */
+  readonly freshSeconds: number | null
+  readonly available: boolean
+  /** The request Schema (`op` plus the op's own fields), decoding to the typed, defaulted request. */
+  readonly schema: Schema.Schema<OpRequest, unknown>
+  readonly units: UnitShape
+  /** The subject forms, for ops that take `subjects` or `subject`. */
+  readonly subjectSpec: S.SubjectSpec | undefined
+  /** The field that says how many rows (or pages) are asked for. */
+  readonly rowsField: "limit" | "pages" | undefined
+  /** For `history` ops: the metric enum. */
+  readonly metrics: ReadonlyArray<string> | undefined
+  /** Whether results are kept as measured data (explore `run` keeps nothing). */
+  readonly stored: boolean
+}
+
+/** A decoded, defaulted op request: `op` and the op's own fields. */
+export interface OpRequest {
+  readonly op: string
+  readonly [field: string]: unknown
+}
+
+/** A platform and its ops. */
+export interface PlatformDef {
+  readonly id: string
+  readonly description: string
+  readonly ops: ReadonlyArray<OpDef>
+  /** History points of this platform: the scope they are kept per. */
+  readonly historyScope: HistoryScope
+}
+
+const HOUR = 3600
+const DAY = 24 * HOUR
+
+interface OpInput {
+  readonly description: string
+  readonly price: PriceRule
+  readonly fresh?: number
+  readonly available?: boolean
+  readonly fields: Schema.Struct.Fields
+  readonly subjects?: S.SubjectSpec
+  readonly check?: (
+    request: Record<string, unknown>
+  ) => true | string | { path: ReadonlyArray<string>; message: string }
+  readonly stored?: boolean
+}
+
+const op =
+  (name: string, input: OpInput) =>
+  (platform: string): OpDef => {
+    const struct = Schema.Struct({ op: Schema.Literal(name), ...input.fields })
+    const checked = input.check
+      ? struct.pipe(Schema.filter((r) => input.check!(r as Record<string, unknown>) as never))
+      : struct
+    const metricField = input.fields["metric"]
+    return {
+      platform,
+      name,
+      description: input.description,
+      price: input.price,
+      freshSeconds: input.fresh ?? null,
+      available: input.available ?? true,
+      schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
+      units: "subjects" in input.fields ? "subjects" : "subject" in input.fields ? "subject" : "query",
+      subjectSpec: input.subjects,
+      rowsField: "limit" in input.fields ? "limit" : "pages" in input.fields ? "pages" : undefined,
+      metrics: metricField ? metricValues(metricField) : undefined,
+      stored: input.stored ?? true
+    }
+  }
+
+const metricValues = (field: Schema.Struct.Field): ReadonlyArray<string> => {
+  const ast = Schema.isSchema(field) ? field.ast : (field as unknown as { ast: { type: { ast: unknown } } }).ast
+  const found: Array<string> = []
+  const visit = (node: unknown): void => {
+    if (node === null || typeof node !== "object") return
+    const n = node as {
+      _tag?: string
+      literal?: unknown
+      types?: ReadonlyArray<unknown>
+      from?: unknown
+      type?: unknown
+    }
+    if (n._tag === "Literal" && typeof n.literal === "string") found.push(n.literal)
+    n.types?.forEach(visit)
+    if (n.from) visit(n.from)
+    if (n.type) visit(n.type)
+  }
+  visit(ast)
+  return [...new Set(found)]
+}
+
+const platform = (
+  id: string,
+  description: string,
+  historyScope: HistoryScope,
+  ops: ReadonlyArray<(platform: string) => OpDef>
+): PlatformDef => ({ id, description, historyScope, ops: ops.map((make) => make(id)) })
+
+const perSubject = (credits: number) => PriceRule.PerSubject({ credits })
+const perRows = (credits: number, rows: number) => PriceRule.PerRows({ credits, rows })
+const free = PriceRule.Free()
+
+const query = F.text(300)
+const location = F.text(120)
+
+const history = (
+  spec: S.SubjectSpec,
+  metrics: readonly [string, ...Array<string>],
+  extra: Schema.Struct.Fields = {},
+  maxSubjects = 10
+) =>
+  op("history", {
+    description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,
+    price: free,
+    subjects: spec,
+    fields: {
+      subjects: F.subjects(spec, maxSubjects),
+      ...extra,
+      metric: F.metric(metrics, metrics[0]),
+      days: F.days
+    }
+  })
+
+// Subject forms per platform (D3)
+const qcProduct = S.urlOnly("a product URL of the app")
+const svProfile: S.SubjectSpec = {
+  describe: "a handle (letters, digits, '.', '_', '-'; '@' optional) or a profile URL",
+  url: false,
+  handle: true,
+  fromUrl: S.firstOf(S.atSegment, S.firstSegment(["video", "tag", "music", "search", "discover", "explore"])),
+  urlMustExtract: true
+}
+const svPost = S.urlOnly("a post URL")
+const forumUser: S.SubjectSpec = {
+  describe: "a user name or a profile URL",
+  url: false,
+  handle: true,
+  fromUrl: S.segmentAfter("user", "u"),
+  urlMustExtract: true
+}
+const forumCommunity: S.SubjectSpec = {
+  describe: "a community name or a community URL",
+  url: false,
+  handle: true,
+  fromUrl: S.segmentAfter("r"),
+  urlMustExtract: true
+}
+const forumPost: S.SubjectSpec = {
+  describe: "a post permalink or a bare post id (base-36)",
+  url: false,
+  handle: false,
+  id: /^[a-z0-9]{1,12}$/,
+  fromUrl: S.segmentAfter("comments"),
+  urlMustExtract: true
+}
+const mapsPlace: S.SubjectSpec = {
+  describe: "a maps URL carrying a place id or cid, or a bare place id",
+  url: false,
+  handle: false,
+  id: /^[A-Za-z0-9_:-]{10,200}$/,
+  fromUrl: S.queryParam("place_id", "query_place_id", "cid", "ftid"),
+  urlMustExtract: true
+}
+const jobsInJob: S.SubjectSpec = {
+  describe: "a numeric job id or a job URL",
+  url: false,
+  handle: false,
+  id: /^[0-9]{4,20}$/,
+  fromUrl: S.firstOf(S.queryParam("jobId", "job_id"), S.lastDigits(4)),
+  urlMustExtract: true
+}
+const jobsGlobalJob: S.SubjectSpec = {
+  describe: "a job key or a job URL",
+  url: true,
+  handle: false,
+  id: /^[A-Za-z0-9]{8,40}$/,
+  fromUrl: S.queryParam("jk", "vjk")
+}
+const snPage: S.SubjectSpec = {
+  describe: "a page URL or a vanity handle",
+  url: true,
+  handle: true,
+  fromUrl: S.firstOf(
+    S.queryParam("id"),
+    S.firstSegment([
+      "groups",
+      "events",
+      "marketplace",
+      "watch",
+      "profile.php",
+      "permalink.php",
+      "photo",
+      "reel",
+      "story.php",
+      "share"
+    ])
+  )
+}
+const snPermalink = S.urlOnly("a post, reel or photo permalink")
+const playApp: S.SubjectSpec = {
+  describe: "an app package id (e.g. com.example.app) or a store URL",
+  url: false,
+  handle: false,
+  id: /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$/,
+  fromUrl: S.queryParam("id"),
+  urlMustExtract: true
+}
+const hotelPage = S.urlOnly("a hotel page URL")
+const travelPage = S.urlOnly("a hotel, restaurant or attraction page URL")
+const rentalListing: S.SubjectSpec = {
+  describe: "a listing URL or a room id",
+  url: true,
+  handle: false,
+  id: /^[0-9]{3,20}$/,
+  fromUrl: S.segmentAfter("rooms")
+}
+const fashionItem: S.SubjectSpec = {
+  describe: "a product URL or a numeric item id",
+  url: true,
+  handle: false,
+  id: /^[0-9]{4,20}$/,
+  fromUrl: S.lastDigits(5)
+}
+const storefront: S.SubjectSpec = {
+  describe: "a store URL (normalized to its origin)",
+  url: false,
+  handle: false,
+  fromUrl: (u) => `${u.protocol}//${u.host}`,
+  urlMustExtract: true
+}
+const contactPerson: S.SubjectSpec = {
+  describe: "a professional-network profile handle (the /in/ path segment) or profile URL",
+  url: false,
+  handle: true,
+  fromUrl: S.segmentAfter("in"),
+  urlMustExtract: true
+}
+
+const jobsGlobalCountry = F.withDefault(
+  F.oneOf(
+    "US",
+    "GB",
+    "CA",
+    "AU",
+    "IN",
+    "DE",
+    "FR",
+    "JP",
+    "BR",
+    "MX",
+    "IT",
+    "ES",
+    "NL",
+    "BE",
+    "CH",
+    "AT",
+    "SG",
+    "HK",
+    "IE",
+    "NZ",
+    "AR",
+    "CL",
+    "CO"
+  ),
+  "US"
+)
+
+const qcOps = (app: string) => {
+  const store = { store: F.Store }
+  return [
+    op("products", {
+      description: `Product cards at one ${app} dark store: name, brand, pack size, price, mrp, discount, stock, rating.`,
+      price: perSubject(1),
+      fresh: 6 * HOUR,
+      subjects: qcProduct,
+      fields: { subjects: F.subjects(qcProduct, 10), ...store }
+    }),
+    op("search", {
+      description: "Listings for a query with price, stock and rank at the store.",
+      price: perRows(20, 20),
+      fields: { query, ...store, limit: F.limit(20, 1, 100) }
+    }),
+    op("category", {
+      description: "Listings of one category and sub-category of the app's own menu at the store.",
+      price: perRows(20, 20),
+      fields: { category: F.text(80), subCategory: F.text(80), ...store, limit: F.limit(20, 1, 100) }
+    }),
+    history(qcProduct, ["price", "mrp", "discount_pct", "stock_count", "rating", "rating_count"], store)
+  ]
+}
+
+const dateOrder = (r: Record<string, unknown>) =>
+  typeof r["since"] === "string" && typeof r["until"] === "string" && r["until"] < r["since"]
+    ? { path: ["until"], message: "must not be before since" }
+    : true
+
+/** Every platform of the catalogue, in the specification's order. */
+export const platforms: ReadonlyArray<PlatformDef> = [
+  platform("quick_commerce_a", "Quick-commerce app A: one dark store, prices per store.", "store", qcOps("app A")),
+  platform("quick_commerce_b", "Quick-commerce app B: one dark store, prices per store.", "store", qcOps("app B")),
+  platform("short_video", "Short-video app: accounts, posts, comments, followers and shop.", "none", [
+    op("profiles", {
+      description: "Profile cards: handle, name, followers, following, total likes, videos, verified, bio.",
+      price: perSubject(2),
+      fresh: 7 * DAY,
+      subjects: svProfile,
+      fields: { subjects: F.subjects(svProfile, 10) }
+    }),
+    op("posts", {
+      description: "Recent posts of one account with views, likes, comments and shares.",
+      price: perRows(29, 15),
+      fresh: 1 * DAY,
+      subjects: svProfile,
+      fields: { subject: F.subject(svProfile), limit: F.limit(15, 1, 100) }
+    }),
+    op("videos", {
+      description: "Post cards by URL: caption, views, likes, comments, shares, duration, sound.",
+      price: perSubject(2),
+      fresh: 1 * DAY,
+      subjects: svPost,
+      fields: { subjects: F.subjects(svPost, 10) }
+    }),
+    op("searchPosts", {
+      description: "Posts matching exactly one of a query, a hashtag or a sound URL.",
+      price: perRows(39, 20),
+      fields: {
+        query: F.optional(F.text(300)),
+        hashtag: F.optional(F.text(150)),
+        soundUrl: F.optional(F.text(400)),
+        limit: F.limit(20, 1, 100)
+      },
+      check: (r) => {
+        const given = ["query", "hashtag", "soundUrl"].filter((k) => r[k] !== undefined)
+        if (given.length === 1) return true
+        return given.length === 0
+          ? "must give exactly one of query, hashtag, soundUrl (none given)"
+          : {
+              path: [given[1]!],
+              message: `must give exactly one of query, hashtag, soundUrl (got ${given.join(", ")})`
+            }
+      }
+    }),
+    op("search", {
+      description: "Accounts matching a query.",
+      price: perRows(25, 10),
+      fields: { query, limit: F.limit(10, 1, 100) }
+    }),
+    op("comments", {
+      description: "Comments of posts by URL.",
+      price: perRows(25, 50),
+      fresh: 1 * DAY,
+      subjects: svPost,
+      fields: { subjects: F.subjects(svPost, 10), limit: F.limit(50, 1, 100) }
+    }),
+    op("followers", {
+      description: "Followers or followings of accounts.",
+      price: perRows(25, 25),
+      fresh: 7 * DAY,
+      subjects: svProfile,
+      fields: {
+        subjects: F.subjects(svProfile, 5),
+        direction: F.withDefault(F.oneOf("followers", "following"), "followers"),
+        limit: F.limit(25, 1, 100)
+      }
+    }),
+    op("shop", {
+      description: "Shop products matching a query.",
+      price: perRows(145, 10),
+      fields: { query, limit: F.limit(10, 1, 100) }
+    }),
+    history(svProfile, ["followers", "following", "total_likes", "videos"])
+  ]),
+  platform("forum", "Discussion forum: posts, communities, comments.", "none", [
+    op("posts", {
+      description: "Posts of one user: score, upvote ratio, comment count, kind, permalink.",
+      price: perRows(25, 10),
+      fresh: 1 * DAY,
+      subjects: forumUser,
+      fields: { subject: F.subject(forumUser), limit: F.limit(10, 1, 50) }
+    }),
+    op("subreddit", {
+      description: "Listing of one community by sort.",
+      price: perRows(25, 10),
+      subjects: forumCommunity,
+      fields: {
+        subject: F.subject(forumCommunity),
+        sort: F.withDefault(F.oneOf("hot", "newest", "top", "rising"), "hot"),
+        postedWithin: F.withDefault(F.ForumWindow, "7d"),
+        limit: F.limit(10, 1, 50)
+      }
+    }),
+    op("comments", {
+      description: "Comments of posts by permalink or id.",
+      price: perRows(3, 25),
+      fresh: 1 * DAY,
+      subjects: forumPost,
+      fields: { subjects: F.subjects(forumPost, 10), limit: F.limit(25, 1, 100) }
+    }),
+    op("search", {
+      description: "Posts matching a query.",
+      price: perRows(25, 10),
+      fields: {
+        query,
+        sort: F.withDefault(F.oneOf("relevance", "hot", "top", "newest", "most_commented"), "relevance"),
+        postedWithin: F.withDefault(F.ForumWindow, "any"),
+        limit: F.limit(10, 1, 50)
+      }
+    }),
+    history(forumPost, ["score", "comments_count"])
+  ]),
+  platform("maps", "Maps service: places, search, reviews.", "none", [
+    op("places", {
+      description:
+        "Place cards: name, address, coordinates, rating, review count, categories, phone, website, hours, live occupancy.",
+      price: perSubject(4),
+      fresh: 3 * DAY,
+      subjects: mapsPlace,
+      fields: { subjects: F.subjects(mapsPlace, 10) }
+    }),
+    op("search", {
+      description: "Places matching a query near a location.",
+      price: perRows(39, 10),
+      fields: {
+        query,
+        location,
+        minRating: F.optional(F.oneOf("2", "2.5", "3", "3.5", "4", "4.5")),
+        website: F.withDefault(F.oneOf("any", "with", "without"), "any"),
+        limit: F.limit(10, 1, 100)
+      }
+    }),
+    op("reviews", {
+      description: "Reviews of places.",
+      price: perRows(7, 25),
+      fresh: 3 * DAY,
+      subjects: mapsPlace,
+      fields: {
+        subjects: F.subjects(mapsPlace, 10),
+        sort: F.withDefault(F.oneOf("newest", "relevance", "rating_high", "rating_low"), "newest"),
+        limit: F.limit(25, 1, 100)
+      }
+    }),
+    history(mapsPlace, ["rating", "reviews", "live_occupancy_percent"])
+  ]),
+  platform("jobs_in", "Job board A (India).", "none", [
+    op("search", {
+      description: "Jobs for a keyword or pasted search URL; bills a minimum of 50 rows.",
+      price: PriceRule.MinimumRows({ credits: 97, rows: 50, minimum: 50 }),
+      fields: {
+        query,
+        postedWithin: F.withDefault(F.JobsWindow, "any"),
+        sort: F.withDefault(F.oneOf("relevance", "newest"), "relevance"),
+        experience: F.withDefault(F.Experience, "all"),
+        workplace: F.list(F.oneOf("onsite", "remote", "hybrid", "temporary_wfh")),
+        salaryMin: F.optional(F.int(0, 1000)),
+        salaryMax: F.optional(F.int(0, 1000)),
+        locations: F.list(F.text(60)),
+        department: F.list(F.NumericId),
+        roleCategory: F.list(F.NumericId),
+        industry: F.list(F.NumericId),
+        companyType: F.list(F.NumericId),
+        topCompanies: F.list(F.NumericId),
+        ugCourse: F.list(F.NumericId),
+        pgCourse: F.list(F.NumericId),
+        postedBy: F.list(F.oneOf("company", "consultant")),
+        fetchDetails: F.withDefault(Schema.Boolean, true),
+        limit: F.limit(50, 50, 200)
+      },
+      check: (r) =>
+        typeof r["salaryMin"] === "number" && typeof r["salaryMax"] === "number" && r["salaryMax"] < r["salaryMin"]
+          ? { path: ["salaryMax"], message: "must not be below salaryMin" }
+          : true
+    }),
+    history(jobsInJob, ["applicants", "views", "vacancies"])
+  ]),
+  platform("jobs_global", "Job board B (multi-country).", "none", [
+    op("search", {
+      description: "Jobs matching a query in one country.",
+      price: perRows(1, 20),
+      fields: {
+        query,
+        location: F.optional(location),
+        country: jobsGlobalCountry,
+        workplace: F.list(F.oneOf("remote")),
+        employmentType: F.list(F.oneOf("full_time", "part_time", "contract", "internship", "temporary")),
+        postedWithin: F.withDefault(F.JobsWindow, "any"),
+        sort: F.withDefault(F.oneOf("relevance", "newest"), "relevance"),
+        limit: F.limit(20, 1, 100)
+      }
+    }),
+    op("jobs", {
+      description: "Job cards by key or URL.",
+      price: perSubject(1),
+      fresh: 3 * DAY,
+      subjects: jobsGlobalJob,
+      fields: { subjects: F.subjects(jobsGlobalJob, 10), country: jobsGlobalCountry }
+    })
+  ]),
+  platform(
+    "social_network",
+    "Social network: pages, posts, reels, reviews, followers, ads, events, marketplace.",
+    "none",
+    [
+      op("pages", {
+        description: "Page cards: name, category, followers, likes, talking about, reviews, recommend percent.",
+        price: perSubject(10),
+        fresh: 7 * DAY,
+        subjects: snPage,
+        fields: { subjects: F.subjects(snPage, 10) }
+      }),
+      op("posts", {
+        description: "Posts of a page, profile or group.",
+        price: perRows(121, 25),
+        fresh: 1 * DAY,
+        subjects: snPage,
+        fields: {
+          subject: F.subject(snPage),
+          since: F.optional(F.Day),
+          until: F.optional(F.Day),
+          limit: F.limit(25, 1, 100)
+        },
+        check: dateOrder
+      }),
+      op("reels", {
+        description: "Reels of a page or profile.",
+        price: perRows(97, 20),
+        fresh: 1 * DAY,
+        subjects: snPage,
+        fields: { subject: F.subject(snPage), limit: F.limit(20, 1, 100) }
+      }),
+      op("reviews", {
+        description: "Reviews of pages.",
+        price: perRows(121, 50),
+        fresh: 3 * DAY,
+        subjects: snPage,
+        fields: { subjects: F.subjects(snPage, 5), limit: F.limit(50, 1, 100) }
+      }),
+      op("followers", {
+        description: "Followers or followings of pages.",
+        price: perRows(182, 25),
+        fresh: 7 * DAY,
+        subjects: snPage,
+        fields: {
+          subjects: F.subjects(snPage, 3),
+          direction: F.withDefault(F.oneOf("followers", "following"), "followers"),
+          limit: F.limit(25, 1, 100)
+        }
+      }),
+      op("ads", {
+        description: "Ads run by pages.",
+        price: perRows(121, 25),
+        fresh: 1 * DAY,
+        subjects: snPage,
+        fields: {
+          subjects: F.subjects(snPage, 5),
+          status: F.withDefault(F.oneOf("active", "inactive"), "active"),
+          limit: F.limit(25, 1, 100)
+        }
+      }),
+      op("events", {
+        description: "Events matching a query.",
+        price: perRows(194, 20),
+        fields: { query, limit: F.limit(20, 1, 100) }
+      }),
+      op("marketplace", {
+        description: "Marketplace listings of a category or search URL.",
+        price: perRows(194, 20),
+        subjects: S.urlOnly("a marketplace category or search URL"),
+        fields: { subject: F.subject(S.urlOnly("a marketplace category or search URL")), limit: F.limit(20, 1, 100) }
+      }),
+      history(snPage, ["followers", "likes", "talking_about", "review_count", "recommend_percent"]),
+      op("comments", {
+        description: "Comments of posts, reels or photos by permalink.",
+        price: perRows(121, 50),
+        fresh: 1 * DAY,
+        subjects: snPermalink,
+        fields: {
+          subjects: F.subjects(snPermalink, 5),
+          includeReplies: F.withDefault(Schema.Boolean, true),
+          sort: F.withDefault(F.oneOf("top", "threaded", "newest"), "top"),
+          limit: F.limit(50, 1, 100)
+        }
+      })
+    ]
+  ),
+  platform("web_search", "Web search engine: results, news, images, shopping, app reviews.", "none", [
+    op("search", {
+      description: "Result pages of about ten results; supports site:, intitle: and OR.",
+      price: PriceRule.PerPage({ credits: 1 }),
+      fields: {
+        query,
+        pages: F.withDefault(F.int(1, 5), 1 as never),
+        country: F.optional(F.Alpha2),
+        language: F.optional(F.Bcp47),
+        site: F.optional(F.text(120)),
+        relatedToSite: F.optional(F.text(120)),
+        since: F.optional(F.Day),
+        until: F.optional(F.Day),
+        fileTypes: F.list(F.text(8))
+      },
+      check: dateOrder
+    }),
+    op("news", {
+      description: "News articles matching a query.",
+      price: perRows(39, 20),
+      fields: {
+        query,
+        postedWithin: F.withDefault(F.oneOf("1h", "1d", "7d", "1y", "any"), "7d"),
+        country: F.withDefault(F.Alpha2, "US"),
+        language: F.withDefault(F.Bcp47, "en"),
+        limit: F.limit(20, 1, 100)
+      }
+    }),
+    op("images", {
+      description: "Images matching a query.",
+      price: perRows(20, 20),
+      fields: { query, limit: F.limit(20, 1, 100) }
+    }),
+    op("shopping", {
+      description: "Shopping offers matching a query.",
+      price: perRows(58, 20),
+      fields: {
+        query,
+        country: F.withDefault(F.Alpha2, "US"),
+        language: F.withDefault(F.Bcp47, "en"),
+        postedWithin: F.withDefault(F.oneOf("1h", "1d", "7d", "30d", "any"), "any"),
+        limit: F.limit(20, 1, 100)
+      }
+    }),
+    op("playReviews", {
+      description: "App store reviews of apps by package id or store URL.",
+      price: perRows(5, 50),
+      fresh: 1 * DAY,
+      subjects: playApp,
+      fields: {
+        subjects: F.subjects(playApp, 5),
+        country: F.withDefault(F.Alpha2, "US"),
+        language: F.withDefault(F.Bcp47, "en"),
+        sort: F.withDefault(F.oneOf("newest", "rating_high", "helpful"), "newest"),
+        limit: F.limit(50, 1, 100)
+      }
+    })
+  ]),
+  platform("lodging_booking", "Hotel booking site: properties by hotel page URL.", "stay", [
+    op("properties", {
+      description: "Property cards, priced for the stay when it has dates.",
+      price: perSubject(2),
+      fresh: 12 * HOUR,
+      subjects: hotelPage,
+      fields: { subjects: F.subjects(hotelPage, 10), stay: F.stay(F.LodgingStay) }
+    }),
+    op("search", {
+      description: "Properties in a location, filtered and sorted.",
+      price: perRows(24, 12),
+      fields: {
+        location,
+        stay: F.stay(F.LodgingStay),
+        propertyType: F.optional(F.text(40)),
+        minStars: F.optional(F.int(1, 5)),
+        minRating: F.optional(F.number(0, 10)),
+        priceMin: F.optional(F.int(0, Number.MAX_SAFE_INTEGER)),
+        priceMax: F.optional(F.int(0, Number.MAX_SAFE_INTEGER)),
+        sort: F.withDefault(F.oneOf("relevance", "price_low", "rating_high", "distance"), "relevance"),
+        limit: F.limit(12, 1, 100)
+      },
+      check: (r) =>
+        typeof r["priceMin"] === "number" && typeof r["priceMax"] === "number" && r["priceMax"] < r["priceMin"]
+          ? { path: ["priceMax"], message: "must not be below priceMin" }
+          : true
+    }),
+    op("reviews", {
+      description: "Guest reviews of properties.",
+      price: perRows(49, 25),
+      fresh: 3 * DAY,
+      subjects: hotelPage,
+      fields: {
+        subjects: F.subjects(hotelPage, 10),
+        sort: F.withDefault(F.oneOf("relevance", "newest", "oldest", "rating_high", "rating_low"), "relevance"),
+        since: F.optional(F.Day),
+        scoreBands: F.list(F.oneOf("superb", "good", "average", "poor")),
+        limit: F.limit(25, 1, 100)
+      }
+    }),
+    history(hotelPage, ["price_from", "guest_score", "review_count"])
+  ]),
+  platform("travel_reviews", "Travel reviews site: hotels, restaurants, attractions by page URL.", "stay", [
+    ...(["hotels", "restaurants", "attractions"] as const).map((kind) =>
+      op(kind, {
+        description: `Cards of ${kind} by page URL: name, rating, reviews, rank${kind === "hotels" ? ", price for the stay" : ""}.`,
+        price: perSubject(2),
+        fresh: 3 * DAY,
+        subjects: travelPage,
+        fields: {
+          subjects: F.subjects(travelPage, 10),
+          language: F.withDefault(F.Bcp47, "en"),
+          currency: F.withDefault(F.Currency, "USD"),
+          ...(kind === "hotels" ? { stay: F.stay(F.TravelStay) } : {})
+        }
+      })
+    ),
+    ...(["Hotels", "Restaurants", "Attractions"] as const).map((kind) =>
+      op(`search${kind}`, {
+        description: `${kind} matching a query.`,
+        price: perRows(20, 10),
+        fields: {
+          query,
+          language: F.withDefault(F.Bcp47, "en"),
+          currency: F.withDefault(F.Currency, "USD"),
+          limit: F.limit(10, 1, 100),
+          ...(kind === "Hotels" ? { stay: F.stay(F.TravelStay) } : {})
+        }
+      })
+    ),
+    op("reviews", {
+      description: "Reviews of places of any kind.",
+      price: perRows(49, 25),
+      fresh: 3 * DAY,
+      subjects: travelPage,
+      fields: {
+        subjects: F.subjects(travelPage, 10),
+        since: F.optional(F.Day),
+        ratings: F.list(F.int(1, 5)),
+        languages: F.list(F.Bcp47),
+        limit: F.limit(25, 1, 100)
+      }
+    }),
+    history(travelPage, ["rating", "reviews", "rank"])
+  ]),
+  platform("home_rentals", "Home-rental site: listings by URL or room id.", "stay", [
+    op("listings", {
+      description: "Listing cards; without stay dates a card comes back unpriced.",
+      price: perSubject(2),
+      fresh: 12 * HOUR,
+      subjects: rentalListing,
+      fields: { subjects: F.subjects(rentalListing, 10), stay: F.stay(F.RentalStay) }
+    }),
+    op("reviews", {
+      description: "Guest reviews of listings.",
+      price: perRows(49, 25),
+      fresh: 3 * DAY,
+      subjects: rentalListing,
+      fields: {
+        subjects: F.subjects(rentalListing, 10),
+        locale: F.withDefault(F.text(10), "en-US"),
+        limit: F.limit(25, 1, 100)
+      }
+    }),
+    history(rentalListing, ["price_per_night", "total_price", "rating_overall", "reviews_count"])
+  ]),
+  platform("fashion_marketplace", "Fashion marketplace: prices per storefront locale (read `currency`).", "none", [
+    op("products", {
+      description: "Product cards by URL or item id, with currency.",
+      price: perSubject(1),
+      fresh: 1 * DAY,
+      subjects: fashionItem,
+      fields: { subjects: F.subjects(fashionItem, 10) }
+    }),
+    op("listing", {
+      description: "Products of a designer, category or sale page.",
+      price: perRows(20, 20),
+      subjects: S.urlOnly("a designer, category or sale page URL"),
+      fields: { subject: F.subject(S.urlOnly("a designer, category or sale page URL")), limit: F.limit(20, 1, 100) }
+    }),
+    op("search", {
+      description: "Full product cards matching a keyword.",
+      price: perRows(20, 20),
+      fields: { query, limit: F.limit(20, 1, 100) }
+    }),
+    history(fashionItem, ["price", "full_price", "discount_percent", "stock_quantity"])
+  ]),
+  platform("storefronts", "Hosted storefronts: any store by its URL.", "none", [
+    op("products", {
+      description: "Products of stores, with price range, stock and variants.",
+      price: perRows(25, 25),
+      fresh: 1 * DAY,
+      subjects: storefront,
+      fields: { subjects: F.subjects(storefront, 5), limit: F.limit(25, 1, 100) }
+    }),
+    history(storefront, ["price_from", "price_to", "in_stock", "variant_count"], {}, 5)
+  ]),
+  platform("explore", "Uncatalogued sources: raw, unverified rows, not kept as measured data.", "none", [
+    op("sources", {
+      description: "Best-matching sources with a per-row price (currently unavailable).",
+      price: free,
+      available: false,
+      stored: false,
+      fields: { query: F.optional(F.text(300)) }
+    }),
+    op("schema", {
+      description: "A source's live input fields, a sample input and a credit estimate (currently unavailable).",
+      price: free,
+      available: false,
+      stored: false,
+      fields: { source: F.text(120) }
+    }),
+    op("run", {
+      description: "Runs a source with the given input; rows raw and unverified, billed per row returned.",
+      price: PriceRule.PerSourceRow({ credits: 1, rows: 10 }),
+      stored: false,
+      fields: {
+        source: F.text(120),
+        input: F.withDefault(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {} as never),
+        limit: F.limit(10, 1, 100)
+      }
+    })
+  ]),
+  platform("contacts", "Contact reveal: emails and phones of professional profiles, per org.", "none", [
+    op("reveal", {
+      description: "Email and phone per person; owned parts free, nothing-on-file never bought again.",
+      price: PriceRule.PerPart({ parts: { email: 18, phone: 87 } }),
+      subjects: contactPerson,
+      fields: {
+        subjects: F.subjects(contactPerson, 10),
+        reveal: F.withDefault(
+          Schema.Array(F.oneOf("email", "phone")).pipe(
+            Schema.minItems(1, { message: () => "must name at least one part" }),
+            Schema.maxItems(2, { message: () => "must name at most two parts" })
+          ),
+          ["email", "phone"] as never
+        )
+      }
+    })
+  ])
+]
+
+const byPlatform = new Map(platforms.map((p) => [p.id, p]))
+const byOp = new Map(platforms.flatMap((p) => p.ops.map((o) => [`${p.id}/${o.name}`, o] as const)))
+
+/** The platform with this path segment. */
+export const findPlatform = (id: string): PlatformDef | undefined => byPlatform.get(id)
+
+/** The op of a platform. */
+export const findOp = (platformId: string, name: string): OpDef | undefined => byOp.get(`${platformId}/${name}`)
+
+/** The `history` op of a platform, if it has one. */
+export const historyOp = (platformId: string): OpDef | undefined => findOp(platformId, "history")
+
+/** The JSON Schema of an op's request (`op` and its fields), generated from the Schema that validates it (D13). */
+export const requestJsonSchema = (def: OpDef): JSONSchema.JsonSchema7Root =>
+  JSONSchema.make(Schema.encodedBoundSchema(def.schema) as Schema.Schema<unknown, unknown>)
+
+/** The public catalogue (D13): every platform and op with price rule, window, availability and request schema. */
+export const publish = () =>
+  platforms.map((p) => ({
+    platform: p.id,
+    description: p.description,
+    ops: p.ops.map((o) => ({
+      op: o.name,
+      description: o.description,
+      price: {
+        rule: ruleName(o.price),
+        startingPrice: startingPrice(o.price),
+        rows: startingRows(o.price),
+        ...(o.price._tag === "PerPart" ? { parts: { ...o.price.parts } } : {})
+      },
+      freshnessSeconds: o.freshSeconds,
+      available: o.available,
+      units: o.units,
+      subjects: o.subjectSpec?.describe ?? null,
+      ...(o.metrics ? { metrics: o.metrics } : {}),
+      requestSchema: requestJsonSchema(o)
+    }))
+  }))

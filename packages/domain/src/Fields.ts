@@ -1,0 +1,214 @@
+/**
+ * Request field schemas shared by the ops of the catalogue: every bound, default, format and maximum length the
+ * specification gives is stated once here or in the catalogue entry that uses it.
+ */
+import { Either, ParseResult, Schema } from "effect"
+import * as Subjects from "./Subjects.js"
+
+/** A string of at most `max` characters. */
+export const text = (max: number) =>
+  Schema.String.pipe(
+    Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
+    Schema.minLength(1, { message: () => "must not be empty" })
+  )
+
+/** An integer between `min` and `max` inclusive. */
+export const int = (min: number, max: number) =>
+  Schema.Number.pipe(
+    Schema.int({ message: () => "must be an integer" }),
+    Schema.between(min, max, { message: () => `must be between ${min} and ${max}` })
+  )
+
+/** A number between `min` and `max` inclusive. */
+export const number = (min: number, max: number) =>
+  Schema.Number.pipe(Schema.between(min, max, { message: () => `must be between ${min} and ${max}` }))
+
+/** One of the listed values. */
+export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.Literal(...values).annotations({ message: () => `must be one of ${values.map((v) => `"${v}"`).join(", ")}` })
+
+/** An optional field with a default: absent in the request, present once decoded. */
+export const withDefault = <S extends Schema.Schema.Any>(
+  schema: S,
+  value: Schema.Schema.Type<S> & Schema.Schema.Encoded<S>
+) =>
+  Schema.optionalWith(schema.annotations({ default: value } as never) as unknown as S, {
+    default: () => value as never,
+    exact: true
+  })
+
+/** An optional field without a default. */
+export const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+/** A list with a default of `[]`. */
+export const list = <S extends Schema.Schema.Any>(item: S, maxItems = 50) =>
+  withDefault(
+    Schema.Array(item).pipe(
+      Schema.filter((a: ReadonlyArray<unknown>) => a.length <= maxItems, {
+        message: () => `must have at most ${maxItems} items`,
+        jsonSchema: { maxItems }
+      })
+    ),
+    [] as never
+  )
+
+/** `limit` with its default and bounds. */
+export const limit = (fallback: number, min: number, max: number) => withDefault(int(min, max), fallback as never)
+
+const isRealDate = (s: string) => {
+  const [y, m, d] = s.split("-").map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(y, m - 1, d))
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+}
+
+/** A calendar date written YYYY-MM-DD. */
+export const Day = Schema.String.pipe(
+  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date written YYYY-MM-DD" }),
+  Schema.filter(isRealDate, { message: () => "must be a real calendar date (YYYY-MM-DD)" })
+).annotations({ identifier: "Day", format: "date" } as never)
+
+/** A BCP-47 language tag (e.g. `en`, `en-GB`, `zh-Hant-TW`). */
+export const Bcp47 = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$/, {
+    message: () => "must be a BCP-47 language tag such as en or en-GB"
+  }),
+  Schema.maxLength(35, { message: () => "must be a BCP-47 language tag such as en or en-GB" })
+)
+
+const currencies: ReadonlySet<string> = new Set(
+  typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("currency") : []
+)
+
+/** An ISO 4217 currency code (e.g. `USD`). */
+export const Currency = Schema.String.pipe(
+  Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 currency code such as USD" }),
+  Schema.filter((c) => currencies.size === 0 || currencies.has(c), {
+    message: () => "must be an ISO 4217 currency code such as USD"
+  })
+)
+
+/** An ISO 3166-1 alpha-2 country code (e.g. `US`). */
+export const Alpha2 = Schema.String.pipe(
+  Schema.pattern(/^[A-Z]{2}$/, { message: () => "must be an ISO 3166-1 alpha-2 country code such as US" })
+)
+
+const subjectString = (spec: Subjects.SubjectSpec) =>
+  Schema.transformOrFail(
+    Schema.String.pipe(Schema.maxLength(Subjects.maxLength)).annotations({ description: spec.describe }),
+    Schema.String,
+    {
+      strict: true,
+      decode: (raw, _, ast) =>
+        Either.match(Subjects.normalize(spec, raw), {
+          onLeft: (p) => ParseResult.fail(new ParseResult.Type(ast, raw, p.message)),
+          onRight: (key) => ParseResult.succeed(key)
+        }),
+      encode: ParseResult.succeed
+    }
+  )
+
+/** `subjects`: 1 to `max` subjects of the accepted forms, decoded into canonical entity keys (D3). */
+export const subjects = (spec: Subjects.SubjectSpec, max: number) =>
+  Schema.Array(subjectString(spec)).pipe(
+    Schema.minItems(1, { message: () => "must list at least one subject" }),
+    Schema.maxItems(max, { message: () => `must list at most ${max} subjects` })
+  )
+
+/** `subject`: one subject of the accepted forms, decoded into its canonical entity key (D3). */
+export const subject = (spec: Subjects.SubjectSpec) => subjectString(spec)
+
+/** `days` of a `history` op: integer 1-730, default 90. */
+export const days = withDefault(int(1, 730), 90 as never)
+
+/** The `store` locator of quick-commerce ops: `storeId`; or `pincode` with `city`; or `lat` with `lon`. */
+export const Store = Schema.Struct({
+  storeId: optional(text(80)),
+  pincode: optional(
+    Schema.String.pipe(Schema.pattern(/^[1-9][0-9]{5}$/, { message: () => "must be a 6-digit pincode" }))
+  ),
+  city: optional(text(80)),
+  lat: optional(number(-90, 90)),
+  lon: optional(number(-180, 180))
+}).pipe(
+  Schema.filter((s) => {
+    const given = (["storeId", "pincode", "city", "lat", "lon"] as const).filter((k) => s[k] !== undefined)
+    const is = (...keys: ReadonlyArray<string>) =>
+      given.length === keys.length && keys.every((k) => given.includes(k as never))
+    if (is("storeId") || is("pincode", "city") || is("lat", "lon")) return true
+    if (given.length === 0) return "must give one locator: storeId; or pincode with city; or lat with lon"
+    if (given.includes("pincode") && !given.includes("city"))
+      return { path: ["city"], message: "is required with pincode" }
+    if (given.includes("city") && !given.includes("pincode"))
+      return { path: ["pincode"], message: "is required with city" }
+    if (given.includes("lat") && !given.includes("lon")) return { path: ["lon"], message: "is required with lat" }
+    if (given.includes("lon") && !given.includes("lat")) return { path: ["lat"], message: "is required with lon" }
+    return "must give exactly one locator: storeId; or pincode with city; or lat with lon"
+  })
+)
+
+/** The decoded `store` locator. */
+export type Store = typeof Store.Type
+
+const stayDates = <A extends { readonly checkIn?: string | undefined; readonly checkOut?: string | undefined }>(
+  s: A
+) => {
+  if (s.checkIn !== undefined && s.checkOut === undefined)
+    return { path: ["checkOut"], message: "is required with checkIn" }
+  if (s.checkOut !== undefined && s.checkIn === undefined)
+    return { path: ["checkIn"], message: "is required with checkOut" }
+  if (s.checkIn !== undefined && s.checkOut !== undefined && s.checkOut <= s.checkIn) {
+    return { path: ["checkOut"], message: "must be after checkIn" }
+  }
+  return true
+}
+
+/** `stay` of lodging_booking: dates, currency (USD), language (en-GB). */
+export const LodgingStay = Schema.Struct({
+  checkIn: optional(Day),
+  checkOut: optional(Day),
+  currency: withDefault(Currency, "USD"),
+  language: withDefault(Bcp47, "en-GB")
+}).pipe(Schema.filter(stayDates))
+
+/** `stay` of home_rentals: dates, currency, guests and locale. */
+export const RentalStay = Schema.Struct({
+  checkIn: optional(Day),
+  checkOut: optional(Day),
+  currency: withDefault(Currency, "USD"),
+  adults: withDefault(int(1, 16), 2 as never),
+  children: withDefault(int(0, 10), 0 as never),
+  infants: withDefault(int(0, 5), 0 as never),
+  pets: withDefault(int(0, 5), 0 as never),
+  locale: withDefault(text(10), "en-US")
+}).pipe(Schema.filter(stayDates))
+
+/** `stay` of travel_reviews: dates only. */
+export const TravelStay = Schema.Struct({ checkIn: optional(Day), checkOut: optional(Day) }).pipe(
+  Schema.filter(stayDates)
+)
+
+/** A stay object that defaults to all members at their defaults. */
+export const stay = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
+  Schema.optionalWith(schema, { default: () => Schema.decodeUnknownSync(schema)({}) as never, exact: true })
+
+/** A `metric` enum with its default, for a `history` op. */
+export const metric = <const L extends ReadonlyArray<string>>(values: L, fallback: L[number]) =>
+  withDefault(oneOf(...values), fallback as never)
+
+/** `postedWithin` of the forum: `1h`, `1d`, `7d`, `30d`, `1y`, `any`. */
+export const ForumWindow = oneOf("1h", "1d", "7d", "30d", "1y", "any")
+
+/** `postedWithin` of the job boards: `1d`, `3d`, `7d`, `15d`, `30d`, `any`. */
+export const JobsWindow = oneOf("1d", "3d", "7d", "15d", "30d", "any")
+
+/** A numeric board id of at most 20 digits (jobs_in coded filters). */
+export const NumericId = Schema.String.pipe(
+  Schema.pattern(/^[0-9]{1,20}$/, { message: () => "must be a numeric id of at most 20 digits" })
+)
+
+/** jobs_in `experience`: `all` or an integer 0-23 (a number or its decimal string). */
+export const Experience = Schema.Union(
+  Schema.Literal("all"),
+  Schema.String.pipe(Schema.pattern(/^(?:[0-9]|1[0-9]|2[0-3])$/)),
+  Schema.transform(int(0, 23), Schema.String, { strict: true, decode: String, encode: Number })
+).annotations({ message: () => 'must be "all" or an integer from 0 to 23' })

@@ -1,0 +1,168 @@
+/**
+ * The API key lifecycle (D6): generation in the `key_live_` format, SHA-256 digest and visible prefix, the states
+ * active / revoked / expired, and one `Unauthorized` outcome whatever the reason.
+ */
+import { DateTime, Effect, Option, Ref, Schema } from "effect"
+import * as Ids from "./Ids.js"
+import { Crypto } from "./ports/Crypto.js"
+import { KeyStore, type StoredKey } from "./ports/KeyStore.js"
+import { AccountNotFound, Ledger } from "./ports/Ledger.js"
+
+/** The fixed live-key prefix. */
+export const livePrefix = "key_live_"
+
+/** The shape of a full key: the live prefix and 32 base62 characters. */
+export const keyPattern = /^key_live_[0-9A-Za-z]{32}$/
+
+/** The visible part of a key: the live prefix and the next 4 characters. */
+export const visiblePrefix = (key: string): string => key.slice(0, livePrefix.length + 4)
+
+/** 401 `unauthorized`: missing, malformed, unknown, revoked or expired; the reason is never told. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {}) {
+  override get message() {
+    return "A valid API key is required: send it as X-API-Key or Authorization: Bearer."
+  }
+}
+
+/** Operator input that cannot be acted on (the message says which field and why). */
+export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
+  field: Schema.String,
+  message: Schema.String
+}) {}
+
+/** No key has this id. */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { keyId: Schema.String }) {
+  override get message() {
+    return `no key ${this.keyId}`
+  }
+}
+
+/** The authenticated caller of a request. */
+export interface Caller {
+  readonly accountId: string
+  readonly keyId: string
+  readonly prefix: string
+}
+
+/** The credentials as sent: the `X-API-Key` header and the `Authorization` header, if any. */
+export interface Credentials {
+  readonly apiKey: string | undefined
+  readonly authorization: string | undefined
+}
+
+/** A key's state at an instant. */
+export type KeyState = "active" | "revoked" | "expired"
+
+/** The state of a stored key at `now`: revoked wins; expired from the instant of its expiry on. */
+export const stateAt = (key: StoredKey, now: DateTime.Utc): KeyState =>
+  Option.isSome(key.revokedAt)
+    ? "revoked"
+    : Option.isSome(key.expiresAt) && !DateTime.lessThan(now, key.expiresAt.value)
+      ? "expired"
+      : "active"
+
+/**
+ * The key the credentials carry, or undefined when they carry none that could be valid: both headers sent and
+ * different, an `Authorization` that is not `Bearer <key>`, or a value not of the key format.
+ */
+export const presentedKey = (credentials: Credentials): string | undefined => {
+  const fromHeader = credentials.apiKey?.trim()
+  let fromBearer: string | undefined
+  if (credentials.authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/.exec(credentials.authorization)
+    if (!match) return undefined
+    fromBearer = match[1]
+  }
+  if (fromHeader !== undefined && fromBearer !== undefined && fromHeader !== fromBearer) return undefined
+  const key = fromHeader ?? fromBearer
+  return key !== undefined && keyPattern.test(key) ? key : undefined
+}
+
+/** A digest that no stored key has: looked up for absent or malformed keys so every refusal costs the same. */
+const decoy = `${livePrefix}${"0".repeat(32)}!`
+
+/** The key lifecycle as a service over the KeyStore, Ledger and Crypto ports. */
+export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
+  effect: Effect.gen(function* () {
+    const store = yield* KeyStore
+    const ledger = yield* Ledger
+    const crypto = yield* Crypto
+    const usage = yield* Ref.make(new Map<string, { calls: number; lastUsedAt: Date }>())
+
+    const authenticate = Effect.fn("Keys.authenticate")(function* (credentials: Credentials) {
+      const key = presentedKey(credentials)
+      const digest = yield* crypto.sha256(key ?? decoy)
+      const found = yield* store.findByDigest(digest)
+      const now = yield* DateTime.now
+      if (key === undefined || Option.isNone(found) || stateAt(found.value, now) !== "active") {
+        return yield* new Unauthorized()
+      }
+      return { accountId: found.value.accountId, keyId: found.value.id, prefix: found.value.prefix } satisfies Caller
+    })
+
+    const create = Effect.fn("Keys.create")(function* (input: {
+      readonly accountId: string
+      readonly name: string
+      readonly expiresAt?: Date | undefined
+    }) {
+      const name = input.name.trim()
+      if (name.length === 0 || name.length > 100) {
+        return yield* new InvalidInput({ field: "name", message: "must be 1 to 100 characters" })
+      }
+      const now = yield* DateTime.now
+      if (input.expiresAt !== undefined) {
+        if (Number.isNaN(input.expiresAt.getTime())) {
+          return yield* new InvalidInput({ field: "expires", message: "must be an ISO-8601 instant" })
+        }
+        if (input.expiresAt.getTime() <= DateTime.toEpochMillis(now)) {
+          return yield* new InvalidInput({ field: "expires", message: "must be in the future" })
+        }
+      }
+      if (Option.isNone(yield* ledger.findAccount(input.accountId))) {
+        return yield* new AccountNotFound({ accountId: input.accountId })
+      }
+      const key = `${livePrefix}${yield* Ids.base62(crypto, 32)}`
+      const stored = yield* store.insert({
+        id: yield* Ids.make(crypto, "kid"),
+        accountId: input.accountId,
+        name,
+        prefix: visiblePrefix(key),
+        digest: yield* crypto.sha256(key),
+        expiresAt: Option.fromNullable(input.expiresAt)
+      })
+      return { key, stored }
+    })
+
+    const revoke = Effect.fn("Keys.revoke")(function* (keyId: string) {
+      const found = yield* store.find(keyId)
+      if (Option.isNone(found)) return yield* new KeyNotFound({ keyId })
+      const revoked = yield* store.revoke(keyId)
+      return { keyId, alreadyRevoked: !revoked }
+    })
+
+    const list = Effect.fn("Keys.list")(function* (accountId: string) {
+      if (Option.isNone(yield* ledger.findAccount(accountId))) return yield* new AccountNotFound({ accountId })
+      yield* flushUsage()
+      return yield* store.list(accountId)
+    })
+
+    /** Counts a call in memory; {@link flushUsage} writes the counts (no hot-row write per call, D6). */
+    const recordCall = (keyId: string) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        Ref.update(usage, (m) => {
+          const entry = m.get(keyId)
+          m.set(keyId, { calls: (entry?.calls ?? 0) + 1, lastUsedAt: DateTime.toDate(now) })
+          return m
+        })
+      )
+
+    const flushUsage = Effect.fn("Keys.flushUsage")(function* () {
+      const pending = yield* Ref.getAndSet(usage, new Map())
+      if (pending.size === 0) return 0
+      yield* store.recordUsage([...pending].map(([keyId, u]) => ({ keyId, ...u })))
+      return pending.size
+    })
+
+    return { authenticate, create, revoke, list, recordCall, flushUsage } as const
+  })
+}) {}

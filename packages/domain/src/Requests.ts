@@ -1,0 +1,117 @@
+/**
+ * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?}` for a platform into a typed,
+ * defaulted op request; every offending field is named by its path (D5).
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import * as Catalogue from "./Catalogue.js"
+
+/** One offending field: its path from the body's root (`request.subjects[2]`) and what is wrong with it. */
+export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/** 400 `invalid_request`: the body or the op's fields fail validation. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String,
+  details: Schema.Array(FieldProblem)
+}) {}
+
+/** 400 `unknown_op`: `request.op` is not an op of the platform. */
+export class UnknownOp extends Schema.TaggedError<UnknownOp>()("UnknownOp", {
+  platform: Schema.String,
+  op: Schema.String,
+  ops: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `"${this.op}" is not an op of ${this.platform}; its ops are ${this.ops.join(", ")}`
+  }
+}
+
+/** 404 `unknown_platform`: the path names no served platform. */
+export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("UnknownPlatform", {
+  platform: Schema.String
+}) {
+  override get message() {
+    return `"${this.platform}" is not a served platform; GET /api/v1/platforms lists them`
+  }
+}
+
+/** A decoded call: the op, its typed and defaulted request, and whether only a quote is asked. */
+export interface Call {
+  readonly op: Catalogue.OpDef
+  readonly request: Catalogue.OpRequest
+  readonly estimateOnly: boolean
+}
+
+/** Renders a parse path as `a.b[2].c`. */
+export const renderPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (out, key) =>
+      typeof key === "number" ? `${out}[${key}]` : out.length === 0 ? String(key) : `${out}.${String(key)}`,
+    ""
+  )
+
+const invalid = (message: string, details: ReadonlyArray<{ path: string; message: string }>) =>
+  new InvalidRequest({ message, details: details.map((d) => new FieldProblem(d)) })
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const options = { errors: "all", onExcessProperty: "error" } as const
+
+/** The platform with this path segment, or `UnknownPlatform`. */
+export const platform = (id: string): Effect.Effect<Catalogue.PlatformDef, UnknownPlatform> => {
+  const found = Catalogue.findPlatform(id)
+  return found ? Effect.succeed(found) : Effect.fail(new UnknownPlatform({ platform: id }))
+}
+
+/** Decodes a request body (already parsed JSON) for a platform. */
+export const decode = (
+  platformId: string,
+  body: unknown
+): Effect.Effect<Call, InvalidRequest | UnknownOp | UnknownPlatform> =>
+  Effect.flatMap(platform(platformId), (p) => Effect.suspend(() => decodeFor(p, body)))
+
+const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call, InvalidRequest | UnknownOp> => {
+  if (!isRecord(body))
+    return Effect.fail(
+      invalid("the body must be a JSON object", [
+        { path: "", message: "must be a JSON object with a `request` member" }
+      ])
+    )
+  const envelope: Array<{ path: string; message: string }> = []
+  for (const key of Object.keys(body)) {
+    if (key !== "request" && key !== "estimateOnly")
+      envelope.push({ path: key, message: "is unexpected, expected: request | estimateOnly" })
+  }
+  if (body["estimateOnly"] !== undefined && typeof body["estimateOnly"] !== "boolean") {
+    envelope.push({ path: "estimateOnly", message: "must be a boolean" })
+  }
+  const request = body["request"]
+  if (!isRecord(request)) {
+    envelope.push({
+      path: "request",
+      message: request === undefined ? "is missing" : "must be an object holding `op` and the op's fields"
+    })
+    return Effect.fail(invalid("the request envelope is malformed", envelope))
+  }
+  const opName = request["op"]
+  if (typeof opName !== "string") {
+    envelope.push({ path: "request.op", message: opName === undefined ? "is missing" : "must be a string" })
+    return Effect.fail(invalid("the request envelope is malformed", envelope))
+  }
+  const op = p.ops.find((o) => o.name === opName)
+  if (!op) return Effect.fail(new UnknownOp({ platform: p.id, op: opName, ops: p.ops.map((o) => o.name) }))
+  const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
+  if (Either.isLeft(decoded)) {
+    for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
+      envelope.push({ path: renderPath(["request", ...issue.path]), message: issue.message })
+    }
+  }
+  if (envelope.length > 0 || Either.isLeft(decoded)) {
+    return Effect.fail(
+      invalid(`invalid fields for ${p.id} ${op.name}: ${envelope.map((e) => e.path).join(", ")}`, envelope)
+    )
+  }
+  return Effect.succeed({ op, request: decoded.right, estimateOnly: body["estimateOnly"] === true })
+}

@@ -1,0 +1,48 @@
+/** Port: where API keys are kept (only their digest and visible prefix). */
+import { Context, type Effect, type Option, Schema } from "effect"
+
+/** A stored API key: never the key itself, only its SHA-256 digest and its visible prefix. */
+export class StoredKey extends Schema.Class<StoredKey>("StoredKey")({
+  id: Schema.String,
+  accountId: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String,
+  createdAt: Schema.DateTimeUtcFromSelf,
+  expiresAt: Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
+  revokedAt: Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
+  lastUsedAt: Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
+  calls: Schema.Number,
+  creditsSpent: Schema.Number
+}) {}
+
+/** What is written when a key is created. */
+export interface NewKey {
+  readonly id: string
+  readonly accountId: string
+  readonly name: string
+  readonly prefix: string
+  readonly digest: string
+  readonly expiresAt: Option.Option<Date>
+}
+
+/** Usage of one key since the last flush (call counts are not money and may trail, D6). */
+export interface KeyUsage {
+  readonly keyId: string
+  readonly calls: number
+  readonly lastUsedAt: Date
+}
+
+/** Port: API key storage. */
+export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
+  KeyStore,
+  {
+    readonly insert: (key: NewKey) => Effect.Effect<StoredKey>
+    /** The key with this digest, read from the store on every call (no cache may outlive a revocation). */
+    readonly findByDigest: (digest: string) => Effect.Effect<Option.Option<StoredKey>>
+    readonly find: (keyId: string) => Effect.Effect<Option.Option<StoredKey>>
+    readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<StoredKey>>
+    /** Marks the key revoked now; false when it was unknown or already revoked. */
+    readonly revoke: (keyId: string) => Effect.Effect<boolean>
+    readonly recordUsage: (usage: ReadonlyArray<KeyUsage>) => Effect.Effect<void>
+  }
+>() {}

@@ -1,0 +1,102 @@
+/** Port: accounts, their append-only ledger of grants and captures, and holds. */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { SettleRecords } from "./Measurements.js"
+
+/** An account (an org): balance = grants - captures, never negative; spendable = balance - active holds. */
+export class Account extends Schema.Class<Account>("Account")({
+  id: Schema.String,
+  name: Schema.String,
+  balance: Schema.Number,
+  held: Schema.Number,
+  createdAt: Schema.DateTimeUtcFromSelf
+}) {
+  /** Credits that can be held now. */
+  get spendable(): number {
+    return this.balance - this.held
+  }
+}
+
+/** One ledger entry. Grants are positive, captures negative. */
+export class LedgerEntry extends Schema.Class<LedgerEntry>("LedgerEntry")({
+  id: Schema.Number,
+  accountId: Schema.String,
+  kind: Schema.Literal("grant", "capture"),
+  credits: Schema.Number,
+  reason: Schema.String,
+  keyId: Schema.NullOr(Schema.String),
+  holdId: Schema.NullOr(Schema.String),
+  at: Schema.DateTimeUtcFromSelf
+}) {}
+
+/** A hold on spendable credits for one paid call. */
+export class Hold extends Schema.Class<Hold>("Hold")({
+  id: Schema.String,
+  accountId: Schema.String,
+  keyId: Schema.NullOr(Schema.String),
+  amount: Schema.Number,
+  status: Schema.Literal("held", "captured", "released", "expired"),
+  captured: Schema.Number,
+  expiresAt: Schema.DateTimeUtcFromSelf
+}) {}
+
+/** The hold could not be placed: spendable credits do not cover it. */
+export class HoldRefused extends Schema.TaggedError<HoldRefused>()("HoldRefused", {
+  required: Schema.Number,
+  available: Schema.Number
+}) {}
+
+/** No account has this id. */
+export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("AccountNotFound", {
+  accountId: Schema.String
+}) {
+  override get message() {
+    return `no account ${this.accountId}`
+  }
+}
+
+/** The hold is no longer held (already settled, released or expired). */
+export class HoldNotHeld extends Schema.TaggedError<HoldNotHeld>()("HoldNotHeld", { holdId: Schema.String }) {}
+
+/** Port: the credit ledger. */
+export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
+  Ledger,
+  {
+    readonly createAccount: (input: { readonly id: string; readonly name: string }) => Effect.Effect<Account>
+    readonly findAccount: (accountId: string) => Effect.Effect<Option.Option<Account>>
+    readonly listAccounts: () => Effect.Effect<ReadonlyArray<Account>>
+    /** Appends a grant and raises the balance, in one transaction. */
+    readonly grant: (input: {
+      readonly accountId: string
+      readonly credits: number
+      readonly reason: string
+    }) => Effect.Effect<Account, AccountNotFound>
+    /** Places a hold atomically, only when spendable credits cover it. */
+    readonly placeHold: (input: {
+      readonly id: string
+      readonly accountId: string
+      readonly keyId: string | null
+      readonly amount: number
+      readonly expiresAt: Date
+    }) => Effect.Effect<Hold, HoldRefused>
+    /**
+     * One transaction: captures `capture` (<= the hold) and releases the rest, appends the capture to the ledger,
+     * and writes the records that were paid for.
+     */
+    readonly settle: (input: {
+      /** The hold to capture from; null for a settle that charges nothing (capture must then be 0). */
+      readonly holdId: string | null
+      readonly accountId: string
+      readonly capture: number
+      readonly reason: string
+      readonly records: SettleRecords
+    }) => Effect.Effect<Account, HoldNotHeld>
+    /** Releases a hold whole (a call that failed). */
+    readonly release: (holdId: string) => Effect.Effect<void>
+    /** Marks holds past their expiry as expired and releases them; returns how many. */
+    readonly releaseExpired: (now: Date) => Effect.Effect<number>
+    readonly holds: (accountId: string) => Effect.Effect<ReadonlyArray<Hold>>
+    readonly entries: (accountId: string, limit: number) => Effect.Effect<ReadonlyArray<LedgerEntry>>
+    /** Sum of grants and of captures (as a positive number) of an account, for audits. */
+    readonly totals: (accountId: string) => Effect.Effect<{ readonly grants: number; readonly captures: number }>
+  }
+>() {}

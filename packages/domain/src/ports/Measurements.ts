@@ -1,0 +1,81 @@
+/** Port: measured results, history points and contact reveals. */
+import { Context, type Effect } from "effect"
+
+/** One row of measured data, as the upstream produced it (the envelope adds `subject` and `measuredAt`). */
+export type Row = Readonly<Record<string, unknown>>
+
+/** A stored result of one unit of work under one freshness key (D2). */
+export interface Measurement {
+  readonly platform: string
+  readonly op: string
+  /** Canonical subject, or the query's key for list ops. */
+  readonly entity: string
+  /** Platform + op + entity + every answer-changing field (D2). */
+  readonly freshnessKey: string
+  readonly measuredAt: Date
+  readonly rows: ReadonlyArray<Row>
+  /** Rows asked for when it was fetched; a stored result answers requests that ask for no more (or exhaustive). */
+  readonly rowsAsked: number
+  readonly exhaustive: boolean
+  readonly found: boolean
+  readonly source: string
+}
+
+/** A point of an entity's history series (D9). */
+export interface HistoryPoint {
+  readonly platform: string
+  readonly entity: string
+  /** The resolved store for quick-commerce points, "" otherwise. */
+  readonly store: string
+  /** The stay a priced lodging or rental point was measured for, or null. */
+  readonly stay: Readonly<Record<string, unknown>> | null
+  readonly measuredAt: Date
+  readonly metrics: Readonly<Record<string, number>>
+  readonly source: string
+}
+
+/** A contact part as known to one org (D10). */
+export interface Reveal {
+  readonly accountId: string
+  readonly person: string
+  readonly part: "email" | "phone"
+  readonly status: "revealed" | "nothing_on_file"
+  readonly value: string | null
+  readonly at: Date
+  readonly source: string
+}
+
+/** What the settle transaction writes beside the capture (D8: data and money together). */
+export interface SettleRecords {
+  readonly measurements: ReadonlyArray<Measurement>
+  readonly points: ReadonlyArray<HistoryPoint>
+  readonly reveals: ReadonlyArray<Reveal>
+}
+
+/** Port: reads of measured data (writes happen in the settle transaction of the Ledger). */
+export class Measurements extends Context.Tag("@pdr/domain/Measurements")<
+  Measurements,
+  {
+    /**
+     * For each freshness key, the newest result measured after `since` that asked for at least `minRows` rows
+     * (or was exhaustive).
+     */
+    readonly fresh: (input: {
+      readonly keys: ReadonlyArray<string>
+      readonly since: Date
+      readonly minRows: number
+    }) => Effect.Effect<ReadonlyMap<string, Measurement>>
+    /** Points of these entities since `since`, oldest first; `store` filters quick-commerce points. */
+    readonly history: (input: {
+      readonly platform: string
+      readonly entities: ReadonlyArray<string>
+      readonly store: string | null
+      readonly since: Date
+    }) => Effect.Effect<ReadonlyArray<HistoryPoint>>
+    /** What this org already holds for these persons. */
+    readonly reveals: (input: {
+      readonly accountId: string
+      readonly persons: ReadonlyArray<string>
+    }) => Effect.Effect<ReadonlyArray<Reveal>>
+  }
+>() {}

@@ -1,0 +1,125 @@
+/** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as Errors from "./Errors.js"
+import { Authentication } from "./Security.js"
+
+/** `contextVersion` of the envelope contract (D13). */
+export const contextVersion = 1 as const
+
+const Versions = {
+  contextVersion: Schema.Literal(contextVersion),
+  engineVersion: Schema.String
+}
+
+/** One op as the catalogue publishes it (D13). */
+export const CatalogueOp = Schema.Struct({
+  op: Schema.String,
+  description: Schema.String,
+  price: Schema.Struct({
+    rule: Schema.String,
+    startingPrice: Schema.Number,
+    rows: Schema.NullOr(Schema.Number),
+    parts: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Number }), { exact: true })
+  }),
+  freshnessSeconds: Schema.NullOr(Schema.Number),
+  available: Schema.Boolean,
+  units: Schema.Literal("subjects", "subject", "query"),
+  subjects: Schema.NullOr(Schema.String),
+  metrics: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  requestSchema: Schema.Unknown
+})
+
+/** `GET /api/v1/platforms`. */
+export const CatalogueResponse = Schema.Struct({
+  platforms: Schema.Array(
+    Schema.Struct({ platform: Schema.String, description: Schema.String, ops: Schema.Array(CatalogueOp) })
+  ),
+  ...Versions
+})
+
+/** `GET /api/v1/balance` (D7). */
+export const BalanceResponse = Schema.Struct({ creditsRemaining: Schema.Number, ...Versions })
+
+/** One unit of work in `coverage` (D4). */
+export const CoverageItem = Schema.Struct({
+  subject: Schema.optionalWith(Schema.String, { exact: true }),
+  query: Schema.optionalWith(Schema.String, { exact: true }),
+  status: Schema.Literal("fetched", "stored", "omitted", "fetch"),
+  measuredAt: Schema.NullOr(Schema.String),
+  rows: Schema.Number,
+  credits: Schema.Number,
+  source: Schema.NullOr(Schema.String),
+  reason: Schema.optionalWith(Schema.String, { exact: true }),
+  detail: Schema.optionalWith(Schema.String, { exact: true })
+})
+
+/** The op answer envelope (D4). */
+export const OpResponse = Schema.Struct({
+  data: Schema.Array(Schema.Unknown),
+  cost: Schema.Struct({ creditsCharged: Schema.Number, creditsRemaining: Schema.Number }),
+  coverage: Schema.Array(CoverageItem),
+  estimate: Schema.optionalWith(Schema.Struct({ credits: Schema.Number }), { exact: true }),
+  requestId: Schema.String,
+  ...Versions
+})
+
+const envelopeJsonSchema = {
+  type: "object",
+  required: ["request"],
+  additionalProperties: false,
+  properties: {
+    request: {
+      type: "object",
+      required: ["op"],
+      properties: { op: { type: "string" } },
+      additionalProperties: true,
+      description: "`op` and the op's own fields; each op's request JSON Schema is published by GET /api/v1/platforms"
+    },
+    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" }
+  }
+}
+
+/** The request envelope; the op's fields are decoded by the domain so every bad field is named (D5). */
+export const OpEnvelope = Schema.Unknown.annotations({ jsonSchema: envelopeJsonSchema, identifier: "OpEnvelope" })
+
+/** Catalogue: no key. */
+export class CatalogueGroup extends HttpApiGroup.make("catalogue").add(
+  HttpApiEndpoint.get("platforms", "/api/v1/platforms")
+    .addSuccess(CatalogueResponse)
+    .annotate(OpenApi.Summary, "Every platform and op with prices, windows, availability and request schemas")
+) {}
+
+/** Op calls and balance: an API key is required. */
+export class OpsGroup extends HttpApiGroup.make("ops")
+  .add(
+    HttpApiEndpoint.post("call", "/api/v1/platforms/:platform")
+      .setPath(Schema.Struct({ platform: Schema.String }))
+      .setPayload(OpEnvelope)
+      .addSuccess(OpResponse)
+      .annotate(OpenApi.Summary, "Call one op of one platform (or quote it with estimateOnly)")
+  )
+  .add(
+    HttpApiEndpoint.get("balance", "/api/v1/balance")
+      .addSuccess(BalanceResponse)
+      .annotate(OpenApi.Summary, "Spendable credits of the key's account")
+  )
+  .middleware(Authentication) {}
+
+/** The public API. */
+export class Api extends HttpApi.make("pdr")
+  .add(CatalogueGroup)
+  .add(OpsGroup)
+  .addError(Errors.BadRequest)
+  .addError(Errors.PaymentRequired)
+  .addError(Errors.NotFound)
+  .addError(Errors.Conflict)
+  .addError(Errors.PayloadTooLarge)
+  .addError(Errors.UnsupportedMediaType)
+  .addError(Errors.UnprocessableEntity)
+  .addError(Errors.TooManyRequests)
+  .addError(Errors.Internal)
+  .addError(Errors.BadGateway)
+  .addError(Errors.ServiceUnavailable)
+  .annotate(OpenApi.Title, "Platform Data Retrieval API")
+  .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}

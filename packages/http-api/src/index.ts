@@ -1,0 +1,3 @@
+export * as Api from "./Api.js"
+export * as Errors from "./Errors.js"
+export * as Security from "./Security.js"

@@ -1,0 +1,64 @@
+/** The KeyStore port on PostgreSQL: only the SHA-256 digest and the visible prefix of a key are stored (D6). */
+import { SqlClient } from "@effect/sql"
+import { KeyStore as K } from "@pdr/domain"
+import { Effect, Layer, Option } from "effect"
+import { num, optionalUtc, utc } from "./Rows.js"
+
+const columns = (sql: SqlClient.SqlClient) => sql`
+  k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.calls,
+  coalesce((SELECT -sum(l.credits) FROM ledger l WHERE l.key_id = k.id AND l.kind = 'capture'), 0) AS credits_spent`
+
+const toKey = (r: Record<string, unknown>) =>
+  new K.StoredKey({
+    id: String(r["id"]),
+    accountId: String(r["account_id"]),
+    name: String(r["name"]),
+    prefix: String(r["prefix"]),
+    createdAt: utc(r["created_at"]),
+    expiresAt: optionalUtc(r["expires_at"]),
+    revokedAt: optionalUtc(r["revoked_at"]),
+    lastUsedAt: optionalUtc(r["last_used_at"]),
+    calls: num(r["calls"]),
+    creditsSpent: num(r["credits_spent"] ?? 0)
+  })
+
+/** The KeyStore adapter. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const first = (rows: ReadonlyArray<Record<string, unknown>>) => Option.map(Option.fromNullable(rows[0]), toKey)
+  return K.KeyStore.of({
+    insert: (key) =>
+      sql`INSERT INTO api_keys (id, account_id, name, prefix, digest, expires_at)
+          VALUES (${key.id}, ${key.accountId}, ${key.name}, ${key.prefix}, ${key.digest}, ${Option.getOrNull(key.expiresAt)})
+          RETURNING *, 0 AS credits_spent`.pipe(
+        Effect.map((rows) => toKey(rows[0]!)),
+        Effect.orDie
+      ),
+    findByDigest: (digest) =>
+      sql`SELECT id, account_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, calls
+          FROM api_keys WHERE digest = ${digest}`.pipe(Effect.map(first), Effect.orDie),
+    find: (keyId) =>
+      sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.id = ${keyId}`.pipe(Effect.map(first), Effect.orDie),
+    list: (accountId) =>
+      sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.account_id = ${accountId} ORDER BY k.created_at, k.id`.pipe(
+        Effect.map((rows) => rows.map(toKey)),
+        Effect.orDie
+      ),
+    revoke: (keyId) =>
+      sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    recordUsage: (usage) =>
+      usage.length === 0
+        ? Effect.void
+        : sql`UPDATE api_keys k SET calls = k.calls + u.calls,
+                last_used_at = greatest(k.last_used_at, u.last_used_at)
+              FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(usage)}::jsonb)
+                    AS x("keyId" text, calls bigint, "lastUsedAt" timestamptz)) AS u(key_id, calls, last_used_at)
+              WHERE k.id = u.key_id`.pipe(Effect.asVoid, Effect.orDie)
+  })
+})
+
+/** The KeyStore port on the SqlClient. */
+export const layer = Layer.effect(K.KeyStore, make)

@@ -1,0 +1,206 @@
+/** The Ledger port on PostgreSQL: accounts, the append-only ledger, holds, and the settle transaction (D8). */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Ledger as L, type Measurements as M } from "@pdr/domain"
+import { Effect, Layer, Option } from "effect"
+import { date, num, utc } from "./Rows.js"
+
+const toAccount = (r: Record<string, unknown>) =>
+  new L.Account({
+    id: String(r["id"]),
+    name: String(r["name"]),
+    balance: num(r["balance"]),
+    held: num(r["held"]),
+    createdAt: utc(r["created_at"])
+  })
+
+const toHold = (r: Record<string, unknown>) =>
+  new L.Hold({
+    id: String(r["id"]),
+    accountId: String(r["account_id"]),
+    keyId: (r["key_id"] as string | null) ?? null,
+    amount: num(r["amount"]),
+    status: r["status"] as L.Hold["status"],
+    captured: num(r["captured"]),
+    expiresAt: utc(r["expires_at"])
+  })
+
+const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
+  Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
+    A,
+    Exclude<E, SqlError>
+  >
+
+/** Writes the records a settle pays for (inside the caller's transaction). */
+export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords) =>
+  Effect.gen(function* () {
+    if (records.measurements.length > 0) {
+      yield* sql`INSERT INTO measurements ${sql.insert(
+        records.measurements.map((m) => ({
+          platform: m.platform,
+          op: m.op,
+          entity: m.entity,
+          freshness_key: m.freshnessKey,
+          measured_at: m.measuredAt,
+          rows: JSON.stringify(m.rows),
+          rows_asked: m.rowsAsked,
+          exhaustive: m.exhaustive,
+          found: m.found,
+          source: m.source
+        }))
+      )}`
+    }
+    if (records.points.length > 0) {
+      yield* sql`INSERT INTO history_points ${sql.insert(
+        records.points.map((p) => ({
+          platform: p.platform,
+          entity: p.entity,
+          store: p.store,
+          stay: p.stay === null ? null : JSON.stringify(p.stay),
+          measured_at: p.measuredAt,
+          metrics: JSON.stringify(p.metrics),
+          source: p.source
+        }))
+      )}`
+    }
+    if (records.reveals.length > 0) {
+      yield* sql`INSERT INTO contact_reveals ${sql.insert(
+        records.reveals.map((r) => ({
+          account_id: r.accountId,
+          person: r.person,
+          part: r.part,
+          status: r.status,
+          value: r.value,
+          revealed_at: r.at,
+          source: r.source
+        }))
+      )} ON CONFLICT (account_id, person, part) DO NOTHING`
+    }
+  })
+
+/** The Ledger adapter. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const findAccount = (accountId: string) =>
+    orDie(sql`SELECT * FROM accounts WHERE id = ${accountId}`).pipe(
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
+    )
+
+  const spendable = (accountId: string) =>
+    orDie(sql`SELECT balance - held AS spendable FROM accounts WHERE id = ${accountId}`).pipe(
+      Effect.map((rows) => (rows[0] ? num(rows[0]["spendable"]) : 0))
+    )
+
+  const releaseHold = (holdId: string, status: "released" | "expired") =>
+    sql`WITH h AS (
+          UPDATE holds SET status = ${status}, settled_at = now()
+          WHERE id = ${holdId} AND status = 'held' RETURNING account_id, amount)
+        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`
+
+  return L.Ledger.of({
+    createAccount: ({ id, name }) =>
+      orDie(sql`INSERT INTO accounts (id, name) VALUES (${id}, ${name}) RETURNING *`).pipe(
+        Effect.map((rows) => toAccount(rows[0]!))
+      ),
+    findAccount,
+    listAccounts: () =>
+      orDie(sql`SELECT * FROM accounts ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toAccount))),
+    grant: ({ accountId, credits, reason }) =>
+      orDie(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            const rows =
+              yield* sql`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING *`
+            if (rows.length === 0) return yield* new L.AccountNotFound({ accountId })
+            yield* sql`INSERT INTO ledger (account_id, kind, credits, reason) VALUES (${accountId}, 'grant', ${credits}, ${reason})`
+            return toAccount(rows[0]!)
+          })
+        )
+      ),
+    placeHold: ({ id, accountId, keyId, amount, expiresAt }) =>
+      orDie(
+        Effect.gen(function* () {
+          const rows = yield* sql`
+            WITH a AS (
+              UPDATE accounts SET held = held + ${amount}
+              WHERE id = ${accountId} AND balance - held >= ${amount} RETURNING id)
+            INSERT INTO holds (id, account_id, key_id, amount, expires_at)
+            SELECT ${id}, a.id, ${keyId}, ${amount}, ${expiresAt} FROM a RETURNING *`
+          if (rows.length === 0) {
+            return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
+          }
+          return toHold(rows[0]!)
+        })
+      ),
+    settle: ({ holdId, accountId, capture, reason, records }) =>
+      orDie(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            if (holdId === null) {
+              if (capture !== 0) return yield* Effect.die(new Error("a settle without a hold cannot capture"))
+              yield* writeRecords(sql, records)
+              const rows = yield* sql`SELECT * FROM accounts WHERE id = ${accountId}`
+              return toAccount(rows[0]!)
+            }
+            const held = yield* sql`
+              UPDATE holds SET status = 'captured', captured = ${capture}, settled_at = now()
+              WHERE id = ${holdId} AND status = 'held' AND amount >= ${capture}
+              RETURNING account_id, key_id, amount`
+            const hold = held[0]
+            if (!hold) return yield* new L.HoldNotHeld({ holdId })
+            const accounts = yield* sql`
+              UPDATE accounts SET balance = balance - ${capture}, held = held - ${num(hold["amount"])}
+              WHERE id = ${String(hold["account_id"])} RETURNING *`
+            if (capture > 0) {
+              yield* sql`INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+                VALUES (${String(hold["account_id"])}, 'capture', ${-capture}, ${reason}, ${hold["key_id"] as string | null}, ${holdId})`
+            }
+            yield* writeRecords(sql, records)
+            return toAccount(accounts[0]!)
+          })
+        )
+      ),
+    release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
+    releaseExpired: (now) =>
+      orDie(sql`
+        WITH h AS (
+          UPDATE holds SET status = 'expired', settled_at = now()
+          WHERE status = 'held' AND expires_at <= ${now} RETURNING account_id, amount),
+        s AS (SELECT account_id, sum(amount) AS amount, count(*) AS n FROM h GROUP BY account_id),
+        u AS (UPDATE accounts SET held = accounts.held - s.amount FROM s WHERE accounts.id = s.account_id RETURNING s.n)
+        SELECT coalesce(sum(n), 0) AS n FROM u`).pipe(Effect.map((rows) => num(rows[0]?.["n"] ?? 0))),
+    holds: (accountId) =>
+      orDie(sql`SELECT * FROM holds WHERE account_id = ${accountId} AND status = 'held' ORDER BY created_at`).pipe(
+        Effect.map((rows) => rows.map(toHold))
+      ),
+    entries: (accountId, limit) =>
+      orDie(sql`SELECT * FROM ledger WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`).pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (r) =>
+              new L.LedgerEntry({
+                id: num(r["id"]),
+                accountId: String(r["account_id"]),
+                kind: r["kind"] as "grant" | "capture",
+                credits: num(r["credits"]),
+                reason: String(r["reason"]),
+                keyId: (r["key_id"] as string | null) ?? null,
+                holdId: (r["hold_id"] as string | null) ?? null,
+                at: utc(date(r["created_at"]))
+              })
+          )
+        )
+      ),
+    totals: (accountId) =>
+      orDie(sql`
+        SELECT coalesce(sum(credits) FILTER (WHERE kind = 'grant'), 0) AS grants,
+               coalesce(-sum(credits) FILTER (WHERE kind = 'capture'), 0) AS captures
+        FROM ledger WHERE account_id = ${accountId}`).pipe(
+        Effect.map((rows) => ({ grants: num(rows[0]?.["grants"]), captures: num(rows[0]?.["captures"]) }))
+      )
+  })
+})
+
+/** The Ledger port on the SqlClient. */
+export const layer = Layer.effect(L.Ledger, make)

@@ -1,0 +1,7 @@
+export * as Database from "./Database.js"
+export * as Embedded from "./Embedded.js"
+export * as Migrations from "./Migrations.js"
+export * as NodeCrypto from "./NodeCrypto.js"
+export * as PgKeyStore from "./PgKeyStore.js"
+export * as PgLedger from "./PgLedger.js"
+export * as PgMeasurements from "./PgMeasurements.js"

@@ -1,0 +1,131 @@
+/**
+ * The synthetic upstream (D15), the embedded default for every op of every platform: offline, deterministic for a
+ * given entity, request and day, with `source: "synthetic"` on everything it produces. Knobs for tests: latency,
+ * failure rate, hang, and a subject pattern that is never found.
+ */
+import { Upstream as U } from "@pdr/domain"
+import { Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import * as G from "./Generate.js"
+
+/** The name this adapter reports as `source`. */
+export const source = "synthetic"
+
+/** Test knobs. */
+export interface Knobs {
+  /** Delay before each answer. */
+  readonly latency: Duration.Duration
+  /** Share of fetches that fail with `upstream_failed` (0 to 1). */
+  readonly failureRate: number
+  /** Never answer (every unit runs into its timeout). */
+  readonly hang: boolean
+  /** Subjects matching this pattern are never found. */
+  readonly notFound: RegExp
+}
+
+/** Knobs that change nothing: no latency, no failures, subjects containing `not-found` or `notfound` unknown. */
+export const defaults: Knobs = { latency: Duration.zero, failureRate: 0, hang: false, notFound: /not-?found/i }
+
+const exploreSources: ReadonlyArray<U.ExploreSource> = [
+  { name: "synthetic/app-charts", price: { credits: 1, rows: 10 } },
+  { name: "synthetic/podcast-episodes", price: { credits: 2, rows: 10 } },
+  { name: "synthetic/product-launches", price: { credits: 1, rows: 5 } }
+]
+
+const withoutRows = (request: Readonly<Record<string, unknown>>) => {
+  const { limit: _l, pages: _p, subjects: _s, subject: _t, ...rest } = request
+  return JSON.stringify(rest)
+}
+
+/** The adapter. */
+export const make = (knobs: Knobs) =>
+  Effect.sync(() => {
+    const failed = (detail: string) => new U.UpstreamFailed({ source, detail })
+
+    const produce = (unit: U.UnitRequest, now: number): U.UnitOutcome => {
+      const c: G.Ctx = {
+        platform: unit.platform,
+        op: unit.op,
+        request: unit.request,
+        subject: unit.subject,
+        store: unit.store,
+        day: Math.floor(now / 86_400_000),
+        now
+      }
+      if (unit.subject !== undefined && knobs.notFound.test(unit.subject)) {
+        return { _tag: "NotFound", source, detail: `${unit.platform} has no ${unit.subject}` }
+      }
+      if (unit.platform === "contacts") {
+        return {
+          _tag: "Delivered",
+          rows: [G.contact(unit.subject ?? "", unit.parts ?? [])],
+          exhaustive: true,
+          points: [],
+          source
+        }
+      }
+      const card = G.cardFor(c)
+      if (card !== undefined) {
+        return { _tag: "Delivered", rows: [card.row], exhaustive: true, points: card.point ? [card.point] : [], source }
+      }
+      const key = `${unit.platform}/${unit.op}/${unit.subject ?? ""}/${unit.store ?? ""}/${withoutRows(unit.request)}/${c.day}`
+      const perPage = unit.op === "search" && unit.platform === "web_search"
+      const asked = perPage ? unit.rows * 10 : unit.rows
+      const count = Math.min(asked, G.available(c, key))
+      const generated = G.listFor(c, key, count)
+      const subjectPoint = G.subjectPoint(c, generated)
+      return {
+        _tag: "Delivered",
+        rows: generated.map((g) => g.row),
+        exhaustive: count < asked,
+        points: [...generated.flatMap((g) => (g.point ? [g.point] : [])), ...(subjectPoint ? [subjectPoint] : [])],
+        source
+      }
+    }
+
+    return U.Upstream.of({
+      name: source,
+      fetch: (unit) =>
+        Effect.gen(function* () {
+          if (knobs.hang) return yield* Effect.never
+          if (Duration.toMillis(knobs.latency) > 0) yield* Effect.sleep(knobs.latency)
+          if (knobs.failureRate > 0 && (yield* Random.next) < knobs.failureRate) {
+            return yield* failed("synthetic failure (the failure-rate knob)")
+          }
+          if (!G.serves(unit.platform, unit.op))
+            return yield* failed(`no synthetic data for ${unit.platform} ${unit.op}`)
+          const now = DateTime.toEpochMillis(yield* DateTime.now)
+          return produce(unit, now)
+        }),
+      resolveStore: (_platform, locator) =>
+        Effect.sync(() => {
+          if (typeof locator["storeId"] === "string") return Option.some(`store:${locator["storeId"]}`)
+          if (typeof locator["pincode"] === "string") {
+            return Option.some(`store:${new G.Rng(locator["pincode"]).id(6, "0123456789")}`)
+          }
+          const lat = Number(locator["lat"])
+          const lon = Number(locator["lon"])
+          return Option.some(`store:${new G.Rng(Math.round(lat * 20), Math.round(lon * 20)).id(6, "0123456789")}`)
+        }),
+      exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name)))
+    })
+  })
+
+/** The adapter with these knobs. */
+export const layer = (knobs: Knobs = defaults) => Layer.effect(U.Upstream, make(knobs))
+
+/** Knobs from SYNTHETIC_LATENCY_MS, SYNTHETIC_FAILURE_RATE, SYNTHETIC_HANG, SYNTHETIC_NOT_FOUND. */
+export const knobsConfig = Config.all({
+  latency: Config.integer("SYNTHETIC_LATENCY_MS").pipe(Config.withDefault(0), Config.map(Duration.millis)),
+  failureRate: Config.number("SYNTHETIC_FAILURE_RATE").pipe(
+    Config.withDefault(0),
+    Config.validate({ message: "must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
+  ),
+  hang: Config.boolean("SYNTHETIC_HANG").pipe(Config.withDefault(false)),
+  notFound: Config.string("SYNTHETIC_NOT_FOUND").pipe(
+    Config.withDefault(defaults.notFound.source),
+    Config.map((s) => new RegExp(s, "i"))
+  )
+})
+
+/** The adapter with knobs from the environment. */
+export const layerConfig = Layer.unwrapEffect(Effect.map(knobsConfig, layer))

@@ -1,0 +1,2 @@
+export * as Generate from "./Generate.js"
+export * as SyntheticUpstream from "./SyntheticUpstream.js"
