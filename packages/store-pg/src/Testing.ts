@@ -1,0 +1,78 @@
+/**
+ * Storage targets for tests: a fresh schema on the real PostgreSQL server (TEST_DATABASE_URL, default the local
+ * `test` database) and the embedded default (PGlite, in memory). With CI=true an unreachable server fails loudly;
+ * elsewhere its tests are skipped with a warning.
+ */
+
+import { randomBytes } from "node:crypto"
+import { Effect } from "effect"
+import pg from "pg"
+import type { Target } from "./Database.js"
+
+/** The real server used by tests. */
+export const serverUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+/** Which targets this run covers: PDR_TEST_STORES=server,embedded (the default: both). */
+export const wanted = (process.env["PDR_TEST_STORES"] ?? "server,embedded").split(",").map((s) => s.trim())
+
+const reachable = async () => {
+  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query("select 1")
+    return true
+  } catch {
+    return false
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** Whether the real server can be used; throws under CI=true when it cannot. */
+export const serverAvailable = async (): Promise<boolean> => {
+  if (!wanted.includes("server")) return false
+  if (await reachable()) return true
+  if (process.env["CI"] === "true") throw new Error(`CI=true and the PostgreSQL server at ${serverUrl} is unreachable`)
+  console.warn(
+    `[pdr] PostgreSQL at ${serverUrl} is unreachable: real-server tests are skipped (CI=true makes this fatal)`
+  )
+  return false
+}
+
+const withSearchPath = (url: string, schema: string) => {
+  const u = new URL(url)
+  u.searchParams.set("options", `-c search_path=${schema}`)
+  return u.toString()
+}
+
+/** A fresh schema on the real server, dropped when the scope closes. */
+export const freshServerSchema = (maxConnections = 10) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const schema = `t_${randomBytes(6).toString("hex")}`
+      const client = new pg.Client({ connectionString: serverUrl })
+      await client.connect()
+      await client.query(`CREATE SCHEMA ${schema}`)
+      await client.end()
+      return schema
+    }),
+    (schema) =>
+      Effect.promise(async () => {
+        const client = new pg.Client({ connectionString: serverUrl })
+        await client.connect()
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+        await client.end()
+      })
+  ).pipe(Effect.map((schema): Target => ({ _tag: "Server", url: withSearchPath(serverUrl, schema), maxConnections })))
+
+/** The embedded default, in memory. */
+export const embedded: Target = { _tag: "Embedded", dataDir: undefined }
+
+/** The targets of this run, by name, with whether each is usable. */
+export const targets = async () => {
+  const server = await serverAvailable()
+  return [
+    { name: "postgres", enabled: server, target: freshServerSchema() },
+    { name: "embedded", enabled: wanted.includes("embedded"), target: Effect.succeed(embedded) }
+  ] as const
+}

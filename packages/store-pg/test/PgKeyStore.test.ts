@@ -1,0 +1,148 @@
+// D6: keys are stored as digest + prefix only, revocation is immediate, expiry is exact, and every refusal is the same.
+
+import { createHash } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Accounts, Keys } from "@pdr/domain"
+import { Effect, Either, FastCheck as fc, TestClock } from "effect"
+import * as Testing from "../src/Testing.js"
+import { services } from "./layers.js"
+
+const targets = await Testing.targets()
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+const start = Date.parse("2026-11-21T12:00:00Z")
+
+const refusal = (credentials: Keys.Credentials) =>
+  Effect.gen(function* () {
+    const keys = yield* Keys.Keys
+    const r = yield* Effect.either(keys.authenticate(credentials))
+    assert.isTrue(Either.isLeft(r), "expected a refusal")
+    const e = (r as Either.Left<Keys.Unauthorized, unknown>).left
+    return JSON.stringify({ tag: e._tag, message: e.message, fields: { ...e } })
+  })
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`Keys on ${t.name}`, () => {
+    layer(services(t.target), { timeout: "60 seconds" })((it) => {
+      it.effect("D6: a key is key_live_ + 32 base62; only its SHA-256 digest and 13-character prefix are stored", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(start)
+          const accounts = yield* Accounts.Accounts
+          const keys = yield* Keys.Keys
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* accounts.create({ name: "keys" })
+          const created = yield* keys.create({ accountId: account.id, name: "ci" })
+          assert.match(created.key, /^key_live_[0-9A-Za-z]{32}$/)
+          assert.strictEqual(created.stored.prefix, created.key.slice(0, 13))
+          const rows = yield* sql`SELECT * FROM api_keys WHERE id = ${created.stored.id}`
+          assert.strictEqual(rows.length, 1)
+          assert.strictEqual(rows[0]!["digest"], sha256(created.key))
+          assert.notInclude(JSON.stringify(rows), created.key)
+          const caller = yield* keys.authenticate({ apiKey: created.key, authorization: undefined })
+          assert.deepStrictEqual(caller, {
+            accountId: account.id,
+            keyId: created.stored.id,
+            prefix: created.stored.prefix
+          })
+          const viaBearer = yield* keys.authenticate({ apiKey: undefined, authorization: `Bearer ${created.key}` })
+          assert.strictEqual(viaBearer.keyId, created.stored.id)
+          const same = yield* keys.authenticate({ apiKey: created.key, authorization: `Bearer ${created.key}` })
+          assert.strictEqual(same.keyId, created.stored.id)
+        })
+      )
+
+      it.effect("D6: revocation refuses the very next call", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(start)
+          const accounts = yield* Accounts.Accounts
+          const keys = yield* Keys.Keys
+          const account = yield* accounts.create({ name: "revoke" })
+          const { key, stored } = yield* keys.create({ accountId: account.id, name: "soon revoked" })
+          yield* keys.authenticate({ apiKey: key, authorization: undefined })
+          const revoked = yield* keys.revoke(stored.id)
+          assert.isFalse(revoked.alreadyRevoked)
+          yield* refusal({ apiKey: key, authorization: undefined })
+          assert.isTrue((yield* keys.revoke(stored.id)).alreadyRevoked)
+          const missing = yield* Effect.either(keys.revoke("kid_nope"))
+          assert.isTrue(Either.isLeft(missing) && missing.left._tag === "KeyNotFound")
+        })
+      )
+
+      it.effect("D6: a key with an expiry works 1 ms before it and is refused at it and 1 ms after", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(start)
+          const accounts = yield* Accounts.Accounts
+          const keys = yield* Keys.Keys
+          const account = yield* accounts.create({ name: "expiry" })
+          const expiresAt = new Date(start + 3_600_000)
+          const { key } = yield* keys.create({ accountId: account.id, name: "expiring", expiresAt })
+          yield* TestClock.setTime(expiresAt.getTime() - 1)
+          yield* keys.authenticate({ apiKey: key, authorization: undefined })
+          yield* TestClock.setTime(expiresAt.getTime())
+          yield* refusal({ apiKey: key, authorization: undefined })
+          yield* TestClock.setTime(expiresAt.getTime() + 1)
+          yield* refusal({ apiKey: key, authorization: undefined })
+          const past = yield* Effect.either(
+            keys.create({ accountId: account.id, name: "past", expiresAt: new Date(start) })
+          )
+          assert.isTrue(Either.isLeft(past) && past.left._tag === "InvalidInput")
+        })
+      )
+
+      it.effect("D6: calls are counted off the request path and credits spent equal the key's captures", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(start)
+          const accounts = yield* Accounts.Accounts
+          const keys = yield* Keys.Keys
+          const sql = yield* SqlClient.SqlClient
+          const account = yield* accounts.create({ name: "counters", credits: 10 })
+          const { stored } = yield* keys.create({ accountId: account.id, name: "counted" })
+          for (let i = 0; i < 3; i++) yield* keys.recordCall(stored.id)
+          const before = yield* sql`SELECT calls FROM api_keys WHERE id = ${stored.id}`
+          assert.strictEqual(Number(before[0]!["calls"]), 0)
+          yield* sql`INSERT INTO ledger (account_id, kind, credits, reason, key_id) VALUES (${account.id}, 'capture', -4, 'test', ${stored.id})`
+          const listed = yield* keys.list(account.id)
+          assert.strictEqual(listed[0]!.calls, 3)
+          assert.strictEqual(listed[0]!.creditsSpent, 4)
+          assert.isTrue(listed[0]!.lastUsedAt._tag === "Some")
+        })
+      )
+
+      it.effect.prop(
+        "D6 invariant: missing, malformed, unknown, revoked and expired keys are indistinguishable",
+        [
+          fc.constantFrom("missing", "malformed", "unknown", "revoked", "expired", "bearer-mismatch", "not-bearer"),
+          fc.string({ maxLength: 40 })
+        ],
+        ([kind, noise]) =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const account = yield* accounts.create({ name: "matrix" })
+            const live = yield* keys.create({ accountId: account.id, name: "live" })
+            const revoked = yield* keys.create({ accountId: account.id, name: "revoked" })
+            yield* keys.revoke(revoked.stored.id)
+            const expired = yield* keys.create({
+              accountId: account.id,
+              name: "expired",
+              expiresAt: new Date(start + 1000)
+            })
+            yield* TestClock.setTime(start + 2000)
+            const credentials: Record<string, Keys.Credentials> = {
+              missing: { apiKey: undefined, authorization: undefined },
+              malformed: { apiKey: `key_live_${noise}`, authorization: undefined },
+              unknown: { apiKey: `key_live_${"A".repeat(32)}`, authorization: undefined },
+              revoked: { apiKey: revoked.key, authorization: undefined },
+              expired: { apiKey: expired.key, authorization: undefined },
+              "bearer-mismatch": { apiKey: live.key, authorization: `Bearer ${revoked.key}` },
+              "not-bearer": { apiKey: undefined, authorization: `Basic ${live.key}` }
+            }
+            const reference = yield* refusal(credentials["missing"]!)
+            assert.strictEqual(yield* refusal(credentials[kind]!), reference)
+          }),
+        { fastCheck: { numRuns: 20 } }
+      )
+    })
+  })
+}

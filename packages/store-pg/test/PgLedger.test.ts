@@ -1,0 +1,235 @@
+// D7, D8: holds are placed atomically, captures never exceed holds, expired holds come back, the ledger balances.
+import { assert, describe, layer } from "@effect/vitest"
+import { Accounts, Ledger } from "@pdr/domain"
+import { Effect, Either, FastCheck as fc } from "effect"
+import * as Testing from "../src/Testing.js"
+import { services } from "./layers.js"
+
+const targets = await Testing.targets()
+
+let counter = 0
+const holdId = () => `hold_test_${Date.now()}_${counter++}`
+const later = (ms: number) => new Date(Date.now() + ms)
+
+const audit = (accountId: string) =>
+  Effect.gen(function* () {
+    const ledger = yield* Ledger.Ledger
+    const account = (yield* ledger.findAccount(accountId)).pipe((o) => (o._tag === "Some" ? o.value : undefined))!
+    const totals = yield* ledger.totals(accountId)
+    const holds = yield* ledger.holds(accountId)
+    return { account, totals, heldSum: holds.reduce((n, h) => n + h.amount, 0) }
+  })
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`Ledger on ${t.name}`, () => {
+    layer(services(t.target), { timeout: "60 seconds" })((it) => {
+      it.effect("D8: 200 concurrent holds on an account that can afford 37 place exactly 37", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const account = yield* accounts.create({ name: "race", credits: 37 })
+          const results = yield* Effect.all(
+            Array.from({ length: 200 }, () =>
+              Effect.either(
+                ledger.placeHold({
+                  id: holdId(),
+                  accountId: account.id,
+                  keyId: null,
+                  amount: 1,
+                  expiresAt: later(60_000)
+                })
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+          const placed = results.filter(Either.isRight).length
+          const refused = results.filter(Either.isLeft)
+          assert.strictEqual(placed, 37)
+          assert.strictEqual(refused.length, 163)
+          assert.strictEqual(refused[0]!.left._tag, "HoldRefused")
+          const after = yield* audit(account.id)
+          assert.strictEqual(after.account.balance, 37)
+          assert.strictEqual(after.account.held, 37)
+          assert.strictEqual(after.account.spendable, 0)
+          assert.strictEqual(after.heldSum, 37)
+        })
+      )
+
+      it.effect(
+        "D8: a crashed caller's hold is released after its expiry, not before, and cannot be captured after",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const account = yield* accounts.create({ name: "crash", credits: 50 })
+            const expiresAt = later(3_600_000)
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 30,
+              expiresAt
+            })
+            assert.strictEqual((yield* audit(account.id)).account.spendable, 20)
+            yield* ledger.releaseExpired(new Date(expiresAt.getTime() - 1))
+            assert.strictEqual((yield* audit(account.id)).account.spendable, 20)
+            assert.strictEqual((yield* audit(account.id)).heldSum, 30)
+            assert.isAtLeast(yield* ledger.releaseExpired(new Date(expiresAt.getTime() + 1)), 1)
+            const after = yield* audit(account.id)
+            assert.strictEqual(after.account.spendable, 50)
+            assert.strictEqual(after.account.held, 0)
+            const late = yield* Effect.either(
+              ledger.settle({
+                holdId: hold.id,
+                accountId: account.id,
+                capture: 10,
+                reason: "late",
+                records: { measurements: [], points: [], reveals: [] }
+              })
+            )
+            assert.isTrue(Either.isLeft(late))
+            assert.strictEqual((yield* audit(account.id)).account.balance, 50)
+          })
+      )
+
+      it.effect("D8: a capture above its hold is refused and changes nothing", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const account = yield* accounts.create({ name: "over", credits: 100 })
+          const hold = yield* ledger.placeHold({
+            id: holdId(),
+            accountId: account.id,
+            keyId: null,
+            amount: 10,
+            expiresAt: later(60_000)
+          })
+          const over = yield* Effect.either(
+            ledger.settle({
+              holdId: hold.id,
+              accountId: account.id,
+              capture: 11,
+              reason: "over",
+              records: { measurements: [], points: [], reveals: [] }
+            })
+          )
+          assert.isTrue(Either.isLeft(over))
+          const ok = yield* ledger.settle({
+            holdId: hold.id,
+            accountId: account.id,
+            capture: 7,
+            reason: "ok",
+            records: { measurements: [], points: [], reveals: [] }
+          })
+          assert.strictEqual(ok.balance, 93)
+          assert.strictEqual(ok.held, 0)
+          const totals = yield* ledger.totals(account.id)
+          assert.deepStrictEqual(totals, { grants: 100, captures: 7 })
+        })
+      )
+
+      it.effect("D7: grants are whole positive credits with a reason; an unknown account is refused", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const account = yield* accounts.create({ name: "grants" })
+          for (const credits of [0, -5, 1.5, Number.NaN]) {
+            const r = yield* Effect.either(accounts.grant({ accountId: account.id, credits, reason: "x" }))
+            assert.isTrue(Either.isLeft(r) && r.left._tag === "InvalidInput")
+          }
+          const blank = yield* Effect.either(accounts.grant({ accountId: account.id, credits: 5, reason: "  " }))
+          assert.isTrue(Either.isLeft(blank) && blank.left._tag === "InvalidInput")
+          const unknown = yield* Effect.either(accounts.grant({ accountId: "acct_nope", credits: 5, reason: "x" }))
+          assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "AccountNotFound")
+          const granted = yield* accounts.grant({ accountId: account.id, credits: 25, reason: "top-up" })
+          assert.strictEqual(granted.balance, 25)
+        })
+      )
+
+      type Step =
+        | { readonly kind: "grant"; readonly credits: number }
+        | { readonly kind: "hold"; readonly amount: number }
+        | { readonly kind: "capture"; readonly fraction: number; readonly over: boolean }
+        | { readonly kind: "release" }
+        | { readonly kind: "expire" }
+      const step: fc.Arbitrary<Step> = fc.oneof(
+        fc.record({ kind: fc.constant("grant" as const), credits: fc.integer({ min: 1, max: 40 }) }),
+        fc.record({ kind: fc.constant("hold" as const), amount: fc.integer({ min: 1, max: 30 }) }),
+        fc.record({
+          kind: fc.constant("capture" as const),
+          fraction: fc.double({ min: 0, max: 1, noNaN: true }),
+          over: fc.boolean()
+        }),
+        fc.record({ kind: fc.constant("release" as const) }),
+        fc.record({ kind: fc.constant("expire" as const) })
+      )
+
+      it.effect.prop(
+        "D8 invariant: under any interleaving of grants, holds, captures, releases and expiries, balance >= 0, no capture exceeds its hold, balance == grants - captures",
+        [fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 6 })],
+        ([rounds]) =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const account = yield* accounts.create({ name: "prop", credits: 20 })
+            const open: Array<{ id: string; amount: number }> = []
+            for (const round of rounds) {
+              yield* Effect.all(
+                round.map((s) => {
+                  switch (s.kind) {
+                    case "grant":
+                      return Effect.asVoid(ledger.grant({ accountId: account.id, credits: s.credits, reason: "prop" }))
+                    case "hold": {
+                      const id = holdId()
+                      return ledger
+                        .placeHold({
+                          id,
+                          accountId: account.id,
+                          keyId: null,
+                          amount: s.amount,
+                          expiresAt: later(60_000)
+                        })
+                        .pipe(
+                          Effect.tap(() => Effect.sync(() => open.push({ id, amount: s.amount }))),
+                          Effect.ignore
+                        )
+                    }
+                    case "capture": {
+                      const h = open.shift()
+                      if (!h) return Effect.void
+                      const capture = s.over ? h.amount + 1 : Math.floor(h.amount * s.fraction)
+                      return Effect.either(
+                        ledger.settle({
+                          holdId: h.id,
+                          accountId: account.id,
+                          capture,
+                          reason: "prop",
+                          records: { measurements: [], points: [], reveals: [] }
+                        })
+                      ).pipe(
+                        Effect.map((r) => {
+                          if (s.over) assert.isTrue(Either.isLeft(r), "a capture above its hold was accepted")
+                        })
+                      )
+                    }
+                    case "release": {
+                      const h = open.shift()
+                      return h ? ledger.release(h.id) : Effect.void
+                    }
+                    case "expire":
+                      return Effect.asVoid(ledger.releaseExpired(later(120_000)))
+                  }
+                }),
+                { concurrency: "unbounded" }
+              )
+              const a = yield* audit(account.id)
+              assert.isAtLeast(a.account.balance, 0)
+              assert.isAtLeast(a.account.spendable, 0)
+              assert.strictEqual(a.account.balance, a.totals.grants - a.totals.captures)
+              assert.strictEqual(a.account.held, a.heldSum)
+            }
+          }),
+        { fastCheck: { numRuns: 15 } }
+      )
+    })
+  })
+}
