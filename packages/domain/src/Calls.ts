@@ -538,7 +538,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     })
 
     /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
-    const call = Effect.fn("Calls.call")(function* (caller: Caller, platformId: string, body: unknown) {
+    const callImpl = Effect.fn("Calls.call")(function* (caller: Caller, platformId: string, body: unknown) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
       if (decoded.op.name === "history") {
@@ -555,6 +555,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       if (decoded.estimateOnly) return yield* estimate(caller, p)
       return yield* execute(caller, p)
     })
+
+    const call = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Answer, CallError> =>
+      callImpl(caller, platformId, body)
 
     const balance = (caller: Caller) => spendable(caller.accountId)
 

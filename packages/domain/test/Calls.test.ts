@@ -1,0 +1,300 @@
+// D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Either, FastCheck as fc, Layer, TestClock } from "effect"
+import { Calls, Ledger, Measurements, Pricing, Upstream } from "../src/index.js"
+import { crypto, memoryStore, type Script, scriptedUpstream } from "./fakes.js"
+import * as Samples from "./samples.js"
+
+const start = Date.parse("2026-11-21T12:00:00Z")
+
+const world = (credits = 1_000_000) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(start)
+    const store = memoryStore()
+    const script: { current: Script } = { current: (u) => ({ kind: "deliver", rows: u.rows }) }
+    const layer = Calls.Calls.Default.pipe(
+      Layer.provide(
+        Layer.mergeAll(
+          Layer.succeed(Ledger.Ledger, store.ledger),
+          Layer.succeed(Measurements.Measurements, store.reads),
+          Layer.succeed(Upstream.Upstream, scriptedUpstream(script)),
+          crypto
+        )
+      )
+    )
+    const calls = yield* Effect.provide(Calls.Calls, layer)
+    const open = (id: string, amount: number) =>
+      Effect.gen(function* () {
+        yield* store.ledger.createAccount({ id, name: id })
+        if (amount > 0) yield* store.ledger.grant({ accountId: id, credits: amount, reason: "test" })
+        return { accountId: id, keyId: `key_of_${id}`, prefix: "key_live_test" }
+      })
+    const caller = yield* open("acct_a", credits)
+    return { store, script, calls, caller, open }
+  })
+
+const call = (
+  calls: Calls.Calls,
+  caller: { accountId: string; keyId: string; prefix: string },
+  platform: string,
+  request: Record<string, unknown>,
+  estimateOnly = false
+) => calls.call(caller, platform, { request, ...(estimateOnly ? { estimateOnly } : {}) })
+
+type Outcome = { kind: "deliver"; fraction: number } | { kind: "notFound" } | { kind: "fail" }
+const outcome: fc.Arbitrary<Outcome> = fc.oneof(
+  fc.record({ kind: fc.constant("deliver" as const), fraction: fc.double({ min: 0, max: 1, noNaN: true }) }),
+  fc.constant({ kind: "notFound" as const }),
+  fc.constant({ kind: "fail" as const })
+)
+
+/** A paid op, a valid request for it, and what the upstream does with each unit. */
+const scenario = fc
+  .record({
+    op: fc.constantFrom(...Samples.paidOps),
+    subjects: fc.integer({ min: 1, max: 10 }),
+    rows: fc.double({ min: 0, max: 1, noNaN: true }),
+    outcomes: fc.array(outcome, { minLength: 10, maxLength: 10 })
+  })
+  .map(({ op, subjects, rows, outcomes }) => {
+    const request = Samples.minimal(op)
+    if (op.units === "subjects") {
+      request["subjects"] = Array.from({ length: Math.min(subjects, Samples.maxSubjects(op)) }, (_, i) =>
+        Samples.subject(op, i)
+      )
+    }
+    if (op.rowsField) {
+      const [min, max] = Samples.rowsBounds(op)
+      request[op.rowsField] = Math.round(min + rows * (max - min))
+    }
+    return { op, request, outcomes }
+  })
+
+const scriptOf =
+  (outcomes: ReadonlyArray<Outcome>): Script =>
+  (unit, i) => {
+    const o = outcomes[i % outcomes.length]!
+    return o.kind === "deliver" ? { kind: "deliver", rows: Math.floor(unit.rows * o.fraction) } : o
+  }
+
+describe("Calls", () => {
+  it.effect.prop(
+    "D1 invariant: real charge <= quote for any delivery outcome, == quote on complete delivery, and the balance moves by the charge",
+    [scenario],
+    ([{ op, request, outcomes }]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const quote = yield* call(w.calls, w.caller, op.platform, request, true)
+        assert.strictEqual(quote.cost.creditsCharged, 0)
+        w.script.current = scriptOf(outcomes)
+        const real = yield* Effect.either(call(w.calls, w.caller, op.platform, request))
+        const account = (yield* w.store.ledger.findAccount(w.caller.accountId)).pipe((o) =>
+          o._tag === "Some" ? o.value : undefined
+        )!
+        if (Either.isLeft(real)) {
+          assert.strictEqual(real.left._tag, "EveryUnitFailed")
+          assert.strictEqual(account.balance, 1_000_000, "nothing is billed on an error")
+        } else {
+          assert.isAtMost(real.right.cost.creditsCharged, quote.estimate!.credits)
+          assert.strictEqual(real.right.cost.creditsRemaining, 1_000_000 - real.right.cost.creditsCharged)
+        }
+        assert.strictEqual(account.held, 0, "no hold outlives its call")
+        const w2 = yield* world()
+        const full = yield* call(w2.calls, w2.caller, op.platform, request)
+        assert.strictEqual(full.cost.creditsCharged, quote.estimate!.credits)
+      }),
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.effect.prop(
+    "D2 invariant: units held and fresh are never billed again, and say `stored` with the first measuredAt",
+    [scenario],
+    ([{ op, request }]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const first = yield* call(w.calls, w.caller, op.platform, request)
+        yield* TestClock.adjust("1 second")
+        const again = yield* call(w.calls, w.caller, op.platform, request)
+        if (op.freshSeconds === null) {
+          assert.strictEqual(again.cost.creditsCharged, first.cost.creditsCharged)
+          return
+        }
+        assert.strictEqual(again.cost.creditsCharged, 0)
+        for (const [i, c] of again.coverage.entries()) {
+          assert.strictEqual(c.status, "stored")
+          assert.strictEqual(c.measuredAt, first.coverage[i]!.measuredAt)
+        }
+        yield* TestClock.setTime(start + op.freshSeconds * 1000)
+        const later = yield* call(w.calls, w.caller, op.platform, request)
+        assert.strictEqual(
+          later.cost.creditsCharged,
+          first.cost.creditsCharged,
+          "billed again once the window has passed"
+        )
+      }),
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.effect.prop(
+    "D1 invariant: omitted units (not found, failed) are never billed; the charge is the price of what was delivered",
+    [scenario],
+    ([{ op, request, outcomes }]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        w.script.current = scriptOf(outcomes)
+        const r = yield* Effect.either(call(w.calls, w.caller, op.platform, request))
+        if (Either.isLeft(r)) return
+        let exact = Pricing.zero
+        for (const c of r.right.coverage) {
+          if (c.status === "omitted") assert.strictEqual(c.credits, 0)
+          if (c.status === "fetched") exact = Pricing.add(exact, Pricing.exact(Math.round(c.credits * 10000), 10000))
+        }
+        assert.strictEqual(r.right.cost.creditsCharged, Pricing.roundUp(exact))
+      }),
+    { fastCheck: { numRuns: 300 } }
+  )
+
+  it.effect.prop(
+    "D1 invariant: one rounding per call: the charge is ceil(N * total rows / M), not a sum of rounded units",
+    [fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 1, maxLength: 10 })],
+    ([rows]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const op = Samples.paidOps.find((o) => o.platform === "forum" && o.name === "comments")! // 3 credits for 25 rows
+        const request = { op: "comments", subjects: rows.map((_, i) => `abc${i}`), limit: 100 }
+        w.script.current = (_u, i) => ({ kind: "deliver", rows: rows[i]! })
+        const r = yield* call(w.calls, w.caller, op.platform, request)
+        const total = rows.reduce((a, b) => a + b, 0)
+        assert.strictEqual(r.cost.creditsCharged, Math.ceil((3 * total) / 25))
+      }),
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.effect(
+    "D1: jobs_in search bills a minimum of 50 rows; web_search search bills per page delivered; explore run per row",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        w.script.current = () => ({ kind: "deliver", rows: 7 })
+        const jobs = yield* call(w.calls, w.caller, "jobs_in", { op: "search", query: "dev", limit: 120 })
+        assert.strictEqual(jobs.cost.creditsCharged, 97)
+        const quote = yield* call(w.calls, w.caller, "jobs_in", { op: "search", query: "dev", limit: 120 }, true)
+        assert.strictEqual(quote.estimate!.credits, Math.ceil((97 * 120) / 50))
+        w.script.current = () => ({ kind: "deliver", rows: 3 })
+        const pages = yield* call(w.calls, w.caller, "web_search", { op: "search", query: "q", pages: 5 })
+        assert.strictEqual(pages.cost.creditsCharged, 3)
+        w.script.current = () => ({ kind: "deliver", rows: 0 })
+        const none = yield* call(w.calls, w.caller, "explore", { op: "run", source: "known", limit: 100 })
+        assert.strictEqual(none.cost.creditsCharged, 0)
+        w.script.current = () => ({ kind: "deliver", rows: 11 })
+        const some = yield* call(w.calls, w.caller, "explore", { op: "run", source: "known", limit: 100 })
+        assert.strictEqual(some.cost.creditsCharged, Math.ceil((3 * 11) / 10))
+        assert.isTrue(some.data.every((row) => row["unverified"] === true))
+        assert.strictEqual(
+          w.store.state.measurements.filter((m) => m.platform === "explore").length,
+          0,
+          "explore keeps nothing"
+        )
+        const unknown = yield* Effect.either(call(w.calls, w.caller, "explore", { op: "run", source: "nope" }))
+        assert.isTrue(Either.isLeft(unknown) && unknown.left._tag === "InvalidRequest")
+        const unavailable = yield* Effect.either(call(w.calls, w.caller, "explore", { op: "schema", source: "known" }))
+        assert.isTrue(Either.isLeft(unavailable) && unavailable.left._tag === "OpUnavailable")
+      })
+  )
+
+  it.effect(
+    "D8: a quote above spendable credits is refused with required and available, before anything is fetched",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world(5)
+        let fetched = 0
+        w.script.current = (u) => {
+          fetched++
+          return { kind: "deliver", rows: u.rows }
+        }
+        const r = yield* Effect.either(
+          call(w.calls, w.caller, "maps", { op: "places", subjects: ["ChIJaaaaaaaaaa", "ChIJbbbbbbbbbb"] })
+        )
+        assert.isTrue(Either.isLeft(r))
+        const e = (r as Either.Left<Calls.InsufficientCredits, never>).left
+        assert.deepStrictEqual([e._tag, e.required, e.available], ["InsufficientCredits", 8, 5])
+        assert.strictEqual(fetched, 0)
+      })
+  )
+
+  it.effect.prop(
+    "D10 invariant: an owned or nothing_on_file contact part is never billed again; another org never sees or reuses a reveal",
+    [fc.array(fc.constantFrom("email", "phone"), { minLength: 1, maxLength: 2 }), fc.integer({ min: 1, max: 10 })],
+    ([parts, people]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const subjects = Array.from({ length: people }, (_, i) => `person-${i}`)
+        const request = { op: "reveal", subjects, reveal: parts }
+        const first = yield* call(w.calls, w.caller, "contacts", request)
+        const revealed = first.data.flatMap((row) =>
+          [...new Set(parts)].filter((p) => (row[p] as { status: string }).status === "revealed")
+        )
+        const priced = revealed.reduce((n, p) => n + (p === "email" ? 18 : 87), 0)
+        assert.strictEqual(first.cost.creditsCharged, priced)
+        const again = yield* call(w.calls, w.caller, "contacts", request)
+        assert.strictEqual(again.cost.creditsCharged, 0)
+        for (const row of again.data) {
+          for (const p of new Set(parts))
+            assert.include(["owned", "nothing_on_file"], (row[p] as { status: string }).status)
+        }
+        const other = yield* w.open("acct_b", 1_000_000)
+        const theirs = yield* call(w.calls, other, "contacts", request)
+        assert.strictEqual(theirs.cost.creditsCharged, first.cost.creditsCharged, "another org buys its own")
+        for (const row of theirs.data)
+          for (const p of new Set(parts)) assert.notStrictEqual((row[p] as { status: string }).status, "owned")
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.effect.prop(
+    "D9 invariant: history never bills and never fetches, and returns the stored points oldest first",
+    [fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 730 })],
+    ([fetches, days]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        for (let i = 0; i < fetches; i++) {
+          yield* call(w.calls, w.caller, "short_video", { op: "profiles", subjects: ["jane.doe"] })
+          yield* TestClock.adjust("8 days")
+        }
+        let fetched = 0
+        w.script.current = (u) => {
+          fetched++
+          return { kind: "deliver", rows: u.rows }
+        }
+        const before = w.store.state.entries.length
+        const h = yield* call(w.calls, w.caller, "short_video", { op: "history", subjects: ["@Jane.Doe"], days })
+        assert.strictEqual(h.cost.creditsCharged, 0)
+        assert.strictEqual(fetched, 0)
+        assert.strictEqual(w.store.state.entries.length, before)
+        const expected = Array.from({ length: fetches }, (_, i) => start + i * 8 * 86_400_000).filter(
+          (t) => t > start + fetches * 8 * 86_400_000 - days * 86_400_000
+        )
+        assert.deepStrictEqual(
+          h.data.map((r) => Date.parse(String(r["measuredAt"]))),
+          expected
+        )
+      }),
+    { fastCheck: { numRuns: 100 } }
+  )
+
+  it.effect("D3: two spellings of one entity are one unit, billed once, with one history series", () =>
+    Effect.gen(function* () {
+      const w = yield* world()
+      const r = yield* call(w.calls, w.caller, "short_video", {
+        op: "profiles",
+        subjects: ["@Jane.Doe", "https://ShortVideo.example/@jane.doe/?utm_source=x#top", "jane.doe"]
+      })
+      assert.strictEqual(r.coverage.length, 1)
+      assert.strictEqual(r.cost.creditsCharged, 2)
+      assert.deepStrictEqual(
+        w.store.state.points.map((p) => p.entity),
+        ["jane.doe"]
+      )
+    })
+  )
+})

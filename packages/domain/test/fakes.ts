@@ -1,0 +1,186 @@
+// In-memory fakes of the domain's ports, for domain tests. The Postgres adapters are tested against real servers.
+
+import { createHash, randomBytes } from "node:crypto"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Crypto, Ledger, Measurements, Upstream } from "../src/index.js"
+
+export const crypto = Layer.succeed(Crypto.Crypto, {
+  randomBytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n))),
+  sha256: (t) => Effect.sync(() => createHash("sha256").update(t).digest("hex"))
+})
+
+export const memoryStore = () => {
+  const accounts = new Map<string, { id: string; name: string; balance: number; held: number }>()
+  const holds = new Map<
+    string,
+    {
+      id: string
+      accountId: string
+      keyId: string | null
+      amount: number
+      status: string
+      captured: number
+      expiresAt: Date
+    }
+  >()
+  const entries: Array<{
+    accountId: string
+    kind: "grant" | "capture"
+    credits: number
+    reason: string
+    keyId: string | null
+  }> = []
+  const measurements: Array<Measurements.Measurement> = []
+  const points: Array<Measurements.HistoryPoint> = []
+  const reveals: Array<Measurements.Reveal> = []
+  const toAccount = (a: { id: string; name: string; balance: number; held: number }) =>
+    new Ledger.Account({ ...a, createdAt: DateTime.unsafeMake(0) })
+  const toHold = (h: typeof holds extends Map<string, infer H> ? H : never) =>
+    new Ledger.Hold({ ...h, status: h.status as never, expiresAt: DateTime.unsafeMake(h.expiresAt) })
+  const release = (id: string, status: string) => {
+    const h = holds.get(id)
+    if (!h || h.status !== "held") return false
+    h.status = status
+    accounts.get(h.accountId)!.held -= h.amount
+    return true
+  }
+  const ledger = Ledger.Ledger.of({
+    createAccount: ({ id, name }) =>
+      Effect.sync(() => {
+        accounts.set(id, { id, name, balance: 0, held: 0 })
+        return toAccount(accounts.get(id)!)
+      }),
+    findAccount: (id) => Effect.sync(() => Option.map(Option.fromNullable(accounts.get(id)), toAccount)),
+    listAccounts: () => Effect.sync(() => [...accounts.values()].map(toAccount)),
+    grant: ({ accountId, credits, reason }) =>
+      Effect.suspend(() => {
+        const a = accounts.get(accountId)
+        if (!a) return Effect.fail(new Ledger.AccountNotFound({ accountId }))
+        a.balance += credits
+        entries.push({ accountId, kind: "grant", credits, reason, keyId: null })
+        return Effect.succeed(toAccount(a))
+      }),
+    placeHold: ({ id, accountId, keyId, amount, expiresAt }) =>
+      Effect.suspend(() => {
+        const a = accounts.get(accountId)!
+        if (a.balance - a.held < amount)
+          return Effect.fail(new Ledger.HoldRefused({ required: amount, available: a.balance - a.held }))
+        a.held += amount
+        holds.set(id, { id, accountId, keyId, amount, status: "held", captured: 0, expiresAt })
+        return Effect.succeed(toHold(holds.get(id)!))
+      }),
+    settle: ({ holdId, accountId, capture, reason, records }) =>
+      Effect.suspend(() => {
+        if (holdId !== null) {
+          const h = holds.get(holdId)
+          if (!h || h.status !== "held" || capture > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
+          const a = accounts.get(h.accountId)!
+          h.status = "captured"
+          h.captured = capture
+          a.held -= h.amount
+          a.balance -= capture
+          if (capture > 0)
+            entries.push({ accountId: h.accountId, kind: "capture", credits: -capture, reason, keyId: h.keyId })
+        }
+        measurements.push(...records.measurements)
+        points.push(...records.points)
+        for (const r of records.reveals) {
+          if (!reveals.some((x) => x.accountId === r.accountId && x.person === r.person && x.part === r.part))
+            reveals.push(r)
+        }
+        return Effect.succeed(toAccount(accounts.get(accountId)!))
+      }),
+    release: (id) => Effect.sync(() => void release(id, "released")),
+    releaseExpired: (now) =>
+      Effect.sync(
+        () =>
+          [...holds.values()].filter((h) => h.status === "held" && h.expiresAt <= now && release(h.id, "expired"))
+            .length
+      ),
+    holds: (accountId) =>
+      Effect.sync(() =>
+        [...holds.values()].filter((h) => h.accountId === accountId && h.status === "held").map(toHold)
+      ),
+    entries: () => Effect.succeed([]),
+    totals: (accountId) =>
+      Effect.sync(() => ({
+        grants: entries
+          .filter((e) => e.accountId === accountId && e.kind === "grant")
+          .reduce((n, e) => n + e.credits, 0),
+        captures: -entries
+          .filter((e) => e.accountId === accountId && e.kind === "capture")
+          .reduce((n, e) => n + e.credits, 0)
+      }))
+  })
+  const reads = Measurements.Measurements.of({
+    fresh: ({ keys, since, minRows }) =>
+      Effect.sync(() => {
+        const out = new Map<string, Measurements.Measurement>()
+        for (const m of measurements) {
+          if (!keys.includes(m.freshnessKey) || m.measuredAt <= since || !(m.rowsAsked >= minRows || m.exhaustive))
+            continue
+          const prev = out.get(m.freshnessKey)
+          if (!prev || prev.measuredAt <= m.measuredAt) out.set(m.freshnessKey, m)
+        }
+        return out
+      }),
+    history: ({ platform, entities, store, since }) =>
+      Effect.sync(() =>
+        points.filter(
+          (p) =>
+            p.platform === platform &&
+            entities.includes(p.entity) &&
+            p.measuredAt > since &&
+            (store === null || p.store === store)
+        )
+      ),
+    reveals: ({ accountId, persons }) =>
+      Effect.sync(() => reveals.filter((r) => r.accountId === accountId && persons.includes(r.person)))
+  })
+  return { ledger, reads, state: { accounts, holds, entries, measurements, points, reveals } }
+}
+
+/** How the scripted upstream answers a unit. */
+export type Script = (
+  unit: Upstream.UnitRequest,
+  index: number
+) =>
+  | { readonly kind: "deliver"; readonly rows: number; readonly exhaustive?: boolean }
+  | { readonly kind: "notFound" }
+  | { readonly kind: "fail" }
+
+export const scriptedUpstream = (script: { current: Script }) => {
+  let index = 0
+  return Upstream.Upstream.of({
+    name: "scripted",
+    fetch: (unit) =>
+      Effect.suspend((): Effect.Effect<Upstream.UnitOutcome, Upstream.UpstreamFailed> => {
+        const answer = script.current(unit, index++)
+        if (answer.kind === "fail")
+          return Effect.fail(new Upstream.UpstreamFailed({ source: "scripted", detail: "scripted failure" }))
+        if (answer.kind === "notFound")
+          return Effect.succeed({ _tag: "NotFound" as const, source: "scripted", detail: "scripted not found" })
+        const perPage = unit.platform === "web_search" && unit.op === "search"
+        const rows = Array.from({ length: answer.rows }, (_, i) =>
+          unit.platform === "contacts"
+            ? Object.fromEntries(
+                (unit.parts ?? []).map((p, j) => [
+                  p,
+                  (i + j + answer.rows) % 3 === 0 ? null : `${p}-of-${unit.subject}`
+                ])
+              )
+            : { n: i, ...(perPage ? { page: i + 1 } : {}) }
+        )
+        return Effect.succeed({
+          _tag: "Delivered" as const,
+          rows,
+          exhaustive: answer.exhaustive ?? false,
+          points: unit.subject ? [{ subject: unit.subject, metrics: { followers: answer.rows, rating: 4 } }] : [],
+          source: "scripted"
+        })
+      }),
+    resolveStore: (_p, locator) => Effect.succeed(Option.some(`store:${JSON.stringify(locator)}`)),
+    exploreSource: (name) =>
+      Effect.succeed(name === "known" ? Option.some({ name, price: { credits: 3, rows: 10 } }) : Option.none())
+  })
+}

@@ -1,0 +1,63 @@
+// Valid sample requests for any op of the catalogue, derived from the op's own Schema and subject forms.
+import { Either } from "effect"
+import { Catalogue, Subjects } from "../src/index.js"
+
+const candidates = [
+  "https://example.example/in/jane-doe/@jane/rooms/12345/comments/abc123/p/item-123456?place_id=ChIJabcdefghijkl&id=com.example.app&jk=abcdef1234567890",
+  "jane.doe",
+  "12345678",
+  "ChIJabcdefghijkl",
+  "com.example.app",
+  "abc123"
+]
+
+/** The i-th distinct valid subject of an op. */
+export const subject = (op: Catalogue.OpDef, i = 0): string => {
+  for (const c of candidates) {
+    const variant = c.startsWith("https://")
+      ? `${c}&n=${i}`
+      : /^\d+$/.test(c)
+        ? `${Number(c) + i}`
+        : i === 0
+          ? c
+          : `${c}${i}`
+    if (Either.isRight(Subjects.normalize(op.subjectSpec!, variant))) return variant
+  }
+  throw new Error(`no candidate subject for ${op.platform} ${op.name}`)
+}
+
+/** The smallest valid request of an op. */
+export const minimal = (op: Catalogue.OpDef): Record<string, unknown> => {
+  const schema = Catalogue.requestJsonSchema(op) as unknown as Record<string, unknown>
+  const out: Record<string, unknown> = { op: op.name }
+  for (const field of (schema["required"] as Array<string>) ?? []) {
+    if (field === "op") continue
+    if (field === "subjects") out[field] = [subject(op)]
+    else if (field === "subject") out[field] = subject(op)
+    else if (field === "store") out[field] = { storeId: "blr-001" }
+    else if (field === "source") out[field] = "known"
+    else out[field] = "x"
+  }
+  if (op.platform === "short_video" && op.name === "searchPosts") out["query"] = "x"
+  return out
+}
+
+/** Bounds of an op's rows field (`limit` or `pages`). */
+export const rowsBounds = (op: Catalogue.OpDef): [number, number] => {
+  if (!op.rowsField) return [1, 1]
+  const props = (
+    Catalogue.requestJsonSchema(op) as { properties: Record<string, { minimum: number; maximum: number }> }
+  ).properties
+  return [props[op.rowsField]!.minimum, props[op.rowsField]!.maximum]
+}
+
+/** The maximum number of subjects of an op. */
+export const maxSubjects = (op: Catalogue.OpDef): number => {
+  const props = (Catalogue.requestJsonSchema(op) as { properties: Record<string, { maxItems?: number }> }).properties
+  return props["subjects"]?.maxItems ?? 1
+}
+
+/** Every op a caller pays for: not history, available, not contacts. */
+export const paidOps = Catalogue.platforms
+  .flatMap((p) => p.ops)
+  .filter((o) => o.name !== "history" && o.available && o.price._tag !== "Free" && o.price._tag !== "PerPart")
