@@ -7,7 +7,7 @@ import { Accounts, Calls, Keys, Ledger } from "@pdr/domain"
 import { Api } from "@pdr/http-api"
 import { Database, NodeCrypto, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
@@ -74,14 +74,25 @@ export const background = Layer.scopedDiscard(
   })
 )
 
+/** The base URL the public API listens on (port 0 in tests picks a free one). */
+export class PublicUrl extends Context.Tag("@pdr/server/PublicUrl")<PublicUrl, string>() {}
+
+/** The base URL the operator API listens on. */
+export class AdminUrl extends Context.Tag("@pdr/server/AdminUrl")<AdminUrl, string>() {}
+
+const urlOf = Effect.map(HttpServer.HttpServer, (server) =>
+  server.address._tag === "TcpAddress"
+    ? `http://${server.address.hostname === "0.0.0.0" ? "127.0.0.1" : server.address.hostname}:${server.address.port}`
+    : `unix:${server.address.path}`
+)
+
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) =>
   Layer.mergeAll(
-    publicHttp.pipe(
-      HttpServer.withLogAddress,
+    Layer.merge(publicHttp.pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
     ),
-    adminHttp(options.adminToken).pipe(
+    Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port: options.adminPort, host: options.adminHost }))
     ),
     background

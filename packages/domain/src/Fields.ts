@@ -25,7 +25,9 @@ export const number = (min: number, max: number) =>
 
 /** One of the listed values. */
 export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...values).annotations({ message: () => `must be one of ${values.map((v) => `"${v}"`).join(", ")}` })
+  Schema.Literal(...values).annotations({
+    message: () => ({ message: `must be one of ${values.map((v) => `"${v}"`).join(", ")}`, override: true })
+  })
 
 /** An optional field with a default: absent in the request, present once decoded. */
 export const withDefault = <S extends Schema.Schema.Any>(
@@ -211,4 +213,4 @@ export const Experience = Schema.Union(
   Schema.Literal("all"),
   Schema.String.pipe(Schema.pattern(/^(?:[0-9]|1[0-9]|2[0-3])$/)),
   Schema.transform(int(0, 23), Schema.String, { strict: true, decode: String, encode: Number })
-).annotations({ message: () => 'must be "all" or an integer from 0 to 23' })
+).annotations({ message: () => ({ message: 'must be "all" or an integer from 0 to 23', override: true }) })

@@ -105,7 +105,8 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
   const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
   if (Either.isLeft(decoded)) {
     for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
-      envelope.push({ path: renderPath(["request", ...issue.path]), message: issue.message })
+      const problem = { path: renderPath(["request", ...issue.path]), message: issue.message }
+      if (!envelope.some((e) => e.path === problem.path)) envelope.push(problem)
     }
   }
   if (envelope.length > 0 || Either.isLeft(decoded)) {

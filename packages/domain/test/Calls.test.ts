@@ -1,9 +1,8 @@
 // D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc, Layer, TestClock } from "effect"
-import { Calls, Ledger, Measurements, Pricing, Upstream } from "../src/index.js"
+import { Calls, Ledger, Measurements, Pricing, Examples as Samples, Upstream } from "../src/index.js"
 import { crypto, memoryStore, type Script, scriptedUpstream } from "./fakes.js"
-import * as Samples from "./samples.js"
 
 const start = Date.parse("2026-11-21T12:00:00Z")
 

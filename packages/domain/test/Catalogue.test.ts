@@ -2,8 +2,7 @@
 // required field, bound, enum, maximum length and batch size it publishes, naming the offending path.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { Catalogue, Requests } from "../src/index.js"
-import * as Samples from "./samples.js"
+import { Catalogue, Requests, Examples as Samples } from "../src/index.js"
 
 type Json = Record<string, unknown>
 

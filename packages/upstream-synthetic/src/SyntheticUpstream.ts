@@ -20,10 +20,18 @@ export interface Knobs {
   readonly hang: boolean
   /** Subjects matching this pattern are never found. */
   readonly notFound: RegExp
+  /** Some lists are shorter than asked (about one in seven, as real searches are); off: every list is full. */
+  readonly shortLists: boolean
 }
 
 /** Knobs that change nothing: no latency, no failures, subjects containing `not-found` or `notfound` unknown. */
-export const defaults: Knobs = { latency: Duration.zero, failureRate: 0, hang: false, notFound: /not-?found/i }
+export const defaults: Knobs = {
+  latency: Duration.zero,
+  failureRate: 0,
+  hang: false,
+  notFound: /not-?found/i,
+  shortLists: true
+}
 
 const exploreSources: ReadonlyArray<U.ExploreSource> = [
   { name: "synthetic/app-charts", price: { credits: 1, rows: 10 } },
@@ -70,7 +78,7 @@ export const make = (knobs: Knobs) =>
       const key = `${unit.platform}/${unit.op}/${unit.subject ?? ""}/${unit.store ?? ""}/${withoutRows(unit.request)}/${c.day}`
       const perPage = unit.op === "search" && unit.platform === "web_search"
       const asked = perPage ? unit.rows * 10 : unit.rows
-      const count = Math.min(asked, G.available(c, key))
+      const count = knobs.shortLists ? Math.min(asked, G.available(c, key)) : asked
       const generated = G.listFor(c, key, count)
       const subjectPoint = G.subjectPoint(c, generated)
       return {
@@ -124,7 +132,8 @@ export const knobsConfig = Config.all({
   notFound: Config.string("SYNTHETIC_NOT_FOUND").pipe(
     Config.withDefault(defaults.notFound.source),
     Config.map((s) => new RegExp(s, "i"))
-  )
+  ),
+  shortLists: Config.boolean("SYNTHETIC_SHORT_LISTS").pipe(Config.withDefault(true))
 })
 
 /** The adapter with knobs from the environment. */

@@ -1,9 +1,10 @@
-// Valid sample requests for any op of the catalogue, derived from the op's own Schema and subject forms.
+/** Valid example requests for any op of the catalogue, derived from the op's own Schema and subject forms. */
 import { Either } from "effect"
-import { Catalogue, Subjects } from "../src/index.js"
+import * as Catalogue from "./Catalogue.js"
+import * as Subjects from "./Subjects.js"
 
 const candidates = [
-  "https://example.example/in/jane-doe/@jane/rooms/12345/comments/abc123/p/item-123456?place_id=ChIJabcdefghijkl&id=com.example.app&jk=abcdef1234567890",
+  "https://www.example.com/in/jane-doe/@jane/rooms/12345/comments/abc123/p/item-123456?place_id=ChIJabcdefghijkl&id=com.example.app&jk=abcdef1234567890",
   "jane.doe",
   "12345678",
   "ChIJabcdefghijkl",
@@ -27,7 +28,7 @@ export const subject = (op: Catalogue.OpDef, i = 0): string => {
 }
 
 /** The smallest valid request of an op. */
-export const minimal = (op: Catalogue.OpDef): Record<string, unknown> => {
+export const minimal = (op: Catalogue.OpDef, source = "known"): Record<string, unknown> => {
   const schema = Catalogue.requestJsonSchema(op) as unknown as Record<string, unknown>
   const out: Record<string, unknown> = { op: op.name }
   for (const field of (schema["required"] as Array<string>) ?? []) {
@@ -35,7 +36,7 @@ export const minimal = (op: Catalogue.OpDef): Record<string, unknown> => {
     if (field === "subjects") out[field] = [subject(op)]
     else if (field === "subject") out[field] = subject(op)
     else if (field === "store") out[field] = { storeId: "blr-001" }
-    else if (field === "source") out[field] = "known"
+    else if (field === "source") out[field] = source
     else out[field] = "x"
   }
   if (op.platform === "short_video" && op.name === "searchPosts") out["query"] = "x"
