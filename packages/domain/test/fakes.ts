@@ -39,7 +39,7 @@ export const memoryStore = () => {
     new Ledger.Hold({ ...h, status: h.status as never, expiresAt: DateTime.unsafeMake(h.expiresAt) })
   const release = (id: string, status: string) => {
     const h = holds.get(id)
-    if (!h || h.status !== "held") return false
+    if (h?.status !== "held") return false
     h.status = status
     accounts.get(h.accountId)!.held -= h.amount
     return true
@@ -73,7 +73,7 @@ export const memoryStore = () => {
       Effect.suspend(() => {
         if (holdId !== null) {
           const h = holds.get(holdId)
-          if (!h || h.status !== "held" || capture > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
+          if (h?.status !== "held" || capture > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
           const a = accounts.get(h.accountId)!
           h.status = "captured"
           h.captured = capture
