@@ -50,6 +50,7 @@ const call = async (method: string, path: string, body?: unknown) => {
   } catch {
     return fail(`cannot reach the operator API at ${base}: is the server running?`, 1)
   }
+  // biome-ignore lint/suspicious/noExplicitAny: the operator API's own JSON, printed as it comes
   const payload = (await res.json()) as Record<string, any>
   if (!res.ok) {
     if (json) process.stdout.write(`${JSON.stringify(payload)}\n`)
