@@ -9,7 +9,19 @@ export const server = Config.all({
   adminHost: Config.string("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
-  demo: Config.boolean("DEMO").pipe(Config.withDefault(true))
+  demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
+  rateLimit: Config.all({
+    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(20)),
+    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(40))
+  }),
+  authFailureLimit: Config.all({
+    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(0.1)),
+    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(10))
+  }),
+  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(300_000)),
+  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(15_000)),
+  sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
+  shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000))
 })
 
 /** The server's configuration. */

@@ -3,9 +3,9 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Accounts, Calls, Keys, Ledger } from "@pdr/domain"
+import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits } from "@pdr/domain"
 import { Api } from "@pdr/http-api"
-import { Database, NodeCrypto, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import { Database, NodeCrypto, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
@@ -23,21 +23,44 @@ export interface Options {
   readonly adminToken: Redacted.Redacted<string>
   readonly target: Database.Target
   readonly knobs: SyntheticUpstream.Knobs
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number }
+  readonly authFailureLimit?: { readonly perSecond: number; readonly burst: number }
+  readonly holdTtlMs?: number
+  readonly unitTimeoutMs?: number
+  readonly sweepEveryMs?: number
 }
 
 /** The domain services on the Postgres store, the synthetic upstream and node's crypto. */
-export const services = (target: Database.Target, knobs: SyntheticUpstream.Knobs) =>
-  Layer.mergeAll(Calls.Calls.Default, Keys.Keys.Default, Accounts.Accounts.Default).pipe(
+export const services = (options: Options) =>
+  Layer.mergeAll(
+    Calls.Calls.Default,
+    Keys.Keys.Default,
+    Accounts.Accounts.Default,
+    Idempotency.Idempotency.Default
+  ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         PgLedger.layer,
         PgKeyStore.layer,
         PgMeasurements.layer,
+        PgIdempotencyStore.layer,
         NodeCrypto.layer,
-        SyntheticUpstream.layer(knobs)
+        SyntheticUpstream.layer(options.knobs),
+        Layer.succeed(
+          RateLimits.RateLimits,
+          RateLimits.RateLimits.make(
+            { name: "default", ...(options.rateLimit ?? RateLimits.RateLimits.defaults.perKey) },
+            { name: "auth", ...(options.authFailureLimit ?? RateLimits.RateLimits.defaults.failedAuth) }
+          )
+        ),
+        Layer.succeed(Calls.CallSettings, {
+          ...Calls.CallSettings.defaultValue(),
+          ...(options.holdTtlMs === undefined ? {} : { holdTtl: Duration.millis(options.holdTtlMs) }),
+          ...(options.unitTimeoutMs === undefined ? {} : { unitTimeout: Duration.millis(options.unitTimeoutMs) })
+        })
       )
     ),
-    Layer.provideMerge(Database.layer(target))
+    Layer.provideMerge(Database.layer(options.target))
   )
 
 const ApiLive = HttpApiBuilder.api(Api.Api).pipe(
@@ -58,21 +81,25 @@ export const publicHttp = HttpApiBuilder.serve().pipe(
 export const adminHttp = (token: Redacted.Redacted<string>) =>
   Layer.unwrapEffect(Effect.map(AdminHttp.make(token), (app) => HttpServer.serve(app)))
 
-/** Background work: the hold sweep (D8) and the flush of key call counts (D6). */
-export const background = Layer.scopedDiscard(
-  Effect.gen(function* () {
-    const ledger = yield* Ledger.Ledger
-    const keys = yield* Keys.Keys
-    const sweep = Effect.flatMap(DateTime.now, (now) => ledger.releaseExpired(DateTime.toDate(now))).pipe(
-      Effect.tap((n) => (n > 0 ? Effect.logInfo(`released ${n} expired holds`) : Effect.void))
-    )
-    yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(sweep), Schedule.spaced(Duration.seconds(15))))
-    yield* Effect.forkScoped(
-      Effect.repeat(Effect.ignoreLogged(keys.flushUsage()), Schedule.spaced(Duration.seconds(2)))
-    )
-    yield* Effect.addFinalizer(() => Effect.ignore(keys.flushUsage()))
-  })
-)
+/** Background work: the hold sweep (D8), expired idempotency records (D16), the flush of key call counts (D6). */
+export const background = (sweepEveryMs: number) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const ledger = yield* Ledger.Ledger
+      const keys = yield* Keys.Keys
+      const idempotency = yield* IdempotencyStore.IdempotencyStore
+      const sweep = Effect.flatMap(DateTime.now, (now) =>
+        Effect.zipLeft(ledger.releaseExpired(DateTime.toDate(now)), idempotency.purgeExpired(DateTime.toDate(now)))
+      ).pipe(Effect.tap((n) => (n > 0 ? Effect.logInfo(`released ${n} expired holds`) : Effect.void)))
+      yield* Effect.forkScoped(
+        Effect.repeat(Effect.ignoreLogged(sweep), Schedule.spaced(Duration.millis(sweepEveryMs)))
+      )
+      yield* Effect.forkScoped(
+        Effect.repeat(Effect.ignoreLogged(keys.flushUsage()), Schedule.spaced(Duration.seconds(2)))
+      )
+      yield* Effect.addFinalizer(() => Effect.ignore(keys.flushUsage()))
+    })
+  )
 
 /** The base URL the public API listens on (port 0 in tests picks a free one). */
 export class PublicUrl extends Context.Tag("@pdr/server/PublicUrl")<PublicUrl, string>() {}
@@ -95,5 +122,5 @@ export const layer = (options: Options) =>
     Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
       Layer.provide(NodeHttpServer.layer(createServer, { port: options.adminPort, host: options.adminHost }))
     ),
-    background
-  ).pipe(Layer.provideMerge(services(options.target, options.knobs)))
+    background(options.sweepEveryMs ?? 15_000)
+  ).pipe(Layer.provideMerge(services(options)))

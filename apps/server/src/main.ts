@@ -13,6 +13,15 @@ const main = Effect.gen(function* () {
   const target = yield* Database.targetConfig
   const knobs = yield* SyntheticUpstream.knobsConfig
   const adminToken = yield* OperatorToken.resolve(config.adminToken, config.dataDir)
+  // graceful shutdown: on SIGTERM the listeners stop accepting and calls in flight finish, within this bound
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        console.error(`shutdown took over ${config.shutdownTimeoutMs} ms; exiting`)
+        process.exit(1)
+      }, config.shutdownTimeoutMs).unref()
+    })
+  }
   const startup = Effect.gen(function* () {
     if (target._tag === "Embedded" && config.demo) yield* Demo.seed
     const shown = config.host === "0.0.0.0" ? "localhost" : config.host

@@ -32,6 +32,7 @@ export const start = async (
   options: {
     readonly target?: Effect.Effect<Database.Target, never, Scope.Scope>
     readonly knobs?: Partial<SyntheticUpstream.Knobs>
+    readonly options?: Partial<Server.Options>
   } = {}
 ): Promise<Running> => {
   const offset = { ms: 0 }
@@ -46,7 +47,10 @@ export const start = async (
         adminHost: "127.0.0.1",
         adminToken: Redacted.make(token),
         target: t,
-        knobs: { ...SyntheticUpstream.defaults, ...options.knobs }
+        knobs: { ...SyntheticUpstream.defaults, ...options.knobs },
+        rateLimit: { perSecond: 10_000, burst: 10_000 },
+        authFailureLimit: { perSecond: 10_000, burst: 10_000 },
+        ...options.options
       })
     )
   ).pipe(Layer.provide(Layer.setClock(offsetClock(offset))))

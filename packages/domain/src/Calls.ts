@@ -3,7 +3,7 @@
  * quote, hold, fetch concurrently with a timeout per unit, settle (capture what was delivered, never above the
  * quote, with the data in the same transaction), and answer with what was measured, when, and what was left out.
  */
-import { Context, DateTime, Duration, Effect, Either, Option, Schema } from "effect"
+import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option, Schema } from "effect"
 import type * as Catalogue from "./Catalogue.js"
 import * as Freshness from "./Freshness.js"
 import * as History from "./History.js"
@@ -284,6 +284,48 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         return { unit: u, outcome: { ...o, rows: o.rows.slice(0, u.asked) }, at } as const
       })
 
+    /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
+    const inflight = new Map<string, Deferred.Deferred<Fetched>>()
+
+    const fetchShared = (p: Plan, u: Unit): Effect.Effect<{ readonly f: Fetched; readonly shared: boolean }> =>
+      Effect.suspend(() => {
+        const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
+        if (!p.op.stored || p.op.price._tag === "PerPart") return own
+        const key = `${u.freshnessKey}#${u.asked}`
+        const running = inflight.get(key)
+        if (running !== undefined) {
+          return Deferred.await(running).pipe(
+            Effect.map((f) => ({ f: { ...f, unit: u }, shared: true })),
+            Effect.catchAllCause(() => own)
+          )
+        }
+        const deferred = Deferred.unsafeMake<Fetched>(FiberId.none)
+        inflight.set(key, deferred)
+        return fetchUnit(p, u).pipe(
+          Effect.tap((f) => Deferred.succeed(deferred, f)),
+          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Deferred.interrupt(deferred))),
+          Effect.ensuring(
+            Effect.sync(() => {
+              if (inflight.get(key) === deferred) inflight.delete(key)
+            })
+          ),
+          Effect.map((f) => ({ f, shared: false }))
+        )
+      })
+
+    const asMeasurement = (p: Plan, f: Extract<Fetched, { outcome: unknown }>): Measurement => ({
+      platform: p.op.platform,
+      op: p.op.name,
+      entity: f.unit.entity,
+      freshnessKey: f.unit.freshnessKey,
+      measuredAt: f.at,
+      rows: f.outcome.rows,
+      rowsAsked: f.unit.asked,
+      exhaustive: f.outcome.exhaustive,
+      found: true,
+      source: f.outcome.source
+    })
+
     /** The exact price of what a fetch delivered. */
     const deliveredPrice = (p: Plan, f: Fetched): Pricing.Exact => {
       if ("omitted" in f) return Pricing.zero
@@ -437,13 +479,21 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         holdId = hold.id
       }
       const settings = yield* CallSettings
-      const fetched = yield* Effect.forEach(toFetch, (u) => fetchUnit(p, u), {
+      const results = yield* Effect.forEach(toFetch, (u) => fetchShared(p, u), {
         concurrency: settings.concurrency
       }).pipe(Effect.onInterrupt(() => (holdId === null ? Effect.void : ledger.release(holdId))))
+      // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
+      const sharedStored = new Map<Unit, Unit>()
+      const fetched: Array<Fetched> = []
+      for (const r of results) {
+        if (r.shared && !("omitted" in r.f)) sharedStored.set(r.f.unit, { ...r.f.unit, stored: asMeasurement(p, r.f) })
+        else fetched.push(r.f)
+      }
       const byUnit = new Map(fetched.map((f) => [f.unit, f]))
       const coverage: Array<CoverageItem> = []
       const data: Array<Row> = []
-      for (const u of p.units) {
+      for (const planned of p.units) {
+        const u = sharedStored.get(planned) ?? planned
         const f = byUnit.get(u)
         if (f === undefined) {
           if (p.op.price._tag === "PerPart") {
@@ -509,7 +559,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const charge = Math.min(exact, p.quote)
       if (exact > p.quote)
         yield* Effect.logError("delivered price above the quote; capped at the quote", { exact, quote: p.quote })
-      const written = records(caller, p, fetched)
+      const recorded = records(caller, p, fetched)
+      const written = { ...recorded, measurements: recorded.measurements.map((m) => ({ ...m, holdId })) }
       const reason = `${p.op.platform} ${p.op.name}`
       const account = yield* ledger
         .settle({

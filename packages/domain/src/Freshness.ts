@@ -7,7 +7,8 @@ import type { OpDef, OpRequest } from "./Catalogue.js"
 /** Fields that name the unit or how many rows it asks for; every other field changes the answer. */
 const notAnswerChanging = new Set(["op", "subjects", "subject", "limit", "pages"])
 
-const canonicalJson = (value: unknown): string => {
+/** JSON with object keys sorted, so equal values have one spelling. */
+export const canonicalJson = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)

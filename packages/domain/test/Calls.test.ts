@@ -1,6 +1,6 @@
 // D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Layer, TestClock } from "effect"
+import { Effect, Either, Fiber, FastCheck as fc, Layer, TestClock } from "effect"
 import { Calls, Ledger, Measurements, Pricing, Examples as Samples, Upstream } from "../src/index.js"
 import { crypto, memoryStore, type Script, scriptedUpstream } from "./fakes.js"
 
@@ -279,6 +279,36 @@ describe("Calls", () => {
         )
       }),
     { fastCheck: { numRuns: 100 } }
+  )
+
+  it.effect(
+    "D2: concurrent identical fetches share one upstream fetch and one charge; the others are served as stored",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const other = yield* w.open("acct_b", 1000)
+        let fetches = 0
+        w.script.current = (u) => {
+          fetches++
+          return { kind: "deliver", rows: u.rows, delayMs: 1000 }
+        }
+        const request = { op: "places", subjects: ["ChIJshared-0001", "ChIJshared-0002"] }
+        const callers = [w.caller, other, w.caller, other, w.caller]
+        const fibers = yield* Effect.forEach(callers, (c) => Effect.fork(call(w.calls, c, "maps", request)))
+        yield* TestClock.adjust("1 second")
+        const answers = yield* Effect.forEach(fibers, Fiber.join)
+        assert.strictEqual(fetches, 2, "one upstream fetch per subject")
+        const charges = answers.map((a) => a.cost.creditsCharged)
+        assert.deepStrictEqual(charges.sort(), [0, 0, 0, 0, 8])
+        for (const a of answers.filter((a) => a.cost.creditsCharged === 0)) {
+          assert.deepStrictEqual(
+            a.coverage.map((c) => c.status),
+            ["stored", "stored"]
+          )
+          assert.strictEqual(a.data.length, 2)
+        }
+        assert.strictEqual(w.store.state.measurements.length, 2, "stored once")
+      })
   )
 
   it.effect("D3: two spellings of one entity are one unit, billed once, with one history series", () =>

@@ -160,6 +160,7 @@ export const scriptedUpstream = (script: { current: Script }) => {
           return Effect.fail(new Upstream.UpstreamFailed({ source: "scripted", detail: "scripted failure" }))
         if (answer.kind === "notFound")
           return Effect.succeed({ _tag: "NotFound" as const, source: "scripted", detail: "scripted not found" })
+        const delay = (answer as { readonly delayMs?: number }).delayMs ?? 0
         const perPage = unit.platform === "web_search" && unit.op === "search"
         const rows = Array.from({ length: answer.rows }, (_, i) =>
           unit.platform === "contacts"
@@ -171,7 +172,7 @@ export const scriptedUpstream = (script: { current: Script }) => {
               )
             : { n: i, ...(perPage ? { page: i + 1 } : {}) }
         )
-        return Effect.succeed({
+        return Effect.as(Effect.sleep(delay), {
           _tag: "Delivered" as const,
           rows,
           exhaustive: answer.exhaustive ?? false,

@@ -97,6 +97,22 @@ export const all = {
       source text NOT NULL,
       PRIMARY KEY (account_id, person, part)
     );
+  `),
+  "0004_idempotency": migration(`
+    CREATE TABLE idempotency (
+      account_id text NOT NULL REFERENCES accounts(id),
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      state text NOT NULL CHECK (state IN ('in_flight', 'done')),
+      status integer,
+      body text,
+      started_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (account_id, key)
+    );
+    CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);
+    ALTER TABLE measurements ADD COLUMN hold_id text;
+    CREATE INDEX measurements_by_hold ON measurements (hold_id) WHERE hold_id IS NOT NULL;
   `)
 }
 

@@ -46,7 +46,8 @@ export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords)
           rows_asked: m.rowsAsked,
           exhaustive: m.exhaustive,
           found: m.found,
-          source: m.source
+          source: m.source,
+          hold_id: m.holdId ?? null
         }))
       )}`
     }

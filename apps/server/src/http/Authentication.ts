@@ -1,25 +1,63 @@
-/** The Authentication middleware: one indexed read per request, no cache that could outlive a revocation (D6). */
-import { HttpServerRequest } from "@effect/platform"
-import { Keys } from "@pdr/domain"
+/**
+ * The Authentication middleware: one indexed read per request, no cache that could outlive a revocation (D6);
+ * the per-key rate limit with the draft-10 RateLimit headers, and the stricter limit on failed authentications
+ * per client address, checked before the key is (so a blocked address learns nothing about keys) (D12).
+ */
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Keys, RateLimits } from "@pdr/domain"
 import { Security } from "@pdr/http-api"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
 
-const header = (headers: Readonly<Record<string, string | undefined>>, name: string) => headers[name]
+const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) => {
+  const headers: Record<string, string> = {
+    "ratelimit-policy": RateLimits.policyHeader(policy),
+    ratelimit: RateLimits.stateHeader(policy, decision)
+  }
+  if (!decision.allowed) headers["retry-after"] = String(Math.max(1, decision.resetSeconds))
+  return headers
+}
+
+const withHeaders = (headers: Record<string, string>) =>
+  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
 /** The middleware's implementation. */
 export const layer = Layer.effect(
   Security.Authentication,
   Effect.gen(function* () {
     const keys = yield* Keys.Keys
+    const limits = yield* RateLimits.RateLimits
     return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const gate = yield* limits.failedAuth.peek(address)
+      if (!gate.allowed) {
+        yield* withHeaders(limitHeaders(limits.failedAuth.policy, gate))
+        return yield* ApiErrors.fail(
+          429,
+          "rate_limited",
+          "too many failed authentications from this address; retry after Retry-After seconds"
+        )
+      }
       const caller = yield* keys
-        .authenticate({
-          apiKey: header(request.headers, "x-api-key"),
-          authorization: header(request.headers, "authorization")
-        })
-        .pipe(Effect.catchTag("Unauthorized", (e) => ApiErrors.fail(401, "unauthorized", e.message)))
+        .authenticate({ apiKey: request.headers["x-api-key"], authorization: request.headers["authorization"] })
+        .pipe(
+          Effect.catchTag("Unauthorized", (e) =>
+            Effect.zipRight(limits.failedAuth.take(address), ApiErrors.fail(401, "unauthorized", e.message))
+          )
+        )
+      const decision = yield* limits.perKey.take(caller.keyId)
+      yield* withHeaders(limitHeaders(limits.perKey.policy, decision))
+      if (!decision.allowed) {
+        return yield* ApiErrors.fail(
+          429,
+          "rate_limited",
+          "rate limit of this key reached; retry after Retry-After seconds",
+          {
+            limit: limits.perKey.policy
+          }
+        )
+      }
       yield* keys.recordCall(caller.keyId)
       return caller
     }) as never

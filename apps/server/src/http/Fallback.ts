@@ -2,7 +2,15 @@
  * The API-level middleware: gives every request its id, renders every error in the D5 shape (including the
  * framework's own: malformed JSON, unknown routes, defects) and never answers HTML or an empty body.
  */
-import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerError, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  HttpApp,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { Api } from "@pdr/http-api"
 import { Cause, Effect, Option } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -52,6 +60,43 @@ const render = (cause: Cause.Cause<unknown>, requestId: string) => {
   )
 }
 
+/** The largest request body accepted (D12), after decompression (no content coding is accepted). */
+export const maxBodyBytes = 64 * 1024
+
+const tooLarge = (requestId: string) =>
+  ApiErrors.response(413, {
+    code: "payload_too_large",
+    message: `the body is over ${maxBodyBytes} bytes; nothing was read or billed`,
+    requestId
+  })
+
+/** Bodies up to this size are read to the end even when refused, so the client can read its 413. */
+const drainCap = 1024 * 1024
+
+/**
+ * Refusals decided before the body is parsed: a content coding (415), a declared or actual length over the limit
+ * (413). The body is read once here (the handler reuses the text); a body over `drainCap` is not read at all.
+ */
+const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+  Effect.gen(function* () {
+    const coding = request.headers["content-encoding"]
+    if (coding !== undefined && coding.trim().toLowerCase() !== "identity") {
+      return ApiErrors.response(415, {
+        code: "unsupported_media_type",
+        message: `content-encoding ${coding} is not accepted; send the JSON body uncompressed`,
+        requestId
+      })
+    }
+    if (request.method === "GET" || request.method === "HEAD") return undefined
+    const length = request.headers["content-length"]
+    if (length !== undefined && Number(length) > drainCap) {
+      return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
+    }
+    const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(drainCap)), Effect.option)
+    if (Option.isNone(text) || Buffer.byteLength(text.value) > maxBodyBytes) return tooLarge(requestId)
+    return undefined
+  })
+
 /** The API-level middleware layer. */
 export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>
   Effect.gen(function* () {
@@ -59,6 +104,8 @@ export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>
     yield* HttpApp.appendPreResponseHandler((_req, res) =>
       Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId))
     )
+    const refused = yield* precheck(yield* HttpServerRequest.HttpServerRequest, requestId)
+    if (refused !== undefined) return refused
     return yield* app.pipe(
       Effect.catchAllCause((cause) => render(cause, requestId)),
       Effect.locally(RequestId.current, requestId)

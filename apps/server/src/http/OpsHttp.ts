@@ -1,7 +1,12 @@
-/** `POST /api/v1/platforms/{platform}` and `GET /api/v1/balance`: each handler calls one domain service. */
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Calls } from "@pdr/domain"
-import { Api, Security } from "@pdr/http-api"
+/**
+ * `POST /api/v1/platforms/{platform}` and `GET /api/v1/balance`: each handler calls one domain service. An op call
+ * with `Idempotency-Key` runs through the Idempotency service (D16) and a replay says `Idempotent-Replayed: true`.
+ */
+
+import { createHash } from "node:crypto"
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Calls, Freshness, Idempotency } from "@pdr/domain"
+import { Api, Errors, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
@@ -11,15 +16,27 @@ const jsonType = /^application\/([\w.+-]+\+)?json\s*(;|$)/i
 
 const versions = { contextVersion: Api.contextVersion, engineVersion }
 
+const encodeError = (e: Errors.ApiError) => ({ error: e.error })
+
 /** The ops group's handlers. */
 export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const calls = yield* Calls.Calls
+    const idempotency = yield* Idempotency.Idempotency
+
+    const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown) =>
+      Effect.gen(function* () {
+        const result = yield* calls.call(caller, platform, payload).pipe(Effect.catchAll(ApiErrors.fromCallError))
+        const requestId = yield* FiberRef.get(RequestId.current)
+        return { ...result, requestId, ...versions }
+      })
+
     return handlers
       .handle("call", ({ path, payload }) =>
         Effect.gen(function* () {
           const caller = yield* Security.CurrentCaller
-          const contentType = (yield* HttpServerRequest.HttpServerRequest).headers["content-type"]
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const contentType = request.headers["content-type"]
           if (contentType !== undefined && !jsonType.test(contentType)) {
             return yield* ApiErrors.fail(
               415,
@@ -27,11 +44,35 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
               `the body must be application/json, not ${contentType}`
             )
           }
-          const answer = yield* calls
-            .call(caller, path.platform, payload)
-            .pipe(Effect.catchAll(ApiErrors.fromCallError))
-          const requestId = yield* FiberRef.get(RequestId.current)
-          return { ...answer, requestId, ...versions } as never
+          const key = request.headers["idempotency-key"]
+          if (key === undefined) return (yield* answer(caller, path.platform, payload)) as never
+          const fingerprint = createHash("sha256")
+            .update(`${path.platform}\n${Freshness.canonicalJson(payload)}`)
+            .digest("hex")
+          const kept = yield* idempotency
+            .run(
+              { accountId: caller.accountId, key, fingerprint },
+              answer(caller, path.platform, payload).pipe(
+                Effect.map((body) => ({ status: 200, body })),
+                Effect.catchAll((e) => Effect.succeed({ status: ApiErrors.statusOf(e) ?? 500, body: encodeError(e) }))
+              )
+            )
+            .pipe(
+              Effect.catchTags({
+                IdempotencyKeyInvalid: (e) =>
+                  ApiErrors.fail(400, "invalid_request", e.message, [{ path: "Idempotency-Key", message: e.message }]),
+                IdempotencyMismatch: (e) => ApiErrors.fail(422, "idempotency_mismatch", e.message),
+                IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
+              })
+            )
+          if (kept.replayed) {
+            yield* HttpApp.appendPreResponseHandler((_req, res) =>
+              Effect.succeed(HttpServerResponse.setHeader(res, "idempotent-replayed", "true"))
+            )
+          }
+          if (kept.status === 200) return kept.body as never
+          const body = kept.body as { error: Errors.ErrorObject }
+          return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))
         })
       )
       .handle("balance", () =>

@@ -19,6 +19,8 @@ export interface Measurement {
   readonly exhaustive: boolean
   readonly found: boolean
   readonly source: string
+  /** The hold of the call that paid for it (links a capture to its stored data, D8). */
+  readonly holdId?: string | null
 }
 
 /** A point of an entity's history series (D9). */

@@ -1,0 +1,83 @@
+/**
+ * Idempotency (D16): the first completed answer to an `Idempotency-Key` (scoped to the account) is kept 24 hours and
+ * replayed to a retry with the same body; another body is refused (422), a retry while the first is running too
+ * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again.
+ */
+import { DateTime, Duration, Effect, Exit, Schema } from "effect"
+import { CallSettings } from "./Calls.js"
+import { IdempotencyStore } from "./ports/IdempotencyStore.js"
+
+/** How long a completed answer is kept. */
+export const retention = Duration.hours(24)
+
+/** 400: the `Idempotency-Key` header is not 1 to 255 visible ASCII characters. */
+export class IdempotencyKeyInvalid extends Schema.TaggedError<IdempotencyKeyInvalid>()("IdempotencyKeyInvalid", {}) {
+  override get message() {
+    return "Idempotency-Key must be 1 to 255 visible ASCII characters"
+  }
+}
+
+/** 422 `idempotency_mismatch`: the key was used with another body. */
+export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>()("IdempotencyMismatch", {}) {
+  override get message() {
+    return "this Idempotency-Key was used with another request body; nothing was billed"
+  }
+}
+
+/** 409 `idempotency_in_flight`: the first request with this key is still being answered. */
+export class IdempotencyInFlight extends Schema.TaggedError<IdempotencyInFlight>()("IdempotencyInFlight", {}) {
+  override get message() {
+    return "a request with this Idempotency-Key is still being answered; retry shortly"
+  }
+}
+
+/** An answer as kept and replayed: status and body. */
+export interface Kept {
+  readonly status: number
+  readonly body: unknown
+}
+
+const keyPattern = /^[\x21-\x7e]{1,255}$/
+
+/** Idempotent execution over the IdempotencyStore port. */
+export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idempotency", {
+  effect: Effect.gen(function* () {
+    const store = yield* IdempotencyStore
+
+    const run = Effect.fn("Idempotency.run")(function* <E, R>(
+      input: { readonly accountId: string; readonly key: string; readonly fingerprint: string },
+      answer: Effect.Effect<Kept, E, R>
+    ) {
+      if (!keyPattern.test(input.key)) return yield* new IdempotencyKeyInvalid()
+      const now = DateTime.toDate(yield* DateTime.now)
+      const settings = yield* CallSettings
+      const begin = yield* store.begin({
+        ...input,
+        now,
+        staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
+        expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
+      })
+      switch (begin._tag) {
+        case "Mismatch":
+          return yield* new IdempotencyMismatch()
+        case "InFlight":
+          return yield* new IdempotencyInFlight()
+        case "Replay":
+          return { status: begin.status, body: begin.body, replayed: true }
+        case "Started": {
+          const claim = { accountId: input.accountId, key: input.key }
+          const kept = yield* answer.pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) && exit.value.status < 500
+                ? store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
+                : store.abandon(claim)
+            )
+          )
+          return { ...kept, replayed: false }
+        }
+      }
+    })
+
+    return { run } as const
+  })
+}) {}

@@ -1,0 +1,39 @@
+/** Port: kept answers of idempotent requests (D16), scoped to the account. */
+import { Context, type Effect } from "effect"
+
+/** What a first look at an idempotency key finds. */
+export type Begin =
+  | { readonly _tag: "Started" }
+  | { readonly _tag: "Replay"; readonly status: number; readonly body: unknown }
+  | { readonly _tag: "Mismatch" }
+  | { readonly _tag: "InFlight" }
+
+/** Port: idempotency records. */
+export class IdempotencyStore extends Context.Tag("@pdr/domain/IdempotencyStore")<
+  IdempotencyStore,
+  {
+    /**
+     * Claims the key for this request, atomically: a new key, an expired record, or an in-flight record started
+     * before `staleBefore` (its caller died) is claimed; otherwise says what is there.
+     */
+    readonly begin: (input: {
+      readonly accountId: string
+      readonly key: string
+      readonly fingerprint: string
+      readonly now: Date
+      readonly staleBefore: Date
+      readonly expiresAt: Date
+    }) => Effect.Effect<Begin>
+    /** Keeps the completed answer. */
+    readonly complete: (input: {
+      readonly accountId: string
+      readonly key: string
+      readonly status: number
+      readonly body: unknown
+    }) => Effect.Effect<void>
+    /** Forgets a claim whose call did not complete (so a retry runs again). */
+    readonly abandon: (input: { readonly accountId: string; readonly key: string }) => Effect.Effect<void>
+    /** Deletes records past their retention; returns how many. */
+    readonly purgeExpired: (now: Date) => Effect.Effect<number>
+  }
+>() {}
