@@ -562,24 +562,29 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const recorded = records(caller, p, fetched)
       const written = { ...recorded, measurements: recorded.measurements.map((m) => ({ ...m, holdId })) }
       const reason = `${p.op.platform} ${p.op.name}`
-      const account = yield* ledger
-        .settle({
-          holdId,
-          accountId: caller.accountId,
-          capture: holdId === null ? 0 : charge,
-          reason,
-          records: written
-        })
-        .pipe(
-          Effect.catchTag("HoldNotHeld", () =>
-            Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-              Effect.zipRight(
-                ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
-              )
+      const nothingToWrite =
+        holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
+      // a call served entirely from the store has nothing to settle: one read of the balance
+      const account = nothingToWrite
+        ? { spendable: yield* spendable(caller.accountId) }
+        : yield* ledger
+            .settle({
+              holdId,
+              accountId: caller.accountId,
+              capture: holdId === null ? 0 : charge,
+              reason,
+              records: written
+            })
+            .pipe(
+              Effect.catchTag("HoldNotHeld", () =>
+                Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                  Effect.zipRight(
+                    ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
+                  )
+                )
+              ),
+              Effect.orDie
             )
-          ),
-          Effect.orDie
-        )
       const charged = holdId === null ? 0 : charge
       return {
         data,

@@ -1,7 +1,7 @@
 /** History (D9): the stored series of one metric per subject over the last `days` days; never bills or fetches. */
 import { DateTime, Effect } from "effect"
 import * as Catalogue from "./Catalogue.js"
-import type { Measurements, Row } from "./ports/Measurements.js"
+import type { Measurements, Row, SeriesPoint } from "./ports/Measurements.js"
 
 /** The history op of a platform, whose subject forms name the entities points are kept for. */
 export const opFor = (platformId: string): Catalogue.OpDef | undefined => Catalogue.historyOp(platformId)
@@ -22,18 +22,25 @@ export const answer = (
     const points = yield* measurements.history({
       platform: op.platform,
       entities: subjects,
+      metric,
       store: store ?? null,
       since
     })
+    const bySubject = new Map<string, Array<SeriesPoint>>()
+    for (const p of points) {
+      const series = bySubject.get(p.entity)
+      if (series) series.push(p)
+      else bySubject.set(p.entity, [p])
+    }
     const data: Array<Row> = []
     const coverage = subjects.map((subject) => {
-      const series = points.filter((p) => p.entity === subject && typeof p.metrics[metric] === "number")
+      const series = bySubject.get(subject) ?? []
       for (const p of series) {
         data.push({
           subject,
           measuredAt: p.measuredAt.toISOString(),
           metric,
-          value: p.metrics[metric]!,
+          value: p.value,
           ...(p.store === "" ? {} : { store: p.store }),
           ...(p.stay === null ? {} : { stay: p.stay }),
           source: p.source

@@ -124,15 +124,21 @@ export const memoryStore = () => {
         }
         return out
       }),
-    history: ({ platform, entities, store, since }) =>
+    history: ({ platform, entities, metric, store, since }) =>
       Effect.sync(() =>
-        points.filter(
-          (p) =>
-            p.platform === platform &&
-            entities.includes(p.entity) &&
-            p.measuredAt > since &&
-            (store === null || p.store === store)
-        )
+        points
+          .filter(
+            (p) =>
+              p.platform === platform &&
+              entities.includes(p.entity) &&
+              p.measuredAt > since &&
+              (store === null || p.store === store) &&
+              typeof p.metrics[metric] === "number"
+          )
+          .map((p) => ({ ...p, value: p.metrics[metric]! }))
+          .sort((x, y) =>
+            x.entity === y.entity ? x.measuredAt.getTime() - y.measuredAt.getTime() : x.entity < y.entity ? -1 : 1
+          )
       ),
     reveals: ({ accountId, persons }) =>
       Effect.sync(() => reveals.filter((r) => r.accountId === accountId && persons.includes(r.person)))

@@ -79,6 +79,87 @@ export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords)
     }
   })
 
+/**
+ * The settle of a held call as one statement (atomic without a transaction block, one round trip): capture at most
+ * the hold, release the rest, append the capture, and write the records, all only if the hold is still held.
+ */
+const settleStatement = (
+  sql: SqlClient.SqlClient,
+  holdId: string,
+  capture: number,
+  reason: string,
+  records: M.SettleRecords
+) => {
+  const measurements = JSON.stringify(
+    records.measurements.map((m) => ({
+      platform: m.platform,
+      op: m.op,
+      entity: m.entity,
+      freshness_key: m.freshnessKey,
+      measured_at: m.measuredAt.toISOString(),
+      rows: m.rows,
+      rows_asked: m.rowsAsked,
+      exhaustive: m.exhaustive,
+      found: m.found,
+      source: m.source,
+      hold_id: m.holdId ?? holdId
+    }))
+  )
+  const points = JSON.stringify(
+    records.points.map((p) => ({
+      platform: p.platform,
+      entity: p.entity,
+      store: p.store,
+      stay: p.stay,
+      measured_at: p.measuredAt.toISOString(),
+      metrics: p.metrics,
+      source: p.source
+    }))
+  )
+  const reveals = JSON.stringify(
+    records.reveals.map((r) => ({
+      account_id: r.accountId,
+      person: r.person,
+      part: r.part,
+      status: r.status,
+      value: r.value,
+      revealed_at: r.at.toISOString(),
+      source: r.source
+    }))
+  )
+  return sql`
+    WITH h AS (
+      UPDATE holds SET status = 'captured', captured = ${capture}, settled_at = now()
+      WHERE id = ${holdId} AND status = 'held' AND amount >= ${capture}
+      RETURNING account_id, key_id, amount),
+    a AS (
+      UPDATE accounts SET balance = accounts.balance - ${capture}, held = accounts.held - h.amount
+      FROM h WHERE accounts.id = h.account_id RETURNING accounts.*),
+    l AS (
+      INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+      SELECT h.account_id, 'capture', -${capture}::bigint, ${reason}, h.key_id, ${holdId} FROM h WHERE ${capture}::bigint > 0),
+    m AS (
+      INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found, source, hold_id)
+      SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive, x.found, x.source, x.hold_id
+      FROM jsonb_to_recordset(${measurements}::jsonb) AS x(platform text, op text, entity text, freshness_key text,
+        measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text, hold_id text)
+      WHERE EXISTS (SELECT 1 FROM h)),
+    p AS (
+      INSERT INTO history_points (platform, entity, store, stay, measured_at, metrics, source)
+      SELECT x.platform, x.entity, x.store, x.stay, x.measured_at, x.metrics, x.source
+      FROM jsonb_to_recordset(${points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
+        measured_at timestamptz, metrics jsonb, source text)
+      WHERE EXISTS (SELECT 1 FROM h)),
+    r AS (
+      INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)
+      SELECT x.account_id, x.person, x.part, x.status, x.value, x.revealed_at, x.source
+      FROM jsonb_to_recordset(${reveals}::jsonb) AS x(account_id text, person text, part text, status text,
+        value text, revealed_at timestamptz, source text)
+      WHERE EXISTS (SELECT 1 FROM h)
+      ON CONFLICT (account_id, person, part) DO NOTHING)
+    SELECT * FROM a`
+}
+
 /** The Ledger adapter. */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -136,31 +217,20 @@ export const make = Effect.gen(function* () {
       ),
     settle: ({ holdId, accountId, capture, reason, records }) =>
       orDie(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            if (holdId === null) {
-              if (capture !== 0) return yield* Effect.die(new Error("a settle without a hold cannot capture"))
-              yield* writeRecords(sql, records)
-              const rows = yield* sql`SELECT * FROM accounts WHERE id = ${accountId}`
-              return toAccount(rows[0]!)
-            }
-            const held = yield* sql`
-              UPDATE holds SET status = 'captured', captured = ${capture}, settled_at = now()
-              WHERE id = ${holdId} AND status = 'held' AND amount >= ${capture}
-              RETURNING account_id, key_id, amount`
-            const hold = held[0]
-            if (!hold) return yield* new L.HoldNotHeld({ holdId })
-            const accounts = yield* sql`
-              UPDATE accounts SET balance = balance - ${capture}, held = held - ${num(hold["amount"])}
-              WHERE id = ${String(hold["account_id"])} RETURNING *`
-            if (capture > 0) {
-              yield* sql`INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
-                VALUES (${String(hold["account_id"])}, 'capture', ${-capture}, ${reason}, ${hold["key_id"] as string | null}, ${holdId})`
-            }
-            yield* writeRecords(sql, records)
-            return toAccount(accounts[0]!)
-          })
-        )
+        holdId === null
+          ? sql.withTransaction(
+              Effect.gen(function* () {
+                if (capture !== 0) return yield* Effect.die(new Error("a settle without a hold cannot capture"))
+                yield* writeRecords(sql, records)
+                const rows = yield* sql`SELECT * FROM accounts WHERE id = ${accountId}`
+                return toAccount(rows[0]!)
+              })
+            )
+          : settleStatement(sql, holdId, capture, reason, records).pipe(
+              Effect.flatMap((rows) =>
+                rows.length === 0 ? Effect.fail(new L.HoldNotHeld({ holdId })) : Effect.succeed(toAccount(rows[0]!))
+              )
+            )
       ),
     release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
     releaseExpired: (now) =>

@@ -40,23 +40,26 @@ export const make = Effect.gen(function* () {
             ),
             Effect.orDie
           ),
-    history: ({ platform, entities, store, since }) =>
+    history: ({ platform, entities, metric, store, since }) =>
       entities.length === 0
         ? Effect.succeed([])
-        : sql`SELECT entity, store, stay, measured_at, metrics, source FROM history_points
-              WHERE platform = ${platform} AND entity IN ${sql.in(entities)} AND measured_at > ${since}
-                ${store === null ? sql`` : sql`AND store = ${store}`}
-              ORDER BY entity, measured_at, id`.pipe(
+        : sql<{ entity: string; store: string; stay: unknown; at: string; value: number; source: string }>`
+            SELECT entity, store, stay, to_char(measured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
+                   (metrics ->> ${metric})::float8 AS value, source
+            FROM history_points
+            WHERE platform = ${platform} AND entity IN ${sql.in(entities)} AND measured_at > ${since}
+              AND metrics ? ${metric}
+              ${store === null ? sql`` : sql`AND store = ${store}`}
+            ORDER BY entity, measured_at, id`.pipe(
             Effect.map((rows) =>
               rows.map(
-                (r): M.HistoryPoint => ({
-                  platform,
-                  entity: String(r["entity"]),
-                  store: String(r["store"]),
-                  stay: r["stay"] === null ? null : json(r["stay"]),
-                  measuredAt: date(r["measured_at"]),
-                  metrics: json(r["metrics"]),
-                  source: String(r["source"])
+                (r): M.SeriesPoint => ({
+                  entity: r.entity,
+                  store: r.store,
+                  stay: r.stay === null ? null : json(r.stay),
+                  measuredAt: new Date(r.at),
+                  value: r.value,
+                  source: r.source
                 })
               )
             ),

@@ -36,6 +36,16 @@ export interface HistoryPoint {
   readonly source: string
 }
 
+/** One point of one metric, as `history` reads it. */
+export interface SeriesPoint {
+  readonly entity: string
+  readonly measuredAt: Date
+  readonly value: number
+  readonly store: string
+  readonly stay: Readonly<Record<string, unknown>> | null
+  readonly source: string
+}
+
 /** A contact part as known to one org (D10). */
 export interface Reveal {
   readonly accountId: string
@@ -67,13 +77,17 @@ export class Measurements extends Context.Tag("@pdr/domain/Measurements")<
       readonly since: Date
       readonly minRows: number
     }) => Effect.Effect<ReadonlyMap<string, Measurement>>
-    /** Points of these entities since `since`, oldest first; `store` filters quick-commerce points. */
+    /**
+     * The points of one metric of these entities measured after `since`, by entity then oldest first; `store`
+     * filters quick-commerce points. Points that do not carry the metric are left out.
+     */
     readonly history: (input: {
       readonly platform: string
       readonly entities: ReadonlyArray<string>
+      readonly metric: string
       readonly store: string | null
       readonly since: Date
-    }) => Effect.Effect<ReadonlyArray<HistoryPoint>>
+    }) => Effect.Effect<ReadonlyArray<SeriesPoint>>
     /** What this org already holds for these persons. */
     readonly reveals: (input: {
       readonly accountId: string

@@ -1,0 +1,250 @@
+/**
+ * `pnpm bench`: throughput and latency on loopback, bounded in time (about two minutes), printed as figures.
+ *   a0  raw node:http answering a small JSON POST              (this machine's ceiling)
+ *   a1  bare Effect HttpApi answering a small JSON POST        (the framework's ceiling)
+ *   b   a 10-subject op served entirely from the store
+ *   c   a paid 1-subject call, spread over 1,000 accounts
+ *   c1  the same paid call on one account
+ *   d   history for 10 subjects over 730 days, with 1,000,000 points in the table
+ * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
+ * at zero latency; its peak memory is its VmHWM. Targets: b >= 0.35 x a1, c >= 0.10 x a1, d p50 <= 15 ms,
+ * peak memory <= 250 MB, no errors but the expected 402 and 429.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { cpus, totalmem } from "node:os"
+import { fileURLToPath } from "node:url"
+import autocannon from "autocannon"
+import pg from "pg"
+import { freePort, spawnServer } from "../test/processes.js"
+
+const seconds = Number(process.env["BENCH_SECONDS"] ?? 6)
+const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 50)
+const dbUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
+
+interface Result {
+  readonly name: string
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly statuses: Record<string, number>
+  readonly errors: number
+  readonly timeouts: number
+}
+
+const load = async (name: string, options: autocannon.Options): Promise<Result> => {
+  const r = await autocannon({ connections, duration: seconds, ...options })
+  const statuses: Record<string, number> = {}
+  for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = (s as { count: number }).count
+  return {
+    name,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    statuses,
+    errors: r.errors,
+    timeouts: r.timeouts
+  }
+}
+
+const waitFor = async (url: string, init?: RequestInit) => {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url, init)
+      return
+    } catch {}
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`${url} never answered`)
+}
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+  })
+
+const peakMb = (pid: number) => {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return m ? Number(m[1]) / 1024 : Number.NaN
+}
+
+const small = {
+  method: "POST" as const,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ name: "bench", n: 1 })
+}
+
+const main = async () => {
+  const results: Array<Result> = []
+
+  const rawPort = await freePort()
+  const raw = spawn(process.execPath, [here("./raw.mjs")], {
+    env: { ...process.env, PORT: String(rawPort) },
+    stdio: "inherit"
+  })
+  await waitFor(`http://127.0.0.1:${rawPort}/`, small)
+  results.push(await load("a0 raw node:http JSON POST", { url: `http://127.0.0.1:${rawPort}/`, ...small }))
+  await stop(raw)
+
+  const barePort = await freePort()
+  const bare = spawn(process.execPath, ["--import", "tsx", here("./bare.ts")], {
+    env: { ...process.env, PORT: String(barePort) },
+    stdio: "inherit"
+  })
+  await waitFor(`http://127.0.0.1:${barePort}/echo`, small)
+  results.push(await load("a1 bare Effect HttpApi JSON POST", { url: `http://127.0.0.1:${barePort}/echo`, ...small }))
+  await stop(bare)
+
+  const schema = `bench_${Date.now().toString(36)}`
+  const admin = new pg.Client({ connectionString: dbUrl })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  const url = new URL(dbUrl)
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  const server = await spawnServer({ DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" })
+  try {
+    const op = async (path: string, body: unknown) =>
+      (await fetch(`${server.admin}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      }).then((r) => r.json())) as any
+    const keys: Array<string> = []
+    for (let i = 0; i < 1000; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, async (_, j) => {
+          const a = await op("/admin/accounts", { name: `bench ${i + j}`, credits: 1_000_000 })
+          return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
+        })
+      )
+      keys.push(...batch)
+    }
+    const api = `${server.api}/api/v1/platforms`
+    const json = { "content-type": "application/json" }
+
+    const stored = JSON.stringify({
+      request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
+    })
+    await fetch(`${api}/maps`, { method: "POST", headers: { ...json, "x-api-key": keys[0]! }, body: stored })
+    results.push(
+      await load("b  10-subject op served from the store", {
+        url: `${api}/maps`,
+        method: "POST",
+        headers: { ...json, "x-api-key": keys[0]! },
+        body: stored
+      })
+    )
+
+    let n = 0
+    const paid = (pick: () => string) => ({
+      url: `${api}/maps`,
+      method: "POST" as const,
+      headers: json,
+      requests: [
+        {
+          setupRequest: (req: any) => {
+            n++
+            return {
+              ...req,
+              headers: { ...json, "x-api-key": pick() },
+              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+            }
+          }
+        }
+      ]
+    })
+    results.push(
+      await load(
+        "c  paid 1-subject call, 1,000 accounts",
+        paid(() => keys[n % keys.length]!)
+      )
+    )
+    results.push(
+      await load(
+        "c1 paid 1-subject call, one account",
+        paid(() => keys[1]!)
+      )
+    )
+
+    const t0 = Date.now()
+    await admin.query(`
+      INSERT INTO ${schema}.history_points (platform, entity, store, measured_at, metrics, source)
+      SELECT 'maps', 'ChIJbenchhist' || lpad((g % 1370)::text, 6, '0'), '',
+             now() - ((g / 1370) * interval '1 day') - interval '1 hour',
+             jsonb_build_object('rating', 3 + (g % 20) / 10.0, 'reviews', g % 5000, 'live_occupancy_percent', g % 100),
+             'synthetic'
+      FROM generate_series(0, 999999) AS g`)
+    await admin.query(`ANALYZE ${schema}.history_points`)
+    const seeded = Date.now() - t0
+    const history = JSON.stringify({
+      request: {
+        op: "history",
+        subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchhist${String(i).padStart(6, "0")}`),
+        metric: "rating",
+        days: 730
+      }
+    })
+    const probe = (await fetch(`${api}/maps`, {
+      method: "POST",
+      headers: { ...json, "x-api-key": keys[2]! },
+      body: history
+    }).then((r) => r.json())) as any
+    results.push(
+      await load(`d  history 10 x 730 days (${probe.data.length} points), 1M in table`, {
+        url: `${api}/maps`,
+        method: "POST",
+        headers: { ...json, "x-api-key": keys[2]! },
+        body: history,
+        connections: 10
+      })
+    )
+
+    const peak = peakMb(server.child.pid!)
+    const a0 = results[0]!.rps
+    const a1 = results[1]!.rps
+    const by = (prefix: string) => results.find((r) => r.name.startsWith(prefix))!
+    console.log(
+      `\nPlatform Data Retrieval API benchmark: ${cpus().length} cores (${cpus()[0]?.model}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${connections} connections, ${seconds} s each, loopback`
+    )
+    console.log("scenario                                              req/s    p50 ms  p99 ms  statuses")
+    for (const r of results) {
+      console.log(
+        `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}  ${JSON.stringify(r.statuses)}${r.errors ? ` errors=${r.errors}` : ""}${r.timeouts ? ` timeouts=${r.timeouts}` : ""}`
+      )
+    }
+    const b = by("b ").rps
+    const c = by("c ").rps
+    console.log(
+      `\nb = ${(b / a1).toFixed(2)} x a1, ${(b / a0).toFixed(2)} x a0   (target b >= 0.35 x a1: ${b >= 0.35 * a1 ? "met" : "NOT met"})`
+    )
+    console.log(
+      `c = ${(c / a1).toFixed(2)} x a1, ${(c / a0).toFixed(2)} x a0   (target c >= 0.10 x a1: ${c >= 0.1 * a1 ? "met" : "NOT met"})`
+    )
+    console.log(`c1 = ${(by("c1").rps / a1).toFixed(2)} x a1`)
+    console.log(
+      `d p50 = ${by("d ").p50} ms   (target <= 15 ms: ${by("d ").p50 <= 15 ? "met" : "NOT met"}); 1M points seeded in ${seeded} ms`
+    )
+    console.log(
+      `server peak memory (VmHWM) = ${peak.toFixed(0)} MB   (target <= 250 MB: ${peak <= 250 ? "met" : "NOT met"})`
+    )
+    const unexpected = results
+      .slice(2)
+      .flatMap((r) => Object.keys(r.statuses).filter((s) => !["200", "402", "429"].includes(s)))
+    const errors = results.reduce((e, r) => e + r.errors, 0)
+    console.log(
+      `unexpected statuses: ${unexpected.length ? unexpected.join(", ") : "none"}; connection errors: ${errors}`
+    )
+  } finally {
+    await stop(server.child)
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+    await admin.end()
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})

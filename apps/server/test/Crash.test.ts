@@ -1,0 +1,124 @@
+// D8 crash safety: a server killed with SIGKILL during 200 paid calls, then restarted on the same database, leaves
+// no money lost or created: after hold expiry nothing is held, balance == grants - captures, and every capture has
+// its stored measurement. Graceful shutdown: SIGTERM lets a call in flight finish, then the process exits.
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
+import { spawnServer } from "./processes.js"
+
+const serverUp = await Testing.serverAvailable()
+
+const withSchema = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+  if (target._tag !== "Server") throw new Error("expected a server target")
+  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
+  const r = await fetch(`${s.admin}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return (await r.json()) as any
+}
+
+describe.skipIf(!serverUp)("crash safety and shutdown", () => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {})
+  })
+
+  it("D8: SIGKILL during 200 paid calls, restart: no credits held after expiry, every capture has its data", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const env = { DATABASE_URL: schema.url, HOLD_TTL_MS: "2000", HOLD_SWEEP_MS: "300", SYNTHETIC_LATENCY_MS: "150" }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "crash", credits: 100_000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "crash" })
+    let sent = 0
+    const calls = Array.from({ length: 200 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 3))
+      sent++
+      return fetch(`${first.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key.key },
+        body: JSON.stringify({ request: { op: "places", subjects: [`ChIJcrash-${i}-a`, `ChIJcrash-${i}-b`] } })
+      }).then(
+        (r) => r.status,
+        () => 0
+      )
+    })
+    await new Promise((r) => setTimeout(r, 350))
+    first.child.kill("SIGKILL")
+    const statuses = await Promise.all(calls)
+    assert.isAbove(statuses.filter((s) => s === 200).length, 0, "some calls completed before the kill")
+    assert.isAbove(statuses.filter((s) => s === 0).length, 0, "some calls were cut by the kill")
+    assert.isAtLeast(sent, 100)
+
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const heldBefore = await db.query("SELECT count(*)::int AS n FROM holds WHERE status = 'held'")
+    assert.isAbove(heldBefore.rows[0].n, 0, "the kill left calls holding credits")
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    await new Promise((r) => setTimeout(r, 2600))
+
+    const held = await db.query(
+      "SELECT count(*)::int AS n, coalesce(sum(amount), 0)::int AS credits FROM holds WHERE status = 'held'"
+    )
+    assert.deepStrictEqual(held.rows[0], { n: 0, credits: 0 }, `${heldBefore.rows[0].n} holds were left by the crash`)
+    const acct = await db.query("SELECT balance::int, held::int FROM accounts WHERE id = $1", [account.accountId])
+    const ledger = await db.query(
+      "SELECT coalesce(sum(credits) FILTER (WHERE kind = 'grant'), 0)::int AS grants, coalesce(-sum(credits) FILTER (WHERE kind = 'capture'), 0)::int AS captures FROM ledger WHERE account_id = $1",
+      [account.accountId]
+    )
+    assert.strictEqual(acct.rows[0].held, 0)
+    assert.strictEqual(acct.rows[0].balance, ledger.rows[0].grants - ledger.rows[0].captures)
+    const orphans = await db.query(
+      "SELECT h.id FROM holds h WHERE h.status = 'captured' AND h.captured > 0 AND NOT EXISTS (SELECT 1 FROM measurements m WHERE m.hold_id = h.id)"
+    )
+    assert.strictEqual(orphans.rows.length, 0, "every capture has its stored measurement")
+    const captures = await db.query("SELECT count(*)::int AS n FROM holds WHERE status = 'captured'")
+    assert.isAbove(captures.rows[0].n, 0)
+    const keySpent = await db.query("SELECT coalesce(-sum(credits), 0)::int AS spent FROM ledger WHERE key_id = $1", [
+      key.keyId
+    ])
+    assert.strictEqual(keySpent.rows[0].spent, ledger.rows[0].captures)
+  }, 60_000)
+
+  it("graceful shutdown: on SIGTERM a call in flight finishes and is billed, new connections are refused, exit 0", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const server = await spawnServer({ DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "1500" })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "shutdown", credits: 100 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "shutdown" })
+    const inFlight = fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJgraceful-01"] } })
+    })
+    await new Promise((r) => setTimeout(r, 400))
+    server.child.kill("SIGTERM")
+    await new Promise((r) => setTimeout(r, 200))
+    const refused = await fetch(`${server.api}/api/v1/platforms`).then(
+      () => false,
+      () => true
+    )
+    assert.isTrue(refused, "no new connections after SIGTERM")
+    const answer = await inFlight
+    assert.strictEqual(answer.status, 200)
+    assert.strictEqual(((await answer.json()) as any).cost.creditsCharged, 4)
+    assert.strictEqual(await server.exited, 0, server.output())
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    const acct = await db.query("SELECT balance::int, held::int FROM accounts WHERE id = $1", [account.accountId])
+    await db.end()
+    assert.deepStrictEqual(acct.rows[0], { balance: 96, held: 0 })
+  }, 60_000)
+})
