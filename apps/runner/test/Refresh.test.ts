@@ -56,7 +56,7 @@ for (const t of targets) {
             const history = yield* calls.call(caller, "short_video", {
               request: { op: "history", subjects: ["jane.doe"] }
             })
-            assert.strictEqual(history.data.length, 2)
+            assert.strictEqual((history.data[0]!["points"] as ReadonlyArray<unknown>).length, 2)
             const balance = Option.getOrThrow(yield* ledger.findAccount(account.id)).balance
             assert.strictEqual(balance, 1000 - 16)
           })

@@ -11,7 +11,7 @@
  * peak memory <= 250 MB, no errors but the expected 402 and 429.
  */
 
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
@@ -104,7 +104,12 @@ const main = async () => {
   await admin.query(`CREATE SCHEMA ${schema}`)
   const url = new URL(dbUrl)
   url.searchParams.set("options", `-c search_path=${schema}`)
-  const server = await spawnServer({ DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" })
+  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  const server = await spawnServer(
+    { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
+    [],
+    { bundle: true }
+  )
   try {
     const op = async (path: string, body: unknown) =>
       (await fetch(`${server.admin}${path}`, {

@@ -42,7 +42,7 @@ export const services = (options: Options) =>
       Layer.mergeAll(
         PgLedger.layer,
         PgKeyStore.layer,
-        PgMeasurements.layer,
+        PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
         NodeCrypto.layer,
         SyntheticUpstream.layer(options.knobs),

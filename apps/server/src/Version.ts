@@ -1,5 +1,5 @@
 /** The engine version reported in every envelope: this package's version. */
-import { createRequire } from "node:module"
+import pkg from "../package.json" with { type: "json" }
 
 /** `engineVersion` (D4). */
-export const engineVersion: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version
+export const engineVersion: string = pkg.version

@@ -147,20 +147,35 @@ describe.skipIf(!serverUp)("every op of every platform, end to end on PostgreSQL
         )
         assert.strictEqual(h.status, 200, h.text)
         assert.strictEqual(h.body.cost.creditsCharged, 0)
-        assert.isAbove(h.body.data.length, 0, `${platform.id} history ${metric} has points`)
-        const times = h.body.data.map((p: any) => Date.parse(p.measuredAt))
-        assert.deepStrictEqual(
-          times,
-          [...times].sort((a, b) => a - b),
-          "oldest first"
-        )
-        for (const p of h.body.data) assert.strictEqual(typeof p.value, "number")
+        assert.isAbove(h.body.data.length, 0, `${platform.id} history ${metric} has a series`)
+        const points = h.body.data.flatMap((row: any) => row.points)
+        assert.isAbove(points.length, 0, `${platform.id} history ${metric} has points`)
+        for (const row of h.body.data) {
+          assert.deepStrictEqual(
+            [row.subject, row.metric, row.source],
+            [h.body.coverage[0].subject, metric, "synthetic"]
+          )
+          assert.strictEqual(
+            row.measuredAt,
+            row.points[row.points.length - 1].measuredAt,
+            "the row's measuredAt is its latest point"
+          )
+          const times = row.points.map((p: any) => Date.parse(p.measuredAt))
+          assert.deepStrictEqual(
+            times,
+            [...times].sort((a, b) => a - b),
+            "oldest first"
+          )
+        }
+        for (const p of points) assert.strictEqual(typeof p.value, "number")
         if (platform.historyScope === "stay" && ["price_from", "price_per_night", "total_price"].includes(metric)) {
           assert.isTrue(
-            h.body.data.every((p: any) => p.stay?.checkIn === stay.checkIn),
+            points.every((p: any) => p.stay?.checkIn === stay.checkIn),
             "priced points carry the stay"
           )
         }
+        if (platform.id.startsWith("quick_commerce"))
+          assert.isTrue(points.every((p: any) => p.store === "store:blr-001"))
       }
       assert.strictEqual(await balance(server, key), before, "history never bills")
       if (platform.id.startsWith("quick_commerce")) {

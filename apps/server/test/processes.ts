@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+const bundled = fileURLToPath(new URL("../dist/main.js", import.meta.url))
 
 export const freePort = () =>
   new Promise<number>((resolve) => {
@@ -29,13 +30,17 @@ export interface ServerProcess {
 /** Spawns the server and waits until it answers. */
 export const spawnServer = async (
   env: Record<string, string>,
-  nodeArgs: ReadonlyArray<string> = []
+  nodeArgs: ReadonlyArray<string> = [],
+  options: { readonly bundle?: boolean } = {}
 ): Promise<ServerProcess> => {
   const port = await freePort()
   const adminPort = await freePort()
   const token = env["ADMIN_TOKEN"] ?? `op_${Math.random().toString(36).slice(2)}`
   let output = ""
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main], {
+  const args = options.bundle
+    ? [...nodeArgs, bundled]
+    : [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       PORT: String(port),

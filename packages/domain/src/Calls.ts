@@ -153,8 +153,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const upstream = yield* Upstream
     const crypto = yield* Crypto
 
-    const spendable = (accountId: string) =>
+    const readSpendable = (accountId: string) =>
       Effect.map(ledger.findAccount(accountId), Option.match({ onNone: () => 0, onSome: (a) => a.spendable }))
+
+    /** Spendable credits for an answer that spent nothing: the figure read with the key, else a read. */
+    const unspent = (caller: Caller) =>
+      caller.spendable === undefined ? readSpendable(caller.accountId) : Effect.succeed(caller.spendable)
 
     const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
       Effect.gen(function* () {
@@ -439,7 +443,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
 
     const estimate = (caller: Caller, p: Plan) =>
       Effect.map(
-        spendable(caller.accountId),
+        unspent(caller),
         (available): Answer => ({
           data: [],
           cost: { creditsCharged: 0, creditsRemaining: available },
@@ -566,7 +570,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
       // a call served entirely from the store has nothing to settle: one read of the balance
       const account = nothingToWrite
-        ? { spendable: yield* spendable(caller.accountId) }
+        ? { spendable: yield* unspent(caller) }
         : yield* ledger
             .settle({
               holdId,
@@ -600,7 +604,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       if (decoded.op.name === "history") {
         const store = yield* resolveStore(decoded.op, decoded.request)
         const answer = yield* History.answer(measurements, decoded.op, decoded.request, store)
-        const available = yield* spendable(caller.accountId)
+        const available = yield* unspent(caller)
         return {
           ...answer,
           cost: { creditsCharged: 0, creditsRemaining: available },
@@ -615,7 +619,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const call = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Answer, CallError> =>
       callImpl(caller, platformId, body)
 
-    const balance = (caller: Caller) => spendable(caller.accountId)
+    const balance = (caller: Caller) => unspent(caller)
 
     return { call, plan, balance } as const
   })

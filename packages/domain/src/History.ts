@@ -1,12 +1,16 @@
-/** History (D9): the stored series of one metric per subject over the last `days` days; never bills or fetches. */
+/**
+ * History (D9): the stored series of one metric per subject over the last `days` days; never bills or fetches.
+ * One row per subject (and source): `{subject, metric, source, measuredAt (the latest point), points}` with the
+ * points oldest first, each `{measuredAt, value}` and the `stay` or `store` it was measured for, when there is one.
+ */
 import { DateTime, Effect } from "effect"
 import * as Catalogue from "./Catalogue.js"
-import type { Measurements, Row, SeriesPoint } from "./ports/Measurements.js"
+import type { Measurements, Row } from "./ports/Measurements.js"
 
 /** The history op of a platform, whose subject forms name the entities points are kept for. */
 export const opFor = (platformId: string): Catalogue.OpDef | undefined => Catalogue.historyOp(platformId)
 
-/** Answers a history request: one row per point, oldest first; a subject with no point is omitted. */
+/** Answers a history request; a subject with no point is omitted with `not_found`. */
 export const answer = (
   measurements: Measurements["Type"],
   op: Catalogue.OpDef,
@@ -19,35 +23,26 @@ export const answer = (
     const metric = String(request["metric"])
     const subjects = [...new Set(request["subjects"] as ReadonlyArray<string>)]
     const since = new Date(DateTime.toEpochMillis(now) - days * 86_400_000)
-    const points = yield* measurements.history({
+    const series = yield* measurements.history({
       platform: op.platform,
       entities: subjects,
       metric,
       store: store ?? null,
       since
     })
-    const bySubject = new Map<string, Array<SeriesPoint>>()
-    for (const p of points) {
-      const series = bySubject.get(p.entity)
-      if (series) series.push(p)
-      else bySubject.set(p.entity, [p])
-    }
     const data: Array<Row> = []
     const coverage = subjects.map((subject) => {
-      const series = bySubject.get(subject) ?? []
-      for (const p of series) {
-        data.push({
-          subject,
-          measuredAt: p.measuredAt.toISOString(),
-          metric,
-          value: p.value,
-          ...(p.store === "" ? {} : { store: p.store }),
-          ...(p.stay === null ? {} : { stay: p.stay }),
-          source: p.source
-        })
+      const mine = series.filter((s) => s.entity === subject && s.points.length > 0)
+      let rows = 0
+      let latest: { measuredAt: string; source: string } | undefined
+      for (const s of mine) {
+        const last = s.points[s.points.length - 1]!
+        data.push({ subject, metric, source: s.source, measuredAt: last.measuredAt, points: s.points })
+        rows += s.points.length
+        if (latest === undefined || last.measuredAt > latest.measuredAt)
+          latest = { measuredAt: last.measuredAt, source: s.source }
       }
-      const last = series[series.length - 1]
-      return last === undefined
+      return latest === undefined
         ? {
             subject,
             status: "omitted" as const,
@@ -58,14 +53,7 @@ export const answer = (
             reason: "not_found" as const,
             detail: `no stored ${metric} points in the last ${days} days`
           }
-        : {
-            subject,
-            status: "stored" as const,
-            measuredAt: last.measuredAt.toISOString(),
-            rows: series.length,
-            credits: 0,
-            source: last.source
-          }
+        : { subject, status: "stored" as const, measuredAt: latest.measuredAt, rows, credits: 0, source: latest.source }
     })
     return { data, coverage }
   })

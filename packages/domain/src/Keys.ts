@@ -42,6 +42,8 @@ export interface Caller {
   readonly accountId: string
   readonly keyId: string
   readonly prefix: string
+  /** The account's spendable credits when the key was read (answers of calls that spend nothing report it). */
+  readonly spendable?: number
 }
 
 /** The credentials as sent: the `X-API-Key` header and the `Authorization` header, if any. */
@@ -94,10 +96,16 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       const digest = yield* crypto.sha256(key ?? decoy)
       const found = yield* store.findByDigest(digest)
       const now = yield* DateTime.now
-      if (key === undefined || Option.isNone(found) || stateAt(found.value, now) !== "active") {
+      if (key === undefined || Option.isNone(found) || stateAt(found.value.key, now) !== "active") {
         return yield* new Unauthorized()
       }
-      return { accountId: found.value.accountId, keyId: found.value.id, prefix: found.value.prefix } satisfies Caller
+      const stored = found.value.key
+      return {
+        accountId: stored.accountId,
+        keyId: stored.id,
+        prefix: stored.prefix,
+        spendable: found.value.spendable
+      } satisfies Caller
     })
 
     const create = Effect.fn("Keys.create")(function* (input: {

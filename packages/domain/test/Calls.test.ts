@@ -273,10 +273,15 @@ describe("Calls", () => {
         const expected = Array.from({ length: fetches }, (_, i) => start + i * 8 * 86_400_000).filter(
           (t) => t > start + fetches * 8 * 86_400_000 - days * 86_400_000
         )
+        const points = h.data.flatMap((r) => r["points"] as Array<{ measuredAt: string; value: number }>)
         assert.deepStrictEqual(
-          h.data.map((r) => Date.parse(String(r["measuredAt"]))),
+          points.map((p) => Date.parse(p.measuredAt)),
           expected
         )
+        for (const p of points) assert.strictEqual(typeof p.value, "number")
+        if (expected.length > 0) {
+          assert.strictEqual(h.data[0]!["measuredAt"], new Date(expected[expected.length - 1]!).toISOString())
+        }
       }),
     { fastCheck: { numRuns: 100 } }
   )

@@ -125,8 +125,9 @@ export const memoryStore = () => {
         return out
       }),
     history: ({ platform, entities, metric, store, since }) =>
-      Effect.sync(() =>
-        points
+      Effect.sync(() => {
+        const series = new Map<string, { entity: string; source: string; points: Array<Measurements.SeriesPoint> }>()
+        const matching = points
           .filter(
             (p) =>
               p.platform === platform &&
@@ -135,11 +136,20 @@ export const memoryStore = () => {
               (store === null || p.store === store) &&
               typeof p.metrics[metric] === "number"
           )
-          .map((p) => ({ ...p, value: p.metrics[metric]! }))
-          .sort((x, y) =>
-            x.entity === y.entity ? x.measuredAt.getTime() - y.measuredAt.getTime() : x.entity < y.entity ? -1 : 1
-          )
-      ),
+          .sort((x, y) => x.measuredAt.getTime() - y.measuredAt.getTime())
+        for (const p of matching) {
+          const key = `${p.entity}|${p.source}`
+          const s = series.get(key) ?? { entity: p.entity, source: p.source, points: [] }
+          s.points.push({
+            measuredAt: p.measuredAt.toISOString(),
+            value: p.metrics[metric]!,
+            ...(p.stay ? { stay: p.stay } : {}),
+            ...(p.store ? { store: p.store } : {})
+          })
+          series.set(key, s)
+        }
+        return [...series.values()]
+      }),
     reveals: ({ accountId, persons }) =>
       Effect.sync(() => reveals.filter((r) => r.accountId === accountId && persons.includes(r.person)))
   })

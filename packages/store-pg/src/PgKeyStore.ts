@@ -35,8 +35,14 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     findByDigest: (digest) =>
-      sql`SELECT id, account_id, name, prefix, created_at, expires_at, revoked_at, last_used_at, calls
-          FROM api_keys WHERE digest = ${digest}`.pipe(Effect.map(first), Effect.orDie),
+      sql`SELECT k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.calls,
+                 a.balance - a.held AS spendable
+          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (r) => ({ key: toKey(r), spendable: Number(r["spendable"]) }))
+        ),
+        Effect.orDie
+      ),
     find: (keyId) =>
       sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.id = ${keyId}`.pipe(Effect.map(first), Effect.orDie),
     list: (accountId) =>

@@ -43,25 +43,22 @@ export const make = Effect.gen(function* () {
     history: ({ platform, entities, metric, store, since }) =>
       entities.length === 0
         ? Effect.succeed([])
-        : sql<{ entity: string; store: string; stay: unknown; at: string; value: number; source: string }>`
-            SELECT entity, store, stay, to_char(measured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at,
-                   (metrics ->> ${metric})::float8 AS value, source
+        : sql<{ entity: string; source: string; points: unknown }>`
+            SELECT entity, source,
+                   json_agg(json_strip_nulls(json_build_object(
+                     'measuredAt', to_char(measured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                     'value', (metrics ->> ${metric})::float8,
+                     'stay', stay,
+                     'store', nullif(store, '')
+                   )) ORDER BY measured_at, id) AS points
             FROM history_points
             WHERE platform = ${platform} AND entity IN ${sql.in(entities)} AND measured_at > ${since}
               AND metrics ? ${metric}
               ${store === null ? sql`` : sql`AND store = ${store}`}
-            ORDER BY entity, measured_at, id`.pipe(
+            GROUP BY entity, source
+            ORDER BY entity, source`.pipe(
             Effect.map((rows) =>
-              rows.map(
-                (r): M.SeriesPoint => ({
-                  entity: r.entity,
-                  store: r.store,
-                  stay: r.stay === null ? null : json(r.stay),
-                  measuredAt: new Date(r.at),
-                  value: r.value,
-                  source: r.source
-                })
-              )
+              rows.map((r): M.Series => ({ entity: r.entity, source: r.source, points: json(r.points) }))
             ),
             Effect.orDie
           ),
@@ -89,3 +86,45 @@ export const make = Effect.gen(function* () {
 
 /** The Measurements port on the SqlClient. */
 export const layer = Layer.effect(M.Measurements, make)
+
+/**
+ * The same port with an in-process cache of fresh results in front of `fresh`: a stored result never changes, so
+ * serving a cached one while it is still fresh is what the database would serve (at worst an older fresh result
+ * than a newer one another instance stored). Bounded (least recently used out); misses go to the database.
+ */
+export const layerCached = (maxEntries = 5000) =>
+  Layer.effect(
+    M.Measurements,
+    Effect.map(make, (base) => {
+      const cache = new Map<string, M.Measurement>()
+      const remember = (m: M.Measurement) => {
+        const known = cache.get(m.freshnessKey)
+        if (known !== undefined && known.measuredAt >= m.measuredAt) return
+        cache.delete(m.freshnessKey)
+        cache.set(m.freshnessKey, m)
+        if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string)
+      }
+      return M.Measurements.of({
+        ...base,
+        fresh: (input) =>
+          Effect.suspend(() => {
+            const hits = new Map<string, M.Measurement>()
+            const misses: Array<string> = []
+            for (const key of input.keys) {
+              const m = cache.get(key)
+              if (m !== undefined && m.measuredAt > input.since && (m.rowsAsked >= input.minRows || m.exhaustive))
+                hits.set(key, m)
+              else misses.push(key)
+            }
+            if (misses.length === 0) return Effect.succeed(hits)
+            return Effect.map(base.fresh({ ...input, keys: misses }), (found) => {
+              for (const m of found.values()) {
+                remember(m)
+                hits.set(m.freshnessKey, m)
+              }
+              return hits
+            })
+          })
+      })
+    })
+  )

@@ -42,7 +42,8 @@ for (const t of targets) {
           assert.deepStrictEqual(caller, {
             accountId: account.id,
             keyId: created.stored.id,
-            prefix: created.stored.prefix
+            prefix: created.stored.prefix,
+            spendable: 0
           })
           const viaBearer = yield* keys.authenticate({ apiKey: undefined, authorization: `Bearer ${created.key}` })
           assert.strictEqual(viaBearer.keyId, created.stored.id)

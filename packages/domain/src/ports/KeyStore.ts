@@ -37,8 +37,13 @@ export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
   KeyStore,
   {
     readonly insert: (key: NewKey) => Effect.Effect<StoredKey>
-    /** The key with this digest, read from the store on every call (no cache may outlive a revocation). */
-    readonly findByDigest: (digest: string) => Effect.Effect<Option.Option<StoredKey>>
+    /**
+     * The key with this digest and its account's spendable credits, read from the store on every call (no cache
+     * may outlive a revocation).
+     */
+    readonly findByDigest: (
+      digest: string
+    ) => Effect.Effect<Option.Option<{ readonly key: StoredKey; readonly spendable: number }>>
     readonly find: (keyId: string) => Effect.Effect<Option.Option<StoredKey>>
     readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<StoredKey>>
     /** Marks the key revoked now; false when it was unknown or already revoked. */

@@ -36,14 +36,19 @@ export interface HistoryPoint {
   readonly source: string
 }
 
-/** One point of one metric, as `history` reads it. */
+/** One point of a series: when, the value, and the stay or store it was measured for (when there is one). */
 export interface SeriesPoint {
-  readonly entity: string
-  readonly measuredAt: Date
+  readonly measuredAt: string
   readonly value: number
-  readonly store: string
-  readonly stay: Readonly<Record<string, unknown>> | null
+  readonly stay?: Readonly<Record<string, unknown>>
+  readonly store?: string
+}
+
+/** The series of one metric of one entity from one source, oldest first, as `history` reads it. */
+export interface Series {
+  readonly entity: string
   readonly source: string
+  readonly points: ReadonlyArray<SeriesPoint>
 }
 
 /** A contact part as known to one org (D10). */
@@ -87,7 +92,7 @@ export class Measurements extends Context.Tag("@pdr/domain/Measurements")<
       readonly metric: string
       readonly store: string | null
       readonly since: Date
-    }) => Effect.Effect<ReadonlyArray<SeriesPoint>>
+    }) => Effect.Effect<ReadonlyArray<Series>>
     /** What this org already holds for these persons. */
     readonly reveals: (input: {
       readonly accountId: string
