@@ -113,6 +113,25 @@ export const all = {
     CREATE INDEX idempotency_by_expiry ON idempotency (expires_at);
     ALTER TABLE measurements ADD COLUMN hold_id text;
     CREATE INDEX measurements_by_hold ON measurements (hold_id) WHERE hold_id IS NOT NULL;
+  `),
+  "0005_history_values": migration(`
+    CREATE TABLE history_values (
+      platform text NOT NULL,
+      entity text NOT NULL,
+      metric text NOT NULL,
+      measured_at timestamptz NOT NULL,
+      value double precision NOT NULL,
+      store text NOT NULL DEFAULT '',
+      stay jsonb,
+      source text NOT NULL
+    );
+    INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+      SELECT p.platform, p.entity, m.key, p.measured_at, (m.value #>> '{}')::double precision, p.store, p.stay, p.source
+      FROM history_points p, jsonb_each(p.metrics) AS m
+      WHERE jsonb_typeof(m.value) = 'number';
+    DROP TABLE history_points;
+    CREATE INDEX history_values_series ON history_values (platform, entity, metric, measured_at)
+      INCLUDE (value, store, stay, source);
   `)
 }
 

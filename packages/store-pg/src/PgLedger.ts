@@ -31,6 +31,20 @@ const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
     Exclude<E, SqlError>
   >
 
+/** History points as JSON rows for jsonb_to_recordset (one row per point; one value per metric is inserted). */
+const pointsJson = (records: M.SettleRecords) =>
+  JSON.stringify(
+    records.points.map((p) => ({
+      platform: p.platform,
+      entity: p.entity,
+      store: p.store,
+      stay: p.stay,
+      measured_at: p.measuredAt.toISOString(),
+      metrics: p.metrics,
+      source: p.source
+    }))
+  )
+
 /** Writes the records a settle pays for (inside the caller's transaction). */
 export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords) =>
   Effect.gen(function* () {
@@ -52,17 +66,11 @@ export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords)
       )}`
     }
     if (records.points.length > 0) {
-      yield* sql`INSERT INTO history_points ${sql.insert(
-        records.points.map((p) => ({
-          platform: p.platform,
-          entity: p.entity,
-          store: p.store,
-          stay: p.stay === null ? null : JSON.stringify(p.stay),
-          measured_at: p.measuredAt,
-          metrics: JSON.stringify(p.metrics),
-          source: p.source
-        }))
-      )}`
+      yield* sql`INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+        SELECT x.platform, x.entity, m.key, x.measured_at, m.value::double precision, x.store, x.stay, x.source
+        FROM jsonb_to_recordset(${pointsJson(records)}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
+          measured_at timestamptz, metrics jsonb, source text),
+        jsonb_each_text(x.metrics) AS m`
     }
     if (records.reveals.length > 0) {
       yield* sql`INSERT INTO contact_reveals ${sql.insert(
@@ -105,17 +113,7 @@ const settleStatement = (
       hold_id: m.holdId ?? holdId
     }))
   )
-  const points = JSON.stringify(
-    records.points.map((p) => ({
-      platform: p.platform,
-      entity: p.entity,
-      store: p.store,
-      stay: p.stay,
-      measured_at: p.measuredAt.toISOString(),
-      metrics: p.metrics,
-      source: p.source
-    }))
-  )
+  const points = pointsJson(records)
   const reveals = JSON.stringify(
     records.reveals.map((r) => ({
       account_id: r.accountId,
@@ -145,10 +143,11 @@ const settleStatement = (
         measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text, hold_id text)
       WHERE EXISTS (SELECT 1 FROM h)),
     p AS (
-      INSERT INTO history_points (platform, entity, store, stay, measured_at, metrics, source)
-      SELECT x.platform, x.entity, x.store, x.stay, x.measured_at, x.metrics, x.source
+      INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+      SELECT x.platform, x.entity, m.key, x.measured_at, m.value::double precision, x.store, x.stay, x.source
       FROM jsonb_to_recordset(${points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
-        measured_at timestamptz, metrics jsonb, source text)
+        measured_at timestamptz, metrics jsonb, source text),
+      jsonb_each_text(x.metrics) AS m
       WHERE EXISTS (SELECT 1 FROM h)),
     r AS (
       INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)

@@ -43,23 +43,51 @@ export const make = Effect.gen(function* () {
     history: ({ platform, entities, metric, store, since }) =>
       entities.length === 0
         ? Effect.succeed([])
-        : sql<{ entity: string; source: string; points: unknown }>`
-            SELECT entity, source,
-                   json_agg(json_strip_nulls(json_build_object(
-                     'measuredAt', to_char(measured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                     'value', (metrics ->> ${metric})::float8,
-                     'stay', stay,
-                     'store', nullif(store, '')
-                   )) ORDER BY measured_at, id) AS points
-            FROM history_points
-            WHERE platform = ${platform} AND entity IN ${sql.in(entities)} AND measured_at > ${since}
-              AND metrics ? ${metric}
-              ${store === null ? sql`` : sql`AND store = ${store}`}
-            GROUP BY entity, source
-            ORDER BY entity, source`.pipe(
-            Effect.map((rows) =>
-              rows.map((r): M.Series => ({ entity: r.entity, source: r.source, points: json(r.points) }))
-            ),
+        : sql<{
+            entity: string
+            t: ReadonlyArray<string> | null
+            v: ReadonlyArray<number> | null
+            source: string | null
+            sources: ReadonlyArray<string> | null
+            stays: ReadonlyArray<Record<string, unknown> | null> | null
+          }>`
+            SELECT e.entity, x.t, x.v, x.source, x.sources, x.stays
+            FROM jsonb_array_elements_text(${JSON.stringify(entities)}::jsonb) AS e(entity)
+            CROSS JOIN LATERAL (
+              SELECT array_agg((extract(epoch FROM q.measured_at) * 1000)::bigint) AS t,
+                     array_agg(q.value) AS v,
+                     min(q.source) AS source,
+                     CASE WHEN min(q.source) <> max(q.source) THEN array_agg(q.source) END AS sources,
+                     CASE WHEN bool_or(q.stay IS NOT NULL) THEN jsonb_agg(q.stay) END AS stays
+              FROM (
+                SELECT measured_at, value, source, stay FROM history_values
+                WHERE platform = ${platform} AND entity = e.entity AND metric = ${metric} AND measured_at > ${since}
+                  ${store === null ? sql`` : sql`AND store = ${store}`}
+                ORDER BY measured_at
+              ) AS q
+            ) AS x`.pipe(
+            Effect.map((rows) => {
+              const series: Array<M.Series> = []
+              for (const r of rows) {
+                if (r.t === null || r.v === null) continue
+                const bySource = new Map<string, Array<M.SeriesPoint>>()
+                for (let i = 0; i < r.t.length; i++) {
+                  const source = r.sources?.[i] ?? r.source ?? ""
+                  const stay = r.stays?.[i] ?? null
+                  const point: M.SeriesPoint = {
+                    measuredAt: new Date(Number(r.t[i])).toISOString(),
+                    value: r.v[i]!,
+                    ...(stay === null ? {} : { stay }),
+                    ...(store === null ? {} : { store })
+                  }
+                  const list = bySource.get(source)
+                  if (list) list.push(point)
+                  else bySource.set(source, [point])
+                }
+                for (const [source, points] of bySource) series.push({ entity: r.entity, source, points })
+              }
+              return series
+            }),
             Effect.orDie
           ),
     reveals: ({ accountId, persons }) =>
