@@ -99,6 +99,9 @@ const main = async () => {
     bundle: true,
     platform: "node",
     format: "esm",
+    banner: {
+      js: "import { createRequire as __pdrRequire } from 'node:module'; const require = __pdrRequire(import.meta.url);"
+    },
     logLevel: "warning"
   })
   const bare = spawn(process.execPath, [here("../dist/bare.js")], {

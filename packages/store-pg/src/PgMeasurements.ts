@@ -45,7 +45,7 @@ export const make = Effect.gen(function* () {
         ? Effect.succeed([])
         : sql<{
             entity: string
-            t: ReadonlyArray<string> | null
+            t: ReadonlyArray<number> | null
             v: ReadonlyArray<number> | null
             source: string | null
             sources: ReadonlyArray<string> | null
@@ -54,10 +54,10 @@ export const make = Effect.gen(function* () {
             SELECT e.entity, x.t, x.v, x.source, x.sources, x.stays
             FROM jsonb_array_elements_text(${JSON.stringify(entities)}::jsonb) AS e(entity)
             CROSS JOIN LATERAL (
-              SELECT array_agg((extract(epoch FROM q.measured_at) * 1000)::bigint) AS t,
-                     array_agg(q.value) AS v,
+              SELECT json_agg((extract(epoch FROM q.measured_at) * 1000)::bigint) AS t,
+                     json_agg(q.value) AS v,
                      min(q.source) AS source,
-                     CASE WHEN min(q.source) <> max(q.source) THEN array_agg(q.source) END AS sources,
+                     CASE WHEN min(q.source) <> max(q.source) THEN json_agg(q.source) END AS sources,
                      CASE WHEN bool_or(q.stay IS NOT NULL) THEN jsonb_agg(q.stay) END AS stays
               FROM (
                 SELECT measured_at, value, source, stay FROM history_values
@@ -74,12 +74,12 @@ export const make = Effect.gen(function* () {
                 for (let i = 0; i < r.t.length; i++) {
                   const source = r.sources?.[i] ?? r.source ?? ""
                   const stay = r.stays?.[i] ?? null
-                  const point: M.SeriesPoint = {
+                  const point: { measuredAt: string; value: number; stay?: Record<string, unknown>; store?: string } = {
                     measuredAt: new Date(Number(r.t[i])).toISOString(),
-                    value: r.v[i]!,
-                    ...(stay === null ? {} : { stay }),
-                    ...(store === null ? {} : { store })
+                    value: r.v[i]!
                   }
+                  if (stay !== null) point.stay = stay
+                  if (store !== null) point.store = store
                   const list = bySource.get(source)
                   if (list) list.push(point)
                   else bySource.set(source, [point])
