@@ -119,9 +119,10 @@ const main = async () => {
   const url = new URL(dbUrl)
   url.searchParams.set("options", `-c search_path=${schema}`)
   execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  // the server runs as `pnpm start` runs it: the bundle under plain node with the same heap bound
   const server = await spawnServer(
     { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
-    [],
+    (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
     { bundle: true }
   )
   try {
