@@ -113,14 +113,32 @@ const urlOf = Effect.map(HttpServer.HttpServer, (server) =>
     : `unix:${server.address.path}`
 )
 
+/**
+ * An http.Server whose close (on shutdown) also closes each keep-alive connection as soon as it is idle, so calls in
+ * flight finish and the process exits without waiting for clients' idle connections to time out.
+ */
+const closingServer = () => {
+  const server = createServer()
+  const close = server.close.bind(server)
+  server.close = ((callback?: (error?: Error) => void) => {
+    close(callback)
+    server.closeIdleConnections()
+    const sweep = setInterval(() => server.closeIdleConnections(), 50)
+    sweep.unref()
+    server.once("close", () => clearInterval(sweep))
+    return server
+  }) as typeof server.close
+  return server
+}
+
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) =>
   Layer.mergeAll(
     Layer.merge(publicHttp.pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+      Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: options.host }))
     ),
     Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(createServer, { port: options.adminPort, host: options.adminHost }))
+      Layer.provide(NodeHttpServer.layer(closingServer, { port: options.adminPort, host: options.adminHost }))
     ),
     background(options.sweepEveryMs ?? 15_000)
   ).pipe(Layer.provideMerge(services(options)))

@@ -114,7 +114,9 @@ describe.skipIf(!serverUp)("crash safety and shutdown", () => {
     const answer = await inFlight
     assert.strictEqual(answer.status, 200)
     assert.strictEqual(((await answer.json()) as any).cost.creditsCharged, 4)
+    const answeredAt = Date.now()
     assert.strictEqual(await server.exited, 0, server.output())
+    assert.isBelow(Date.now() - answeredAt, 3000, "exits once the last call is answered, not after idle timeouts")
     const db = new pg.Client({ connectionString: schema.url })
     await db.connect()
     const acct = await db.query("SELECT balance::int, held::int FROM accounts WHERE id = $1", [account.accountId])

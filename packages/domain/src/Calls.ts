@@ -171,7 +171,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       })
 
     /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
-    const plan = Effect.fn("Calls.plan")(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
+    const plan = Effect.fnUntraced(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
       const now = DateTime.toDate(yield* DateTime.now)
       const store = yield* resolveStore(op, request)
       let sourcePrice: Plan["sourcePrice"]
@@ -460,7 +460,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       )
 
     /** D8 steps 2-4 and the answer. */
-    const execute = Effect.fn("Calls.execute")(function* (caller: Caller, p: Plan) {
+    const execute = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
       const toFetch = p.units.filter((u) => needsFetch(p, u))
       let holdId: string | null = null
       if (p.quote > 0) {
@@ -598,7 +598,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     })
 
     /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
-    const callImpl = Effect.fn("Calls.call")(function* (caller: Caller, platformId: string, body: unknown) {
+    const callImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
       if (decoded.op.name === "history") {

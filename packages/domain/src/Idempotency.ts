@@ -44,7 +44,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
   effect: Effect.gen(function* () {
     const store = yield* IdempotencyStore
 
-    const run = Effect.fn("Idempotency.run")(function* <E, R>(
+    const run = Effect.fnUntraced(function* <E, R>(
       input: { readonly accountId: string; readonly key: string; readonly fingerprint: string },
       answer: Effect.Effect<Kept, E, R>
     ) {

@@ -91,7 +91,7 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
     const crypto = yield* Crypto
     const usage = yield* Ref.make(new Map<string, { calls: number; lastUsedAt: Date }>())
 
-    const authenticate = Effect.fn("Keys.authenticate")(function* (credentials: Credentials) {
+    const authenticate = Effect.fnUntraced(function* (credentials: Credentials) {
       const key = presentedKey(credentials)
       const digest = yield* crypto.sha256(key ?? decoy)
       const found = yield* store.findByDigest(digest)
