@@ -224,7 +224,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
               ...(sourcePrice ? { sourcePrice } : {})
             })
           : Pricing.zero
-        return { ...k, asked, stored: hit, buy, held, price }
+        // explicit literals, not spreads, on the per-request path (a spread followed by more keys is slow in V8)
+        return { label: k.label, entity: k.entity, freshnessKey: k.freshnessKey, asked, stored: hit, buy, held, price }
       })
       return {
         op,
@@ -438,7 +439,26 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       return { measurements: ms, points, reveals }
     }
 
-    const coverageLabel = (u: Unit) => ("subject" in u.label ? { subject: u.label.subject } : { query: u.label.query })
+    /** A coverage item of a unit (D4): `subject` or `query`, then the rest. */
+    const cover = (
+      u: Unit,
+      status: CoverageItem["status"],
+      measuredAt: string | null,
+      rows: number,
+      credits: number,
+      source: string | null,
+      omitted?: { readonly reason: NonNullable<CoverageItem["reason"]>; readonly detail: string }
+    ): CoverageItem => {
+      const item: { -readonly [K in keyof CoverageItem]: CoverageItem[K] } =
+        "subject" in u.label
+          ? { subject: u.label.subject, status, measuredAt, rows, credits, source }
+          : { query: u.label.query, status, measuredAt, rows, credits, source }
+      if (omitted) {
+        item.reason = omitted.reason
+        item.detail = omitted.detail
+      }
+      return item
+    }
     const exactNumber = (e: Pricing.Exact) => Math.round((e.n / e.d) * 10000) / 10000
 
     const estimate = (caller: Caller, p: Plan) =>
@@ -447,14 +467,16 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         (available): Answer => ({
           data: [],
           cost: { creditsCharged: 0, creditsRemaining: available },
-          coverage: p.units.map((u) => ({
-            ...coverageLabel(u),
-            status: needsFetch(p, u) ? "fetch" : "stored",
-            measuredAt: u.stored ? iso(u.stored.measuredAt) : null,
-            rows: needsFetch(p, u) ? (p.op.rowsField ? u.asked : 1) : (u.stored?.rows.length ?? u.held.length),
-            credits: exactNumber(u.price),
-            source: u.stored?.source ?? null
-          })),
+          coverage: p.units.map((u) =>
+            cover(
+              u,
+              needsFetch(p, u) ? "fetch" : "stored",
+              u.stored ? iso(u.stored.measuredAt) : null,
+              needsFetch(p, u) ? (p.op.rowsField ? u.asked : 1) : (u.stored?.rows.length ?? u.held.length),
+              exactNumber(u.price),
+              u.stored?.source ?? null
+            )
+          ),
           estimate: { credits: p.quote }
         })
       )
@@ -490,7 +512,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
       for (const r of results) {
-        if (r.shared && !("omitted" in r.f)) sharedStored.set(r.f.unit, { ...r.f.unit, stored: asMeasurement(p, r.f) })
+        if (r.shared && !("omitted" in r.f))
+          sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: asMeasurement(p, r.f) }))
         else fetched.push(r.f)
       }
       const byUnit = new Map(fetched.map((f) => [f.unit, f]))
@@ -502,39 +525,27 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         if (f === undefined) {
           if (p.op.price._tag === "PerPart") {
             data.push(contactRow(u, undefined, undefined, undefined))
-            coverage.push({
-              ...coverageLabel(u),
-              status: "stored",
-              measuredAt: iso(new Date(Math.max(...u.held.map((r) => r.at.getTime())))),
-              rows: 1,
-              credits: 0,
-              source: u.held[0]?.source ?? null
-            })
+            coverage.push(
+              cover(
+                u,
+                "stored",
+                iso(new Date(Math.max(...u.held.map((r) => r.at.getTime())))),
+                1,
+                0,
+                u.held[0]?.source ?? null
+              )
+            )
             continue
           }
           const s = u.stored!
           data.push(...shapeRows(p, u, s.rows, s.measuredAt, s.source))
-          coverage.push({
-            ...coverageLabel(u),
-            status: "stored",
-            measuredAt: iso(s.measuredAt),
-            rows: Math.min(s.rows.length, u.asked),
-            credits: 0,
-            source: s.source
-          })
+          coverage.push(cover(u, "stored", iso(s.measuredAt), Math.min(s.rows.length, u.asked), 0, s.source))
         } else if ("omitted" in f) {
           if (p.op.price._tag === "PerPart" && u.held.length > 0)
             data.push(contactRow(u, undefined, undefined, undefined))
-          coverage.push({
-            ...coverageLabel(u),
-            status: "omitted",
-            measuredAt: null,
-            rows: 0,
-            credits: 0,
-            source: f.source ?? upstream.name,
-            reason: f.omitted,
-            detail: f.detail ?? ""
-          })
+          coverage.push(
+            cover(u, "omitted", null, 0, 0, f.source ?? upstream.name, { reason: f.omitted, detail: f.detail ?? "" })
+          )
         } else {
           const price = deliveredPrice(p, f)
           if (p.op.price._tag === "PerPart") {
@@ -542,14 +553,16 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           } else {
             data.push(...shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source))
           }
-          coverage.push({
-            ...coverageLabel(u),
-            status: "fetched",
-            measuredAt: iso(f.at),
-            rows: p.op.price._tag === "PerPart" ? 1 : f.outcome.rows.length,
-            credits: exactNumber(price),
-            source: f.outcome.source
-          })
+          coverage.push(
+            cover(
+              u,
+              "fetched",
+              iso(f.at),
+              p.op.price._tag === "PerPart" ? 1 : f.outcome.rows.length,
+              exactNumber(price),
+              f.outcome.source
+            )
+          )
         }
       }
       const failed = fetched.filter(
