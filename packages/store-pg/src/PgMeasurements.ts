@@ -2,7 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { Measurements as M } from "@pdr/domain"
 import { Effect, Layer } from "effect"
-import { date, num } from "./Rows.js"
+import { date, isoMillis, num } from "./Rows.js"
 
 const json = <A>(v: unknown): A => (typeof v === "string" ? JSON.parse(v) : v) as A
 
@@ -75,7 +75,7 @@ export const make = Effect.gen(function* () {
                   const source = r.sources?.[i] ?? r.source ?? ""
                   const stay = r.stays?.[i] ?? null
                   const point: { measuredAt: string; value: number; stay?: Record<string, unknown>; store?: string } = {
-                    measuredAt: new Date(Number(r.t[i])).toISOString(),
+                    measuredAt: isoMillis(Number(r.t[i])),
                     value: r.v[i]!
                   }
                   if (stay !== null) point.stay = stay
