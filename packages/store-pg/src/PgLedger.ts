@@ -1,6 +1,7 @@
 /** The Ledger port on PostgreSQL: accounts, the append-only ledger, holds, and the settle transaction (D8). */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import type * as Statement from "@effect/sql/Statement"
 import { Ledger as L, type Measurements as M } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
 import { date, num, utc } from "./Rows.js"
@@ -31,74 +32,9 @@ const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
     Exclude<E, SqlError>
   >
 
-/** History points as JSON rows for jsonb_to_recordset (one row per point; one value per metric is inserted). */
-const pointsJson = (records: M.SettleRecords) =>
-  JSON.stringify(
-    records.points.map((p) => ({
-      platform: p.platform,
-      entity: p.entity,
-      store: p.store,
-      stay: p.stay,
-      measured_at: p.measuredAt.toISOString(),
-      metrics: p.metrics,
-      source: p.source
-    }))
-  )
-
-/** Writes the records a settle pays for (inside the caller's transaction). */
-export const writeRecords = (sql: SqlClient.SqlClient, records: M.SettleRecords) =>
-  Effect.gen(function* () {
-    if (records.measurements.length > 0) {
-      yield* sql`INSERT INTO measurements ${sql.insert(
-        records.measurements.map((m) => ({
-          platform: m.platform,
-          op: m.op,
-          entity: m.entity,
-          freshness_key: m.freshnessKey,
-          measured_at: m.measuredAt,
-          rows: JSON.stringify(m.rows),
-          rows_asked: m.rowsAsked,
-          exhaustive: m.exhaustive,
-          found: m.found,
-          source: m.source,
-          hold_id: m.holdId ?? null
-        }))
-      )}`
-    }
-    if (records.points.length > 0) {
-      yield* sql`INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
-        SELECT x.platform, x.entity, m.key, x.measured_at, m.value::double precision, x.store, x.stay, x.source
-        FROM jsonb_to_recordset(${pointsJson(records)}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
-          measured_at timestamptz, metrics jsonb, source text),
-        jsonb_each_text(x.metrics) AS m`
-    }
-    if (records.reveals.length > 0) {
-      yield* sql`INSERT INTO contact_reveals ${sql.insert(
-        records.reveals.map((r) => ({
-          account_id: r.accountId,
-          person: r.person,
-          part: r.part,
-          status: r.status,
-          value: r.value,
-          revealed_at: r.at,
-          source: r.source
-        }))
-      )} ON CONFLICT (account_id, person, part) DO NOTHING`
-    }
-  })
-
-/**
- * The settle of a held call as one statement (atomic without a transaction block, one round trip): capture at most
- * the hold, release the rest, append the capture, and write the records, all only if the hold is still held.
- */
-const settleStatement = (
-  sql: SqlClient.SqlClient,
-  holdId: string,
-  capture: number,
-  reason: string,
-  records: M.SettleRecords
-) => {
-  const measurements = JSON.stringify(
+/** The records of a settle as JSON, for jsonb_to_recordset. */
+const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
+  measurements: JSON.stringify(
     records.measurements.map((m) => ({
       platform: m.platform,
       op: m.op,
@@ -112,9 +48,19 @@ const settleStatement = (
       source: m.source,
       hold_id: m.holdId ?? holdId
     }))
-  )
-  const points = pointsJson(records)
-  const reveals = JSON.stringify(
+  ),
+  points: JSON.stringify(
+    records.points.map((p) => ({
+      platform: p.platform,
+      entity: p.entity,
+      store: p.store,
+      stay: p.stay,
+      measured_at: p.measuredAt.toISOString(),
+      metrics: p.metrics,
+      source: p.source
+    }))
+  ),
+  reveals: JSON.stringify(
     records.reveals.map((r) => ({
       account_id: r.accountId,
       person: r.person,
@@ -125,7 +71,55 @@ const settleStatement = (
       source: r.source
     }))
   )
+})
+
+/** CTEs that write the records (measurements, one history value per metric, reveals) when `guard` holds. */
+const recordInserts = (
+  sql: SqlClient.SqlClient,
+  records: M.SettleRecords,
+  holdId: string | null,
+  guard: Statement.Fragment
+) => {
+  const json = recordsJson(records, holdId)
   return sql`
+    m AS (
+      INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found, source, hold_id)
+      SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive, x.found, x.source, x.hold_id
+      FROM jsonb_to_recordset(${json.measurements}::jsonb) AS x(platform text, op text, entity text, freshness_key text,
+        measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text, hold_id text)
+      WHERE ${guard}),
+    p AS (
+      INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+      SELECT x.platform, x.entity, v.key, x.measured_at, v.value::double precision, x.store, x.stay, x.source
+      FROM jsonb_to_recordset(${json.points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
+        measured_at timestamptz, metrics jsonb, source text),
+      jsonb_each_text(x.metrics) AS v
+      WHERE ${guard}),
+    r AS (
+      INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)
+      SELECT x.account_id, x.person, x.part, x.status, x.value, x.revealed_at, x.source
+      FROM jsonb_to_recordset(${json.reveals}::jsonb) AS x(account_id text, person text, part text, status text,
+        value text, revealed_at timestamptz, source text)
+      WHERE ${guard}
+      ON CONFLICT (account_id, person, part) DO NOTHING)`
+}
+
+/**
+ * The settle of a call as one statement (atomic without a transaction block, one round trip). With a hold: capture
+ * at most the hold, release the rest, append the capture, and write the records, all only if the hold is still
+ * held. Without one: write the records. Returns the account after it.
+ */
+const settleStatement = (
+  sql: SqlClient.SqlClient,
+  holdId: string | null,
+  accountId: string,
+  capture: number,
+  reason: string,
+  records: M.SettleRecords
+) =>
+  holdId === null
+    ? sql`WITH ${recordInserts(sql, records, null, sql`TRUE`)} SELECT * FROM accounts WHERE id = ${accountId}`
+    : sql`
     WITH h AS (
       UPDATE holds SET status = 'captured', captured = ${capture}, settled_at = now()
       WHERE id = ${holdId} AND status = 'held' AND amount >= ${capture}
@@ -136,28 +130,8 @@ const settleStatement = (
     l AS (
       INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
       SELECT h.account_id, 'capture', -${capture}::bigint, ${reason}, h.key_id, ${holdId} FROM h WHERE ${capture}::bigint > 0),
-    m AS (
-      INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found, source, hold_id)
-      SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive, x.found, x.source, x.hold_id
-      FROM jsonb_to_recordset(${measurements}::jsonb) AS x(platform text, op text, entity text, freshness_key text,
-        measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text, hold_id text)
-      WHERE EXISTS (SELECT 1 FROM h)),
-    p AS (
-      INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
-      SELECT x.platform, x.entity, m.key, x.measured_at, m.value::double precision, x.store, x.stay, x.source
-      FROM jsonb_to_recordset(${points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
-        measured_at timestamptz, metrics jsonb, source text),
-      jsonb_each_text(x.metrics) AS m
-      WHERE EXISTS (SELECT 1 FROM h)),
-    r AS (
-      INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)
-      SELECT x.account_id, x.person, x.part, x.status, x.value, x.revealed_at, x.source
-      FROM jsonb_to_recordset(${reveals}::jsonb) AS x(account_id text, person text, part text, status text,
-        value text, revealed_at timestamptz, source text)
-      WHERE EXISTS (SELECT 1 FROM h)
-      ON CONFLICT (account_id, person, part) DO NOTHING)
+    ${recordInserts(sql, records, holdId, sql`EXISTS (SELECT 1 FROM h)`)}
     SELECT * FROM a`
-}
 
 /** The Ledger adapter. */
 export const make = Effect.gen(function* () {
@@ -216,20 +190,17 @@ export const make = Effect.gen(function* () {
       ),
     settle: ({ holdId, accountId, capture, reason, records }) =>
       orDie(
-        holdId === null
-          ? sql.withTransaction(
-              Effect.gen(function* () {
-                if (capture !== 0) return yield* Effect.die(new Error("a settle without a hold cannot capture"))
-                yield* writeRecords(sql, records)
-                const rows = yield* sql`SELECT * FROM accounts WHERE id = ${accountId}`
-                return toAccount(rows[0]!)
-              })
-            )
-          : settleStatement(sql, holdId, capture, reason, records).pipe(
-              Effect.flatMap((rows) =>
-                rows.length === 0 ? Effect.fail(new L.HoldNotHeld({ holdId })) : Effect.succeed(toAccount(rows[0]!))
-              )
-            )
+        Effect.suspend(() =>
+          holdId === null && capture !== 0
+            ? Effect.die(new Error("a settle without a hold cannot capture"))
+            : settleStatement(sql, holdId, accountId, capture, reason, records)
+        ).pipe(
+          Effect.flatMap((rows) =>
+            rows.length === 0
+              ? Effect.fail(new L.HoldNotHeld({ holdId: holdId ?? "" }))
+              : Effect.succeed(toAccount(rows[0]!))
+          )
+        )
       ),
     release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
     releaseExpired: (now) =>

@@ -1,4 +1,6 @@
 // D7, D8: holds are placed atomically, captures never exceed holds, expired holds come back, the ledger balances.
+
+import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Ledger } from "@pdr/domain"
 import { Effect, Either, FastCheck as fc } from "effect"
@@ -126,6 +128,107 @@ for (const t of targets) {
           const totals = yield* ledger.totals(account.id)
           assert.deepStrictEqual(totals, { grants: 100, captures: 7 })
         })
+      )
+
+      it.effect(
+        "D8: a settle writes its records with the capture, one history value per metric; without a hold it captures nothing",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "records", credits: 50 })
+            const at = new Date("2026-11-21T10:00:00.000Z")
+            const records = (entity: string) => ({
+              measurements: [
+                {
+                  platform: "maps",
+                  op: "places",
+                  entity,
+                  freshnessKey: `maps/places/${entity}/{}`,
+                  measuredAt: at,
+                  rows: [{ a: 1 }],
+                  rowsAsked: 1,
+                  exhaustive: true,
+                  found: true,
+                  source: "test"
+                }
+              ],
+              points: [
+                {
+                  platform: "maps",
+                  entity,
+                  store: "",
+                  stay: null,
+                  measuredAt: at,
+                  metrics: { rating: 4.5, reviews: 10 },
+                  source: "test"
+                }
+              ],
+              reveals: [
+                {
+                  accountId: account.id,
+                  person: entity,
+                  part: "email" as const,
+                  status: "nothing_on_file" as const,
+                  value: null,
+                  at,
+                  source: "test"
+                }
+              ]
+            })
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: "kid_x",
+              amount: 9,
+              expiresAt: later(60_000)
+            })
+            const settled = yield* ledger.settle({
+              holdId: hold.id,
+              accountId: account.id,
+              capture: 4,
+              reason: "maps places",
+              records: records("held-1")
+            })
+            assert.deepStrictEqual([settled.balance, settled.held], [46, 0])
+            const free = yield* ledger.settle({
+              holdId: null,
+              accountId: account.id,
+              capture: 0,
+              reason: "free",
+              records: records("free-1")
+            })
+            assert.strictEqual(free.balance, 46)
+            const m =
+              yield* sql`SELECT entity, hold_id FROM measurements WHERE entity IN ('held-1', 'free-1') ORDER BY entity`
+            assert.deepStrictEqual(
+              m.map((r) => [r["entity"], r["hold_id"]]),
+              [
+                ["free-1", null],
+                ["held-1", hold.id]
+              ]
+            )
+            const v =
+              yield* sql`SELECT entity, metric, value FROM history_values WHERE entity IN ('held-1', 'free-1') ORDER BY entity, metric`
+            assert.deepStrictEqual(
+              v.map((r) => [r["entity"], r["metric"], Number(r["value"])]),
+              [
+                ["free-1", "rating", 4.5],
+                ["free-1", "reviews", 10],
+                ["held-1", "rating", 4.5],
+                ["held-1", "reviews", 10]
+              ]
+            )
+            const r = yield* sql`SELECT count(*)::int AS n FROM contact_reveals WHERE account_id = ${account.id}`
+            assert.strictEqual(r[0]!["n"], 2)
+            const refused = yield* Effect.exit(
+              ledger.settle({ holdId: null, accountId: account.id, capture: 1, reason: "x", records: records("bad") })
+            )
+            assert.isTrue(refused._tag === "Failure")
+            const none = yield* sql`SELECT count(*)::int AS n FROM measurements WHERE entity = 'bad'`
+            assert.strictEqual(none[0]!["n"], 0)
+          })
       )
 
       it.effect("D7: grants are whole positive credits with a reason; an unknown account is refused", () =>
