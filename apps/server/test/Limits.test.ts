@@ -176,6 +176,29 @@ describe.skipIf(!serverUp)("idempotency and overspend races", () => {
     return shown.balance as number
   }
 
+  it("D10: concurrent identical reveals by one org charge each part once; the others get it free", async () => {
+    const a = await account(server, 10_000, "reveal-race")
+    const request = { request: { op: "reveal", subjects: ["race-person-1", "race-person-2"] } }
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => post(server, "/api/v1/platforms/contacts", request, a.key))
+    )
+    for (const r of replies) assert.strictEqual(r.status, 200, r.text)
+    const total = replies.reduce((n, r) => n + r.body.cost.creditsCharged, 0)
+    const after = await post(server, "/api/v1/platforms/contacts", request, a.key)
+    const owned = after.body.data.flatMap((row: any) => ["email", "phone"].filter((p) => row[p].status === "owned"))
+    const price = (part: string) => (part === "email" ? 18 : 87)
+    const expected = after.body.data.reduce(
+      (n: number, row: any) =>
+        n + ["email", "phone"].filter((p) => row[p].status === "owned").reduce((m, p) => m + price(p), 0),
+      0
+    )
+    assert.isAbove(owned.length, 0)
+    assert.strictEqual(total, expected, "each part bought once")
+    assert.strictEqual(after.body.cost.creditsCharged, 0)
+    assert.strictEqual(await balance(server, a.key), 10_000 - total)
+    await audit(a.accountId, a.keyId, total)
+  })
+
   it("D8: balance 1 and 1,000 concurrent paid calls costing 1 -> exactly one succeeds, 999 get 402, final balance 0", async () => {
     const a = await account(server, 1, "race-1000")
     const replies = await Promise.all(

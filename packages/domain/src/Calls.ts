@@ -402,7 +402,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
               status: typeof value === "string" ? "revealed" : "nothing_on_file",
               value: typeof value === "string" ? value : null,
               at: f.at,
-              source: o.source
+              source: o.source,
+              credits:
+                typeof value === "string"
+                  ? Pricing.roundUp(Pricing.unitPrice(p.op.price, { rows: 1, completed: true, parts: [part] }))
+                  : 0
             })
           }
           continue
@@ -582,30 +586,23 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const nothingToWrite =
         holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
       // a call served entirely from the store has nothing to settle: one read of the balance
-      const account = nothingToWrite
-        ? { spendable: yield* unspent(caller) }
-        : yield* ledger
-            .settle({
-              holdId,
-              accountId: caller.accountId,
-              capture: holdId === null ? 0 : charge,
-              reason,
-              records: written
-            })
-            .pipe(
-              Effect.catchTag("HoldNotHeld", () =>
-                Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                  Effect.zipRight(
-                    ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
-                  )
+      // contact parts are charged by the settle itself, only for the parts this org did not hold yet (D10)
+      const capture = holdId === null || p.op.price._tag === "PerPart" ? 0 : charge
+      const settled = nothingToWrite
+        ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
+        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written }).pipe(
+            Effect.catchTag("HoldNotHeld", () =>
+              Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                Effect.zipRight(
+                  ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
                 )
-              ),
-              Effect.orDie
-            )
-      const charged = holdId === null ? 0 : charge
+              )
+            ),
+            Effect.orDie
+          )
       return {
         data,
-        cost: { creditsCharged: charged, creditsRemaining: account.spendable },
+        cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
         coverage
       } satisfies Answer
     })

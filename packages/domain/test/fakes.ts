@@ -71,24 +71,25 @@ export const memoryStore = () => {
       }),
     settle: ({ holdId, accountId, capture, reason, records }) =>
       Effect.suspend(() => {
+        const fresh = records.reveals.filter(
+          (r) => !reveals.some((x) => x.accountId === r.accountId && x.person === r.person && x.part === r.part)
+        )
+        const captured = holdId === null ? 0 : capture + fresh.reduce((n, r) => n + (r.credits ?? 0), 0)
         if (holdId !== null) {
           const h = holds.get(holdId)
-          if (h?.status !== "held" || capture > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
+          if (!h || h.status !== "held" || captured > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
           const a = accounts.get(h.accountId)!
           h.status = "captured"
-          h.captured = capture
+          h.captured = captured
           a.held -= h.amount
-          a.balance -= capture
-          if (capture > 0)
-            entries.push({ accountId: h.accountId, kind: "capture", credits: -capture, reason, keyId: h.keyId })
+          a.balance -= captured
+          if (captured > 0)
+            entries.push({ accountId: h.accountId, kind: "capture", credits: -captured, reason, keyId: h.keyId })
         }
         measurements.push(...records.measurements)
         points.push(...records.points)
-        for (const r of records.reveals) {
-          if (!reveals.some((x) => x.accountId === r.accountId && x.person === r.person && x.part === r.part))
-            reveals.push(r)
-        }
-        return Effect.succeed(toAccount(accounts.get(accountId)!))
+        reveals.push(...fresh)
+        return Effect.succeed({ account: toAccount(accounts.get(accountId)!), captured })
       }),
     release: (id) => Effect.sync(() => void release(id, "released")),
     releaseExpired: (now) =>

@@ -68,20 +68,14 @@ const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
       status: r.status,
       value: r.value,
       revealed_at: r.at.toISOString(),
-      source: r.source
+      source: r.source,
+      credits: r.credits ?? 0
     }))
   )
 })
 
-/** CTEs that write the records (measurements, one history value per metric, reveals) when `guard` holds. */
-const recordInserts = (
-  sql: SqlClient.SqlClient,
-  records: M.SettleRecords,
-  holdId: string | null,
-  guard: Statement.Fragment
-) => {
-  const json = recordsJson(records, holdId)
-  return sql`
+/** CTEs `m` and `p`: the measurements and one history value per metric, written when `guard` holds. */
+const dataInserts = (sql: SqlClient.SqlClient, json: ReturnType<typeof recordsJson>, guard: Statement.Fragment) => sql`
     m AS (
       INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found, source, hold_id)
       SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive, x.found, x.source, x.hold_id
@@ -94,20 +88,27 @@ const recordInserts = (
       FROM jsonb_to_recordset(${json.points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
         measured_at timestamptz, metrics jsonb, source text),
       jsonb_each_text(x.metrics) AS v
-      WHERE ${guard}),
+      WHERE ${guard})`
+
+/**
+ * CTE `r`: the contact reveals, written when `guard` holds; a part the org already holds (even one bought by a call
+ * that committed a moment ago) is skipped, and only the parts written here are returned, to be charged (D10).
+ */
+const revealInsert = (sql: SqlClient.SqlClient, json: ReturnType<typeof recordsJson>, guard: Statement.Fragment) => sql`
     r AS (
       INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)
       SELECT x.account_id, x.person, x.part, x.status, x.value, x.revealed_at, x.source
       FROM jsonb_to_recordset(${json.reveals}::jsonb) AS x(account_id text, person text, part text, status text,
         value text, revealed_at timestamptz, source text)
       WHERE ${guard}
-      ON CONFLICT (account_id, person, part) DO NOTHING)`
-}
+      ON CONFLICT (account_id, person, part) DO NOTHING
+      RETURNING person, part)`
 
 /**
- * The settle of a call as one statement (atomic without a transaction block, one round trip). With a hold: capture
- * at most the hold, release the rest, append the capture, and write the records, all only if the hold is still
- * held. Without one: write the records. Returns the account after it.
+ * The settle of a call as one statement (atomic without a transaction block, one round trip). With a hold: write the
+ * reveals not yet held, capture `capture` plus the price of those reveals (never above the hold), release the rest,
+ * append the capture, and write the data, all only while the hold is held. Without one: write the records. Returns
+ * the account after it and what was captured.
  */
 const settleStatement = (
   sql: SqlClient.SqlClient,
@@ -116,22 +117,32 @@ const settleStatement = (
   capture: number,
   reason: string,
   records: M.SettleRecords
-) =>
-  holdId === null
-    ? sql`WITH ${recordInserts(sql, records, null, sql`TRUE`)} SELECT * FROM accounts WHERE id = ${accountId}`
-    : sql`
-    WITH h AS (
-      UPDATE holds SET status = 'captured', captured = ${capture}, settled_at = now()
-      WHERE id = ${holdId} AND status = 'held' AND amount >= ${capture}
-      RETURNING account_id, key_id, amount),
+) => {
+  const json = recordsJson(records, holdId)
+  if (holdId === null) {
+    return sql`WITH ${revealInsert(sql, json, sql`TRUE`)}, ${dataInserts(sql, json, sql`TRUE`)}
+      SELECT accounts.*, 0 AS captured FROM accounts WHERE id = ${accountId}`
+  }
+  const held = sql`EXISTS (SELECT 1 FROM holds WHERE id = ${holdId} AND status = 'held')`
+  return sql`
+    WITH ${revealInsert(sql, json, held)},
+    c AS (
+      SELECT ${capture}::bigint + coalesce((
+        SELECT sum(x.credits) FROM jsonb_to_recordset(${json.reveals}::jsonb) AS x(person text, part text, credits bigint)
+        JOIN r USING (person, part)), 0) AS amount),
+    h AS (
+      UPDATE holds SET status = 'captured', captured = c.amount, settled_at = now()
+      FROM c WHERE holds.id = ${holdId} AND holds.status = 'held' AND holds.amount >= c.amount
+      RETURNING holds.account_id, holds.key_id, holds.amount, c.amount AS captured),
     a AS (
-      UPDATE accounts SET balance = accounts.balance - ${capture}, held = accounts.held - h.amount
-      FROM h WHERE accounts.id = h.account_id RETURNING accounts.*),
+      UPDATE accounts SET balance = accounts.balance - h.captured, held = accounts.held - h.amount
+      FROM h WHERE accounts.id = h.account_id RETURNING accounts.*, h.captured),
     l AS (
       INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
-      SELECT h.account_id, 'capture', -${capture}::bigint, ${reason}, h.key_id, ${holdId} FROM h WHERE ${capture}::bigint > 0),
-    ${recordInserts(sql, records, holdId, sql`EXISTS (SELECT 1 FROM h)`)}
+      SELECT h.account_id, 'capture', -h.captured, ${reason}, h.key_id, ${holdId} FROM h WHERE h.captured > 0),
+    ${dataInserts(sql, json, sql`EXISTS (SELECT 1 FROM h)`)}
     SELECT * FROM a`
+}
 
 /** The Ledger adapter. */
 export const make = Effect.gen(function* () {
@@ -198,7 +209,7 @@ export const make = Effect.gen(function* () {
           Effect.flatMap((rows) =>
             rows.length === 0
               ? Effect.fail(new L.HoldNotHeld({ holdId: holdId ?? "" }))
-              : Effect.succeed(toAccount(rows[0]!))
+              : Effect.succeed({ account: toAccount(rows[0]!), captured: num(rows[0]!["captured"]) })
           )
         )
       ),

@@ -116,7 +116,7 @@ for (const t of targets) {
             })
           )
           assert.isTrue(Either.isLeft(over))
-          const ok = yield* ledger.settle({
+          const { account: ok } = yield* ledger.settle({
             holdId: hold.id,
             accountId: account.id,
             capture: 7,
@@ -184,15 +184,15 @@ for (const t of targets) {
               amount: 9,
               expiresAt: later(60_000)
             })
-            const settled = yield* ledger.settle({
+            const { account: settled, captured } = yield* ledger.settle({
               holdId: hold.id,
               accountId: account.id,
               capture: 4,
               reason: "maps places",
               records: records("held-1")
             })
-            assert.deepStrictEqual([settled.balance, settled.held], [46, 0])
-            const free = yield* ledger.settle({
+            assert.deepStrictEqual([settled.balance, settled.held, captured], [46, 0, 4])
+            const { account: free } = yield* ledger.settle({
               holdId: null,
               accountId: account.id,
               capture: 0,

@@ -86,10 +86,11 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
       /** The hold to capture from; null for a settle that charges nothing (capture must then be 0). */
       readonly holdId: string | null
       readonly accountId: string
+      /** The capture for everything but contact reveals, whose `credits` are added only for parts newly bought. */
       readonly capture: number
       readonly reason: string
       readonly records: SettleRecords
-    }) => Effect.Effect<Account, HoldNotHeld>
+    }) => Effect.Effect<{ readonly account: Account; readonly captured: number }, HoldNotHeld>
     /** Releases a hold whole (a call that failed). */
     readonly release: (holdId: string) => Effect.Effect<void>
     /** Marks holds past their expiry as expired and releases them; returns how many. */

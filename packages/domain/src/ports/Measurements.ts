@@ -60,6 +60,8 @@ export interface Reveal {
   readonly value: string | null
   readonly at: Date
   readonly source: string
+  /** When written: what buying this part costs (0 for nothing on file), charged only if the org did not hold it. */
+  readonly credits?: number
 }
 
 /** What the settle transaction writes beside the capture (D8: data and money together). */
