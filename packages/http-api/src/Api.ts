@@ -83,6 +83,33 @@ const envelopeJsonSchema = {
 /** The request envelope; the op's fields are decoded by the domain so every bad field is named (D5). */
 export const OpEnvelope = Schema.Unknown.annotations({ jsonSchema: envelopeJsonSchema, identifier: "OpEnvelope" })
 
+/**
+ * Declares the two ways of sending an API key (D6) in the OpenAPI document: the key check is our own middleware
+ * (it compares both headers), so the schemes are added here, on every path but the catalogue's.
+ */
+const withKeySecurity = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const paths: Record<string, unknown> = {}
+  for (const [path, item] of Object.entries((spec["paths"] ?? {}) as Record<string, Record<string, object>>)) {
+    paths[path] =
+      path === "/api/v1/platforms"
+        ? item
+        : Object.fromEntries(
+            Object.entries(item).map(([method, op]) => [method, { ...op, security: [{ apiKey: [] }, { bearer: [] }] }])
+          )
+  }
+  return {
+    ...spec,
+    paths,
+    components: {
+      ...(spec["components"] as object),
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "key_live_ followed by 32 characters" },
+        bearer: { type: "http", scheme: "bearer", description: "the same key as Authorization: Bearer <key>" }
+      }
+    }
+  }
+}
+
 /** Catalogue: no key. */
 export class CatalogueGroup extends HttpApiGroup.make("catalogue").add(
   HttpApiEndpoint.get("platforms", "/api/v1/platforms")
@@ -121,5 +148,6 @@ export class Api extends HttpApi.make("pdr")
   .addError(Errors.Internal)
   .addError(Errors.BadGateway)
   .addError(Errors.ServiceUnavailable)
+  .annotate(OpenApi.Transform, withKeySecurity)
   .annotate(OpenApi.Title, "Platform Data Retrieval API")
   .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}
