@@ -28,7 +28,7 @@ describe.skipIf(!serverUp)("limits", () => {
     const a = await account(server, 100, "body")
     const pad = (n: number) => {
       const base = JSON.stringify({ request: { op: "places", subjects: ["ChIJbodylimit01"] } })
-      return base.slice(0, -1) + " ".repeat(n - base.length) + "}"
+      return `${base.slice(0, -1) + " ".repeat(n - base.length)}}`
     }
     const big = await request(`${server.api}/api/v1/platforms/maps`, {
       method: "POST",

@@ -77,7 +77,7 @@ export const memoryStore = () => {
         const captured = holdId === null ? 0 : capture + fresh.reduce((n, r) => n + (r.credits ?? 0), 0)
         if (holdId !== null) {
           const h = holds.get(holdId)
-          if (!h || h.status !== "held" || captured > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
+          if (h?.status !== "held" || captured > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
           const a = accounts.get(h.accountId)!
           h.status = "captured"
           h.captured = captured
