@@ -1,5 +1,10 @@
 /** The server's configuration, read in one place. */
-import { Config } from "effect"
+import { Calls, RateLimits } from "@pdr/domain"
+import { Config, Duration } from "effect"
+
+// the defaults are the domain's (D12 limits, call settings); the environment only overrides them
+const limits = RateLimits.RateLimits.defaults
+const calls = Calls.CallSettings.defaultValue()
 
 /** Listeners, data location and operator token. */
 export const server = Config.all({
@@ -11,15 +16,15 @@ export const server = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
   rateLimit: Config.all({
-    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(20)),
-    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(40))
+    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(limits.perKey.perSecond)),
+    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(limits.perKey.burst))
   }),
   authFailureLimit: Config.all({
-    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(0.1)),
-    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(10))
+    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(limits.failedAuth.perSecond)),
+    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(limits.failedAuth.burst))
   }),
-  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(300_000)),
-  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(15_000)),
+  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(calls.holdTtl))),
+  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(Duration.toMillis(calls.unitTimeout))),
   sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000))
 })
