@@ -35,7 +35,11 @@ const main = Effect.gen(function* () {
     )
   })
   return yield* Layer.launch(
-    Layer.effectDiscard(startup).pipe(Layer.provideMerge(Server.layer({ ...config, adminToken, target, knobs })))
+    Layer.effectDiscard(startup).pipe(
+      Layer.provideMerge(Server.layer({ ...config, adminToken, target, knobs })),
+      // no trace exporter is configured: spans (one per SQL statement, per Effect.fn) would only be allocated and dropped
+      Layer.provide(Layer.setTracerEnabled(false))
+    )
   )
 })
 

@@ -8,6 +8,7 @@ import type * as Catalogue from "./Catalogue.js"
 import * as Freshness from "./Freshness.js"
 import * as History from "./History.js"
 import * as Ids from "./Ids.js"
+import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
@@ -113,8 +114,6 @@ type Fetched =
       readonly detail: string
       readonly source: string
     }
-
-const iso = (d: Date) => d.toISOString()
 
 const queryLabel = (r: Catalogue.OpRequest): string => {
   for (const k of ["query", "hashtag", "soundUrl", "source", "location"]) {
@@ -344,14 +343,41 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       })
     }
 
-    const shapeRows = (p: Plan, u: Unit, rows: ReadonlyArray<Row>, at: Date, source: string): ReadonlyArray<Row> =>
-      rows.slice(0, u.asked).map((row) => ({
+    const shapeRows = (p: Plan, u: Unit, rows: ReadonlyArray<Row>, at: Date, source: string): ReadonlyArray<Row> => {
+      const measuredAt = iso(at)
+      return rows.slice(0, u.asked).map((row) => ({
         subject: "subject" in u.label ? u.label.subject : (row["subject"] ?? u.label.query),
         ...row,
-        measuredAt: iso(at),
+        measuredAt,
         source,
         ...(p.op.stored ? {} : { unverified: true })
       }))
+    }
+
+    /**
+     * The answer rows of a stored measurement as a unit asks for them, kept with the measurement: a stored result
+     * never changes, so every later read of it (the free path, D2) reuses the same frozen rows instead of reshaping.
+     */
+    const shapedStored = new WeakMap<
+      Measurement,
+      Map<string, { readonly rows: ReadonlyArray<Row>; readonly at: string }>
+    >()
+    const storedView = (p: Plan, u: Unit, s: Measurement) => {
+      const key = `${"subject" in u.label ? u.label.subject : u.label.query}\u0000${u.asked}`
+      let views = shapedStored.get(s)
+      const known = views?.get(key)
+      if (known !== undefined) return known
+      const view = {
+        rows: Object.freeze(shapeRows(p, u, s.rows, s.measuredAt, s.source).map(Object.freeze)),
+        at: iso(s.measuredAt)
+      }
+      if (views === undefined) {
+        views = new Map()
+        shapedStored.set(s, views)
+      }
+      if (views.size < 16) views.set(key, view)
+      return view
+    }
 
     const contactRow = (
       u: Unit,
@@ -542,8 +568,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
             continue
           }
           const s = u.stored!
-          data.push(...shapeRows(p, u, s.rows, s.measuredAt, s.source))
-          coverage.push(cover(u, "stored", iso(s.measuredAt), Math.min(s.rows.length, u.asked), 0, s.source))
+          const view = storedView(p, u, s)
+          for (const row of view.rows) data.push(row)
+          coverage.push(cover(u, "stored", view.at, Math.min(s.rows.length, u.asked), 0, s.source))
         } else if ("omitted" in f) {
           if (p.op.price._tag === "PerPart" && u.held.length > 0)
             data.push(contactRow(u, undefined, undefined, undefined))

@@ -2,7 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
-import { Ledger as L, type Measurements as M } from "@pdr/domain"
+import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
 import { date, num, utc } from "./Rows.js"
 
@@ -40,7 +40,7 @@ const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
       op: m.op,
       entity: m.entity,
       freshness_key: m.freshnessKey,
-      measured_at: m.measuredAt.toISOString(),
+      measured_at: Instants.iso(m.measuredAt),
       rows: m.rows,
       rows_asked: m.rowsAsked,
       exhaustive: m.exhaustive,
@@ -55,7 +55,7 @@ const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
       entity: p.entity,
       store: p.store,
       stay: p.stay,
-      measured_at: p.measuredAt.toISOString(),
+      measured_at: Instants.iso(p.measuredAt),
       metrics: p.metrics,
       source: p.source
     }))
@@ -67,7 +67,7 @@ const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
       part: r.part,
       status: r.status,
       value: r.value,
-      revealed_at: r.at.toISOString(),
+      revealed_at: Instants.iso(r.at),
       source: r.source,
       credits: r.credits ?? 0
     }))

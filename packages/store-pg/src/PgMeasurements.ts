@@ -1,8 +1,8 @@
 /** The Measurements port on PostgreSQL: fresh results, history points, contact reveals. */
 import { SqlClient } from "@effect/sql"
-import { Measurements as M } from "@pdr/domain"
+import { Instants, Measurements as M } from "@pdr/domain"
 import { Effect, Layer } from "effect"
-import { date, isoMillis, num } from "./Rows.js"
+import { date, num } from "./Rows.js"
 
 const json = <A>(v: unknown): A => (typeof v === "string" ? JSON.parse(v) : v) as A
 
@@ -75,7 +75,7 @@ export const make = Effect.gen(function* () {
                   const source = r.sources?.[i] ?? r.source ?? ""
                   const stay = r.stays?.[i] ?? null
                   const point: { measuredAt: string; value: number; stay?: Record<string, unknown>; store?: string } = {
-                    measuredAt: isoMillis(Number(r.t[i])),
+                    measuredAt: Instants.isoMillis(Number(r.t[i])),
                     value: r.v[i]!
                   }
                   if (stay !== null) point.stay = stay
@@ -127,7 +127,7 @@ export const layerCached = (maxEntries = 5000) =>
       const cache = new Map<string, M.Measurement>()
       const remember = (m: M.Measurement) => {
         const known = cache.get(m.freshnessKey)
-        if (known !== undefined && known.measuredAt >= m.measuredAt) return
+        if (known !== undefined && known.measuredAt.getTime() >= m.measuredAt.getTime()) return
         cache.delete(m.freshnessKey)
         cache.set(m.freshnessKey, m)
         if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string)
@@ -138,9 +138,10 @@ export const layerCached = (maxEntries = 5000) =>
           Effect.suspend(() => {
             const hits = new Map<string, M.Measurement>()
             const misses: Array<string> = []
+            const since = input.since.getTime()
             for (const key of input.keys) {
               const m = cache.get(key)
-              if (m !== undefined && m.measuredAt > input.since && (m.rowsAsked >= input.minRows || m.exhaustive))
+              if (m !== undefined && m.measuredAt.getTime() > since && (m.rowsAsked >= input.minRows || m.exhaustive))
                 hits.set(key, m)
               else misses.push(key)
             }
