@@ -49,6 +49,20 @@ describe.skipIf(!serverUp)("limits", () => {
       duplex: "half"
     } as RequestInit)
     assert.deepStrictEqual([chunked.status, chunked.body.error.code], [413, "payload_too_large"])
+    // a chunked body within the limit is read once (by the limit check) and answered
+    const small = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(pad(200)))
+        c.close()
+      }
+    })
+    const chunkedOk = await request(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": a.key },
+      body: small,
+      duplex: "half"
+    } as RequestInit)
+    assert.strictEqual(chunkedOk.status, 200, chunkedOk.text)
     const exact = await request(`${server.api}/api/v1/platforms/maps`, {
       method: "POST",
       headers: { "content-type": "application/json", "x-api-key": a.key },

@@ -1,8 +1,9 @@
 // A real server on loopback (port 0) over a storage target, with a clock the test moves instead of sleeping.
+import { Api } from "@pdr/http-api"
 import type { Database } from "@pdr/store-pg"
 import * as Testing from "@pdr/store-pg/Testing"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { Clock, Effect, Layer, ManagedRuntime, Redacted, type Scope } from "effect"
+import { Clock, Effect, Layer, ManagedRuntime, Redacted, Schema, type Scope } from "effect"
 import * as Server from "../src/Server.js"
 
 /** A clock that runs `offset.ms` ahead of the real one. */
@@ -75,8 +76,14 @@ export const request = async (url: string, init: RequestInit = {}): Promise<Repl
   try {
     body = JSON.parse(text)
   } catch {}
+  // every 200 op answer must be what the API publishes (the server writes it without re-encoding it)
+  if (res.status === 200 && (init.method ?? "GET") === "POST" && /\/api\/v1\/platforms\/[^/]+$/.test(url)) {
+    decodeOpResponse(body)
+  }
   return { status: res.status, headers: res.headers, body, text }
 }
+
+const decodeOpResponse = Schema.decodeUnknownSync(Api.OpResponse, { onExcessProperty: "error" })
 
 /** A POST of a JSON body with an API key. */
 export const post = (server: Running, path: string, body: unknown, key: string, headers: Record<string, string> = {}) =>

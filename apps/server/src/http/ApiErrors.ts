@@ -11,6 +11,12 @@ export const fail = (status: Errors.ErrorStatus, code: string, message: string, 
     Effect.fail(Errors.make(status, { code, message, requestId, ...(details === undefined ? {} : { details }) }))
   )
 
+/** What a body that is not JSON is told (400 `invalid_request`). */
+export const notJson = {
+  message: "the body is not valid JSON",
+  details: [{ path: "", message: "must be a JSON object" }]
+} as const
+
 const classes = Object.entries(Errors.byStatus).map(([status, cls]) => [Number(status), cls] as const)
 
 /** The status of an error body of the contract, if it is one. */

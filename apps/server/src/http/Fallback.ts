@@ -35,9 +35,9 @@ const render = (cause: Cause.Cause<unknown>, requestId: string) => {
     return Effect.succeed(
       ApiErrors.response(400, {
         code: "invalid_request",
-        message: "the body is not valid JSON",
+        message: ApiErrors.notJson.message,
         requestId,
-        details: [{ path: "", message: "must be a JSON object" }]
+        details: ApiErrors.notJson.details
       })
     )
   }
@@ -75,7 +75,9 @@ const drainCap = 1024 * 1024
 
 /**
  * Refusals decided before the body is parsed: a content coding (415), a declared or actual length over the limit
- * (413). The body is read once here (the handler reuses the text); a body over `drainCap` is not read at all.
+ * (413). A body whose Content-Length is within the limit is not read here: node's parser delivers exactly that many
+ * bytes, so it cannot be over. A body without one (chunked) or declared over the limit is read here (the handler
+ * reuses the text), so the client can read its 413; a body over `drainCap` is not read at all.
  */
 const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function* () {
@@ -89,8 +91,10 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
     }
     if (request.method === "GET" || request.method === "HEAD") return undefined
     const length = request.headers["content-length"]
-    if (length !== undefined && Number(length) > drainCap) {
-      return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
+    if (length !== undefined) {
+      const declared = Number(length)
+      if (declared <= maxBodyBytes) return undefined
+      if (declared > drainCap) return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
     }
     const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(drainCap)), Effect.option)
     if (Option.isNone(text) || Buffer.byteLength(text.value) > maxBodyBytes) return tooLarge(requestId)

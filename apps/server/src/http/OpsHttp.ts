@@ -4,19 +4,28 @@
  */
 
 import { createHash } from "node:crypto"
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Calls, Freshness, Idempotency } from "@pdr/domain"
 import { Api, Errors, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Body from "./Body.js"
 
 const jsonType = /^application\/([\w.+-]+\+)?json\s*(;|$)/i
 
 const versions = { contextVersion: Api.contextVersion, engineVersion }
 
 const encodeError = (e: Errors.ApiError) => ({ error: e.error })
+
+/**
+ * A 200 op answer as JSON. The answer is built by the domain to the `OpResponse` shape the API publishes; it is written
+ * as it is instead of being re-encoded through the Schema on every call (the e2e tests decode every 200 answer with
+ * `OpResponse`, so the contract is still checked).
+ */
+const ok = (body: unknown, replayed = false) =>
+  HttpServerResponse.unsafeJson(body, replayed ? { headers: { "idempotent-replayed": "true" } } : undefined)
 
 /** The ops group's handlers. */
 export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
@@ -31,55 +40,64 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
         return { ...result, requestId, ...versions }
       })
 
-    return handlers
-      .handle("call", ({ path, payload }) =>
-        Effect.gen(function* () {
-          const caller = yield* Security.CurrentCaller
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const contentType = request.headers["content-type"]
-          if (contentType !== undefined && !jsonType.test(contentType)) {
-            return yield* ApiErrors.fail(
-              415,
-              "unsupported_media_type",
-              `the body must be application/json, not ${contentType}`
-            )
-          }
-          const key = request.headers["idempotency-key"]
-          if (key === undefined) return (yield* answer(caller, path.platform, payload)) as never
-          const fingerprint = createHash("sha256")
-            .update(`${path.platform}\n${Freshness.canonicalJson(payload)}`)
-            .digest("hex")
-          const kept = yield* idempotency
-            .run(
-              { accountId: caller.accountId, key, fingerprint },
-              answer(caller, path.platform, payload).pipe(
-                Effect.map((body) => ({ status: 200, body })),
-                Effect.catchAll((e) => Effect.succeed({ status: ApiErrors.statusOf(e) ?? 500, body: encodeError(e) }))
+    return (
+      handlers
+        // raw: the body is read and parsed here (Body), after the media type is checked, instead of by the framework
+        .handleRaw("call", ({ path, request }) =>
+          Effect.gen(function* () {
+            const caller = yield* Security.CurrentCaller
+            const contentType = request.headers["content-type"]
+            if (contentType !== undefined && !jsonType.test(contentType)) {
+              return yield* ApiErrors.fail(
+                415,
+                "unsupported_media_type",
+                `the body must be application/json, not ${contentType}`
+              )
+            }
+            const payload = yield* Body.json(request).pipe(
+              Effect.catchTag("RequestError", () =>
+                ApiErrors.fail(400, "invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
               )
             )
-            .pipe(
-              Effect.catchTags({
-                IdempotencyKeyInvalid: (e) =>
-                  ApiErrors.fail(400, "invalid_request", e.message, [{ path: "Idempotency-Key", message: e.message }]),
-                IdempotencyMismatch: (e) => ApiErrors.fail(422, "idempotency_mismatch", e.message),
-                IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
-              })
-            )
-          if (kept.replayed) {
-            yield* HttpApp.appendPreResponseHandler((_req, res) =>
-              Effect.succeed(HttpServerResponse.setHeader(res, "idempotent-replayed", "true"))
-            )
-          }
-          if (kept.status === 200) return kept.body as never
-          const body = kept.body as { error: Errors.ErrorObject }
-          return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))
-        })
-      )
-      .handle("balance", () =>
-        Effect.gen(function* () {
-          const caller = yield* Security.CurrentCaller
-          return { creditsRemaining: yield* calls.balance(caller), ...versions }
-        })
-      )
+            const key = request.headers["idempotency-key"]
+            if (key === undefined) return ok(yield* answer(caller, path.platform, payload))
+            const fingerprint = createHash("sha256")
+              .update(`${path.platform}\n${Freshness.canonicalJson(payload)}`)
+              .digest("hex")
+            const kept = yield* idempotency
+              .run(
+                { accountId: caller.accountId, key, fingerprint },
+                answer(caller, path.platform, payload).pipe(
+                  Effect.map((body) => ({ status: 200, body })),
+                  Effect.catchAll((e) => Effect.succeed({ status: ApiErrors.statusOf(e) ?? 500, body: encodeError(e) }))
+                )
+              )
+              .pipe(
+                Effect.catchTags({
+                  IdempotencyKeyInvalid: (e) =>
+                    ApiErrors.fail(400, "invalid_request", e.message, [
+                      { path: "Idempotency-Key", message: e.message }
+                    ]),
+                  IdempotencyMismatch: (e) => ApiErrors.fail(422, "idempotency_mismatch", e.message),
+                  IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
+                })
+              )
+            if (kept.status === 200) return ok(kept.body, kept.replayed)
+            if (kept.replayed) {
+              yield* HttpApp.appendPreResponseHandler((_req, res) =>
+                Effect.succeed(HttpServerResponse.setHeader(res, "idempotent-replayed", "true"))
+              )
+            }
+            const body = kept.body as { error: Errors.ErrorObject }
+            return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))
+          })
+        )
+        .handle("balance", () =>
+          Effect.gen(function* () {
+            const caller = yield* Security.CurrentCaller
+            return { creditsRemaining: yield* calls.balance(caller), ...versions }
+          })
+        )
+    )
   })
 )

@@ -1,0 +1,59 @@
+/**
+ * The JSON body of an op call. A body with a Content-Length (at most 64 KiB: the Fallback middleware refused any
+ * larger one before this runs) is read here straight from node's IncomingMessage in one asynchronous step; a chunked
+ * body was already read, with its cap, by the Fallback middleware, and its cached text is reused.
+ */
+import type { IncomingMessage } from "node:http"
+import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect } from "effect"
+
+const decodeError = (request: HttpServerRequest.HttpServerRequest, cause: unknown) =>
+  new HttpServerError.RequestError({ request, reason: "Decode", cause })
+
+const readAll = (request: HttpServerRequest.HttpServerRequest, source: IncomingMessage) =>
+  Effect.async<string, HttpServerError.RequestError>((resume) => {
+    const chunks: Array<Buffer> = []
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      cleanup()
+      resume(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+    }
+    const onError = (cause: unknown) => {
+      cleanup()
+      resume(Effect.fail(decodeError(request, cause)))
+    }
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    return Effect.sync(cleanup)
+  })
+
+/** The body as text. */
+export const text = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<string, HttpServerError.RequestError> => {
+  if (request.headers["content-length"] === undefined) return request.text
+  const source = NodeHttpServerRequest.toIncomingMessage(request)
+  return source.readableEnded ? request.text : readAll(request, source)
+}
+
+/** The body parsed as JSON (an empty body is `null`); a body that is not JSON fails as the framework's would. */
+export const json = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<unknown, HttpServerError.RequestError> =>
+  Effect.flatMap(text(request), (body) => {
+    if (body === "") return Effect.succeed(null)
+    try {
+      return Effect.succeed(JSON.parse(body) as unknown)
+    } catch (cause) {
+      return Effect.fail(decodeError(request, cause))
+    }
+  })
