@@ -535,9 +535,15 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         holdId = hold.id
       }
       const settings = yield* CallSettings
-      const results = yield* Effect.forEach(toFetch, (u) => fetchShared(p, u), {
-        concurrency: settings.concurrency
-      }).pipe(Effect.onInterrupt(() => (holdId === null ? Effect.void : ledger.release(holdId))))
+      // nothing or one unit to fetch (a stored answer, a single subject) forks no fibers
+      const fetching =
+        toFetch.length === 0
+          ? Effect.succeed([])
+          : toFetch.length === 1
+            ? Effect.map(fetchShared(p, toFetch[0]!), (r) => [r])
+            : Effect.forEach(toFetch, (u) => fetchShared(p, u), { concurrency: settings.concurrency })
+      const held = holdId
+      const results = yield* held === null ? fetching : Effect.onInterrupt(fetching, () => ledger.release(held))
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []

@@ -35,9 +35,7 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     findByDigest: (digest) =>
-      sql`SELECT k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.calls,
-                 a.balance - a.held AS spendable
-          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.digest = ${digest}`.pipe(
+      sql`SELECT * FROM pdr_find_key(${digest})`.pipe(
         Effect.map((rows) =>
           Option.map(Option.fromNullable(rows[0]), (r) => ({ key: toKey(r), spendable: Number(r["spendable"]) }))
         ),

@@ -1,7 +1,6 @@
 /** The Ledger port on PostgreSQL: accounts, the append-only ledger, holds, and the settle transaction (D8). */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type * as Statement from "@effect/sql/Statement"
 import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
 import { date, num, utc } from "./Rows.js"
@@ -74,41 +73,11 @@ const recordsJson = (records: M.SettleRecords, holdId: string | null) => ({
   )
 })
 
-/** CTEs `m` and `p`: the measurements and one history value per metric, written when `guard` holds. */
-const dataInserts = (sql: SqlClient.SqlClient, json: ReturnType<typeof recordsJson>, guard: Statement.Fragment) => sql`
-    m AS (
-      INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found, source, hold_id)
-      SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive, x.found, x.source, x.hold_id
-      FROM jsonb_to_recordset(${json.measurements}::jsonb) AS x(platform text, op text, entity text, freshness_key text,
-        measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text, hold_id text)
-      WHERE ${guard}),
-    p AS (
-      INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
-      SELECT x.platform, x.entity, v.key, x.measured_at, v.value::double precision, x.store, x.stay, x.source
-      FROM jsonb_to_recordset(${json.points}::jsonb) AS x(platform text, entity text, store text, stay jsonb,
-        measured_at timestamptz, metrics jsonb, source text),
-      jsonb_each_text(x.metrics) AS v
-      WHERE ${guard})`
-
 /**
- * CTE `r`: the contact reveals, written when `guard` holds; a part the org already holds (even one bought by a call
- * that committed a moment ago) is skipped, and only the parts written here are returned, to be charged (D10).
- */
-const revealInsert = (sql: SqlClient.SqlClient, json: ReturnType<typeof recordsJson>, guard: Statement.Fragment) => sql`
-    r AS (
-      INSERT INTO contact_reveals (account_id, person, part, status, value, revealed_at, source)
-      SELECT x.account_id, x.person, x.part, x.status, x.value, x.revealed_at, x.source
-      FROM jsonb_to_recordset(${json.reveals}::jsonb) AS x(account_id text, person text, part text, status text,
-        value text, revealed_at timestamptz, source text)
-      WHERE ${guard}
-      ON CONFLICT (account_id, person, part) DO NOTHING
-      RETURNING person, part)`
-
-/**
- * The settle of a call as one statement (atomic without a transaction block, one round trip). With a hold: write the
- * reveals not yet held, capture `capture` plus the price of those reveals (never above the hold), release the rest,
- * append the capture, and write the data, all only while the hold is held. Without one: write the records. Returns
- * the account after it and what was captured.
+ * The settle of a call as one statement (pdr_settle, migration 0006): with a hold still held, the data, the capture of
+ * `capture` plus the price of the reveals written (never above the hold), the release of the rest and the capture
+ * entry, in one transaction; without one, the data. The account after it and what was captured; no row when the hold
+ * is not held.
  */
 const settleStatement = (
   sql: SqlClient.SqlClient,
@@ -119,29 +88,8 @@ const settleStatement = (
   records: M.SettleRecords
 ) => {
   const json = recordsJson(records, holdId)
-  if (holdId === null) {
-    return sql`WITH ${revealInsert(sql, json, sql`TRUE`)}, ${dataInserts(sql, json, sql`TRUE`)}
-      SELECT accounts.*, 0 AS captured FROM accounts WHERE id = ${accountId}`
-  }
-  const held = sql`EXISTS (SELECT 1 FROM holds WHERE id = ${holdId} AND status = 'held')`
-  return sql`
-    WITH ${revealInsert(sql, json, held)},
-    c AS (
-      SELECT ${capture}::bigint + coalesce((
-        SELECT sum(x.credits) FROM jsonb_to_recordset(${json.reveals}::jsonb) AS x(person text, part text, credits bigint)
-        JOIN r USING (person, part)), 0) AS amount),
-    h AS (
-      UPDATE holds SET status = 'captured', captured = c.amount, settled_at = now()
-      FROM c WHERE holds.id = ${holdId} AND holds.status = 'held' AND holds.amount >= c.amount
-      RETURNING holds.account_id, holds.key_id, holds.amount, c.amount AS captured),
-    a AS (
-      UPDATE accounts SET balance = accounts.balance - h.captured, held = accounts.held - h.amount
-      FROM h WHERE accounts.id = h.account_id RETURNING accounts.*, h.captured),
-    l AS (
-      INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
-      SELECT h.account_id, 'capture', -h.captured, ${reason}, h.key_id, ${holdId} FROM h WHERE h.captured > 0),
-    ${dataInserts(sql, json, sql`EXISTS (SELECT 1 FROM h)`)}
-    SELECT * FROM a`
+  return sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
+    ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
 }
 
 /** The Ledger adapter. */
@@ -187,12 +135,7 @@ export const make = Effect.gen(function* () {
     placeHold: ({ id, accountId, keyId, amount, expiresAt }) =>
       orDie(
         Effect.gen(function* () {
-          const rows = yield* sql`
-            WITH a AS (
-              UPDATE accounts SET held = held + ${amount}
-              WHERE id = ${accountId} AND balance - held >= ${amount} RETURNING id)
-            INSERT INTO holds (id, account_id, key_id, amount, expires_at)
-            SELECT ${id}, a.id, ${keyId}, ${amount}, ${expiresAt} FROM a RETURNING *`
+          const rows = yield* sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
           if (rows.length === 0) {
             return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
           }

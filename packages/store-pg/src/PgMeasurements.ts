@@ -13,11 +13,7 @@ export const make = Effect.gen(function* () {
     fresh: ({ keys, since, minRows }) =>
       keys.length === 0
         ? Effect.succeed(new Map())
-        : sql`SELECT DISTINCT ON (freshness_key) *
-              FROM measurements
-              WHERE freshness_key IN ${sql.in(keys)} AND measured_at > ${since}
-                AND (rows_asked >= ${minRows} OR exhaustive)
-              ORDER BY freshness_key, measured_at DESC`.pipe(
+        : sql`SELECT * FROM pdr_fresh(${JSON.stringify(keys)}::jsonb, ${since}, ${minRows})`.pipe(
             Effect.map(
               (rows) =>
                 new Map(
