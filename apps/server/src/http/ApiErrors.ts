@@ -7,8 +7,10 @@ import * as RequestId from "../RequestId.js"
 
 /** The D5 error of this status and code, carrying the current request id. */
 export const fail = (status: Errors.ErrorStatus, code: string, message: string, details?: unknown) =>
-  Effect.flatMap(FiberRef.get(RequestId.current), (requestId) =>
-    Effect.fail(Errors.make(status, { code, message, requestId, ...(details === undefined ? {} : { details }) }))
+  Effect.flatMap(FiberRef.get(RequestId.current), (request) =>
+    Effect.fail(
+      Errors.make(status, { code, message, requestId: request.id, ...(details === undefined ? {} : { details }) })
+    )
   )
 
 /** What a body that is not JSON is told (400 `invalid_request`). */

@@ -3,10 +3,11 @@
  * the per-key rate limit with the draft-10 RateLimit headers, and the stricter limit on failed authentications
  * per client address, checked before the key is (so a blocked address learns nothing about keys) (D12).
  */
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import { Keys, RateLimits } from "@pdr/domain"
 import { Security } from "@pdr/http-api"
 import { Effect, Layer, Option } from "effect"
+import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
 
 const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) => {
@@ -17,9 +18,6 @@ const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) 
   if (!decision.allowed) headers["retry-after"] = String(Math.max(1, decision.resetSeconds))
   return headers
 }
-
-const withHeaders = (headers: Record<string, string>) =>
-  HttpApp.appendPreResponseHandler((_req, res) => Effect.succeed(HttpServerResponse.setHeaders(res, headers)))
 
 /** The middleware's implementation. */
 export const layer = Layer.effect(
@@ -32,7 +30,7 @@ export const layer = Layer.effect(
       const address = Option.getOrElse(request.remoteAddress, () => "unknown")
       const gate = yield* limits.failedAuth.peek(address)
       if (!gate.allowed) {
-        yield* withHeaders(limitHeaders(limits.failedAuth.policy, gate))
+        yield* RequestId.addHeaders(limitHeaders(limits.failedAuth.policy, gate))
         return yield* ApiErrors.fail(
           429,
           "rate_limited",
@@ -47,7 +45,7 @@ export const layer = Layer.effect(
           )
         )
       const decision = yield* limits.perKey.take(caller.keyId)
-      yield* withHeaders(limitHeaders(limits.perKey.policy, decision))
+      yield* RequestId.addHeaders(limitHeaders(limits.perKey.policy, decision))
       if (!decision.allowed) {
         return yield* ApiErrors.fail(
           429,

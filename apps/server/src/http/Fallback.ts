@@ -5,7 +5,6 @@
 import {
   HttpApiBuilder,
   HttpApiError,
-  HttpApp,
   HttpIncomingMessage,
   HttpServerError,
   HttpServerRequest,
@@ -104,15 +103,14 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
 /** The API-level middleware layer. */
 export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>
   Effect.gen(function* () {
-    const requestId = RequestId.make()
-    yield* HttpApp.appendPreResponseHandler((_req, res) =>
-      Effect.succeed(HttpServerResponse.setHeader(res, "x-request-id", requestId))
-    )
-    const refused = yield* precheck(yield* HttpServerRequest.HttpServerRequest, requestId)
-    if (refused !== undefined) return refused
+    const request = RequestId.start()
+    const refused = yield* precheck(yield* HttpServerRequest.HttpServerRequest, request.id)
+    if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
+    // every answer of the API leaves through here, errors included: its headers are applied once, at the end
     return yield* app.pipe(
-      Effect.catchAllCause((cause) => render(cause, requestId)),
-      Effect.locally(RequestId.current, requestId)
+      Effect.catchAllCause((cause) => render(cause, request.id)),
+      Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
+      Effect.locally(RequestId.current, request)
     )
   })
 )

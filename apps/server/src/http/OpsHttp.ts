@@ -4,7 +4,7 @@
  */
 
 import { createHash } from "node:crypto"
-import { HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Calls, Freshness, Idempotency } from "@pdr/domain"
 import { Api, Errors, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
@@ -24,8 +24,7 @@ const encodeError = (e: Errors.ApiError) => ({ error: e.error })
  * as it is instead of being re-encoded through the Schema on every call (the e2e tests decode every 200 answer with
  * `OpResponse`, so the contract is still checked).
  */
-const ok = (body: unknown, replayed = false) =>
-  HttpServerResponse.unsafeJson(body, replayed ? { headers: { "idempotent-replayed": "true" } } : undefined)
+const ok = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
 /** The ops group's handlers. */
 export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
@@ -36,8 +35,8 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
     const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown) =>
       Effect.gen(function* () {
         const result = yield* calls.call(caller, platform, payload).pipe(Effect.catchAll(ApiErrors.fromCallError))
-        const requestId = yield* FiberRef.get(RequestId.current)
-        return { ...result, requestId, ...versions }
+        const request = yield* FiberRef.get(RequestId.current)
+        return { ...result, requestId: request.id, ...versions }
       })
 
     return (
@@ -82,12 +81,8 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
                   IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
                 })
               )
-            if (kept.status === 200) return ok(kept.body, kept.replayed)
-            if (kept.replayed) {
-              yield* HttpApp.appendPreResponseHandler((_req, res) =>
-                Effect.succeed(HttpServerResponse.setHeader(res, "idempotent-replayed", "true"))
-              )
-            }
+            if (kept.replayed) yield* RequestId.addHeaders({ "idempotent-replayed": "true" })
+            if (kept.status === 200) return ok(kept.body)
             const body = kept.body as { error: Errors.ErrorObject }
             return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))
           })
