@@ -1,0 +1,91 @@
+// D9: history series read back from the store: oldest first, one series per source, stays and stores kept.
+
+import { assert, describe, layer } from "@effect/vitest"
+import { Accounts, Ledger, Measurements } from "@pdr/domain"
+import { Effect } from "effect"
+import * as Testing from "../src/Testing.js"
+import { services } from "./layers.js"
+
+const targets = await Testing.targets()
+
+const point = (entity: string, at: string, rating: number, source: string, stay: Record<string, unknown> | null) => ({
+  platform: "lodging",
+  entity,
+  store: "",
+  stay,
+  measuredAt: new Date(at),
+  metrics: { rating },
+  source
+})
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`Measurements on ${t.name}`, () => {
+    layer(services(t.target), { timeout: "60 seconds" })((it) => {
+      it.effect("D9: history answers each subject's points oldest first, split by source, with their stays", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const measurements = yield* Measurements.Measurements
+          const account = yield* accounts.create({ name: "history" })
+          const stay = { checkIn: "2026-12-01", checkOut: "2026-12-03", adults: 2 }
+          const points = [
+            point("hist-mixed", "2026-11-20T10:00:00.000Z", 4.1, "synthetic", null),
+            point("hist-mixed", "2026-11-19T10:00:00.000Z", 4.0, "synthetic", null),
+            point("hist-mixed", "2026-11-21T10:00:00.123Z", 4.2, "other", null),
+            point("hist-stay", "2026-11-21T09:00:00.000Z", 3.5, "synthetic", stay),
+            point("hist-plain", "2026-11-21T08:00:00.007Z", 5, "synthetic", null),
+            point("hist-plain", "2026-11-01T08:00:00.000Z", 4.5, "synthetic", null)
+          ]
+          yield* ledger.settle({
+            holdId: null,
+            accountId: account.id,
+            capture: 0,
+            reason: "history test",
+            records: { measurements: [], points, reveals: [] }
+          })
+          const series = yield* measurements.history({
+            platform: "lodging",
+            entities: ["hist-plain", "hist-mixed", "hist-stay", "hist-none"],
+            metric: "rating",
+            store: null,
+            since: new Date("2026-10-01T00:00:00.000Z")
+          })
+          const shown = series.map((s) => [s.entity, s.source, s.points.map((p) => [p.measuredAt, p.value])])
+          assert.deepStrictEqual(shown, [
+            [
+              "hist-plain",
+              "synthetic",
+              [
+                ["2026-11-01T08:00:00.000Z", 4.5],
+                ["2026-11-21T08:00:00.007Z", 5]
+              ]
+            ],
+            [
+              "hist-mixed",
+              "synthetic",
+              [
+                ["2026-11-19T10:00:00.000Z", 4],
+                ["2026-11-20T10:00:00.000Z", 4.1]
+              ]
+            ],
+            ["hist-mixed", "other", [["2026-11-21T10:00:00.123Z", 4.2]]],
+            ["hist-stay", "synthetic", [["2026-11-21T09:00:00.000Z", 3.5]]]
+          ])
+          assert.deepStrictEqual(series[3]!.points[0]!.stay, stay)
+          assert.isUndefined(series[0]!.points[0]!.stay)
+          const recent = yield* measurements.history({
+            platform: "lodging",
+            entities: ["hist-plain"],
+            metric: "rating",
+            store: null,
+            since: new Date("2026-11-10T00:00:00.000Z")
+          })
+          assert.deepStrictEqual(
+            recent[0]!.points.map((p) => p.measuredAt),
+            ["2026-11-21T08:00:00.007Z"]
+          )
+        })
+      )
+    })
+  })
+}
