@@ -151,13 +151,13 @@ export const all = {
         WHERE k.digest = p_digest;
     END $$;
 
-    CREATE FUNCTION pdr_fresh(p_keys jsonb, p_since timestamptz, p_min_rows integer)
+    CREATE FUNCTION pdr_fresh(p_keys text[], p_since timestamptz, p_min_rows integer)
     RETURNS SETOF measurements LANGUAGE plpgsql STABLE AS $$
     BEGIN
       RETURN QUERY
         SELECT DISTINCT ON (m.freshness_key) m.*
         FROM measurements m
-        WHERE m.freshness_key = ANY (ARRAY(SELECT jsonb_array_elements_text(p_keys)))
+        WHERE m.freshness_key = ANY (p_keys)
           AND m.measured_at > p_since AND (m.rows_asked >= p_min_rows OR m.exhaustive)
         ORDER BY m.freshness_key, m.measured_at DESC;
     END $$;

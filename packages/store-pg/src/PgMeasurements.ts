@@ -13,7 +13,7 @@ export const make = Effect.gen(function* () {
     fresh: ({ keys, since, minRows }) =>
       keys.length === 0
         ? Effect.succeed(new Map())
-        : sql`SELECT * FROM pdr_fresh(${JSON.stringify(keys)}::jsonb, ${since}, ${minRows})`.pipe(
+        : sql`SELECT * FROM pdr_fresh(${keys}::text[], ${since}, ${minRows})`.pipe(
             Effect.map(
               (rows) =>
                 new Map(
