@@ -138,28 +138,38 @@ export const all = {
   // paid call: ~0.6 ms of planning in each of the hold and settle statements). Same rules as the statements they
   // replace; every column is qualified, so the OUT parameters never shadow one.
   "0006_request_path_functions": migration(`
-    CREATE FUNCTION pdr_find_key(p_digest text)
-    RETURNS TABLE (id text, account_id text, name text, prefix text, created_at timestamptz, expires_at timestamptz,
-                   revoked_at timestamptz, last_used_at timestamptz, calls bigint, spendable bigint)
+    -- the keys of several requests in one statement (the adapter coalesces the lookups of one turn of the event loop)
+    CREATE FUNCTION pdr_find_keys(p_digests text[])
+    RETURNS TABLE (digest text, id text, account_id text, name text, prefix text, created_at timestamptz,
+                   expires_at timestamptz, revoked_at timestamptz, last_used_at timestamptz, calls bigint,
+                   spendable bigint)
     LANGUAGE plpgsql STABLE AS $$
     #variable_conflict use_column
     BEGIN
       RETURN QUERY
-        SELECT k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.calls,
-               a.balance - a.held
+        SELECT k.digest, k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at,
+               k.last_used_at, k.calls, a.balance - a.held
         FROM api_keys k JOIN accounts a ON a.id = k.account_id
-        WHERE k.digest = p_digest;
+        WHERE k.digest = ANY (p_digests);
     END $$;
 
-    CREATE FUNCTION pdr_fresh(p_keys text[], p_since timestamptz, p_min_rows integer)
-    RETURNS SETOF measurements LANGUAGE plpgsql STABLE AS $$
+    -- fresh results for several calls in one statement: ask i wants, for each of its keys, the latest measurement
+    -- after its p_since[i] with at least p_min_rows[i] rows asked (or exhaustive); answered with the ask's number
+    CREATE FUNCTION pdr_fresh(p_asks integer[], p_keys text[], p_since timestamptz[], p_min_rows integer[])
+    RETURNS TABLE (ask integer, platform text, op text, entity text, freshness_key text, measured_at timestamptz,
+                   rows jsonb, rows_asked integer, exhaustive boolean, found boolean, source text)
+    LANGUAGE plpgsql STABLE AS $$
+    #variable_conflict use_column
     BEGIN
       RETURN QUERY
-        SELECT DISTINCT ON (m.freshness_key) m.*
-        FROM measurements m
-        WHERE m.freshness_key = ANY (p_keys)
-          AND m.measured_at > p_since AND (m.rows_asked >= p_min_rows OR m.exhaustive)
-        ORDER BY m.freshness_key, m.measured_at DESC;
+        SELECT a.ask, m.platform, m.op, m.entity, m.freshness_key, m.measured_at, m.rows, m.rows_asked, m.exhaustive,
+               m.found, m.source
+        FROM unnest(p_asks, p_keys, p_since, p_min_rows) AS a(ask, key, since, min_rows)
+        CROSS JOIN LATERAL (
+          SELECT * FROM measurements x
+          WHERE x.freshness_key = a.key AND x.measured_at > a.since AND (x.rows_asked >= a.min_rows OR x.exhaustive)
+          ORDER BY x.measured_at DESC LIMIT 1
+        ) AS m;
     END $$;
 
     -- a hold is placed only while spendable (balance - held) covers it; no row back means refused

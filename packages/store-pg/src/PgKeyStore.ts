@@ -2,6 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import { KeyStore as K } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
+import * as Coalesce from "./Coalesce.js"
 import { num, optionalUtc, utc } from "./Rows.js"
 
 const columns = (sql: SqlClient.SqlClient) => sql`
@@ -26,6 +27,17 @@ const toKey = (r: Record<string, unknown>) =>
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const first = (rows: ReadonlyArray<Record<string, unknown>>) => Option.map(Option.fromNullable(rows[0]), toKey)
+  const findKeys = yield* Coalesce.make((digests: ReadonlyArray<string>) =>
+    sql`SELECT * FROM pdr_find_keys(${digests}::text[])`.pipe(
+      Effect.map((rows) => {
+        const found = new Map(
+          rows.map((r) => [String(r["digest"]), { key: toKey(r), spendable: Number(r["spendable"]) }] as const)
+        )
+        return digests.map((digest) => Option.fromNullable(found.get(digest)))
+      }),
+      Effect.orDie
+    )
+  )
   return K.KeyStore.of({
     insert: (key) =>
       sql`INSERT INTO api_keys (id, account_id, name, prefix, digest, expires_at)
@@ -34,13 +46,8 @@ export const make = Effect.gen(function* () {
         Effect.map((rows) => toKey(rows[0]!)),
         Effect.orDie
       ),
-    findByDigest: (digest) =>
-      sql`SELECT * FROM pdr_find_key(${digest})`.pipe(
-        Effect.map((rows) =>
-          Option.map(Option.fromNullable(rows[0]), (r) => ({ key: toKey(r), spendable: Number(r["spendable"]) }))
-        ),
-        Effect.orDie
-      ),
+    // one indexed read per request, the reads of one turn of the event loop in one statement (Coalesce)
+    findByDigest: findKeys,
     find: (keyId) =>
       sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.id = ${keyId}`.pipe(Effect.map(first), Effect.orDie),
     list: (accountId) =>

@@ -1,58 +1,84 @@
 /** The Measurements port on PostgreSQL: fresh results, history points, contact reveals. */
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Instants, Measurements as M } from "@pdr/domain"
 import { Effect, Layer } from "effect"
+import * as Coalesce from "./Coalesce.js"
 import { date, num } from "./Rows.js"
 
 const json = <A>(v: unknown): A => (typeof v === "string" ? JSON.parse(v) : v) as A
 
-/** The Measurements adapter. */
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  return M.Measurements.of({
-    fresh: ({ keys, since, minRows }) =>
-      keys.length === 0
-        ? Effect.succeed(new Map())
-        : sql`SELECT * FROM pdr_fresh(${keys}::text[], ${since}, ${minRows})`.pipe(
-            Effect.map(
-              (rows) =>
-                new Map(
-                  rows.map((r) => [
-                    String(r["freshness_key"]),
-                    {
-                      platform: String(r["platform"]),
-                      op: String(r["op"]),
-                      entity: String(r["entity"]),
-                      freshnessKey: String(r["freshness_key"]),
-                      measuredAt: date(r["measured_at"]),
-                      rows: json<ReadonlyArray<M.Row>>(r["rows"]),
-                      rowsAsked: num(r["rows_asked"]),
-                      exhaustive: Boolean(r["exhaustive"]),
-                      found: Boolean(r["found"]),
-                      source: String(r["source"])
-                    } satisfies M.Measurement
-                  ])
-                )
-            ),
-            Effect.orDie
-          ),
-    history: ({ platform, entities, metric, store, since }) => {
-      if (entities.length === 0) return Effect.succeed([])
-      /**
-       * Each subject's points, oldest first, as parallel arrays. The common series (one source, no stay) needs only
-       * instants and values; `full` adds each point's source and stay, and is asked only for the subjects that need
-       * it (aggregating them for every series was a third of the query's time).
-       */
-      const query = (subjects: ReadonlyArray<string>, full: boolean) => sql<{
-        entity: string
-        t: ReadonlyArray<number> | null
-        v: ReadonlyArray<number> | null
-        source: string | null
-        mixed: boolean | null
-        staying: boolean | null
-        sources: ReadonlyArray<string> | null
-        stays: ReadonlyArray<Record<string, unknown> | null> | null
-      }>`
+/** A measurements row as the port's Measurement. */
+const toMeasurement = (r: Record<string, unknown>): M.Measurement => ({
+  platform: String(r["platform"]),
+  op: String(r["op"]),
+  entity: String(r["entity"]),
+  freshnessKey: String(r["freshness_key"]),
+  measuredAt: date(r["measured_at"]),
+  rows: json<ReadonlyArray<M.Row>>(r["rows"]),
+  rowsAsked: num(r["rows_asked"]),
+  exhaustive: Boolean(r["exhaustive"]),
+  found: Boolean(r["found"]),
+  source: String(r["source"])
+})
+
+/** One subject's history as the query returns it: parallel arrays of instants (epoch ms) and values. */
+interface SeriesRow {
+  readonly entity: string
+  readonly t: ReadonlyArray<number> | null
+  readonly v: ReadonlyArray<number> | null
+  readonly source: string | null
+  readonly mixed: boolean | null
+  readonly staying: boolean | null
+  readonly sources: ReadonlyArray<string> | null
+  readonly stays: ReadonlyArray<Record<string, unknown> | null> | null
+}
+
+type FreshAsk = Parameters<M.Measurements["Type"]["fresh"]>[0]
+
+/** The Measurements adapter; history reads are split in up to `historyParts` concurrent statements. */
+export const makeWith = (historyParts: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const fresh = yield* Coalesce.make((asks: ReadonlyArray<FreshAsk>) => {
+      const ask: Array<number> = []
+      const keys: Array<string> = []
+      const since: Array<string> = []
+      const minRows: Array<number> = []
+      asks.forEach((a, i) => {
+        for (const key of a.keys) {
+          ask.push(i)
+          keys.push(key)
+          since.push(Instants.iso(a.since))
+          minRows.push(a.minRows)
+        }
+      })
+      return sql`SELECT * FROM pdr_fresh(${ask}::integer[], ${keys}::text[], ${since}::timestamptz[], ${minRows}::integer[])`.pipe(
+        Effect.map((rows) => {
+          const answers = asks.map(() => new Map<string, M.Measurement>())
+          for (const r of rows) {
+            const m = toMeasurement(r)
+            answers[Number(r["ask"])]!.set(m.freshnessKey, m)
+          }
+          return answers
+        }),
+        Effect.orDie
+      )
+    })
+    return M.Measurements.of({
+      // the fresh lookups of one turn of the event loop in one statement (Coalesce)
+      fresh: (ask) => (ask.keys.length === 0 ? Effect.succeed(new Map()) : fresh(ask)),
+      history: ({ platform, entities, metric, store, since }) => {
+        if (entities.length === 0) return Effect.succeed([])
+        /**
+         * Each subject's points, oldest first, as parallel arrays. The common series (one source, no stay) needs only
+         * instants and values; `full` adds each point's source and stay, and is asked only for the subjects that need
+         * it (aggregating them for every series was a third of the query's time).
+         */
+        const query = (
+          subjects: ReadonlyArray<string>,
+          full: boolean
+        ): Effect.Effect<ReadonlyArray<SeriesRow>, SqlError> => sql<SeriesRow>`
         SELECT e.entity, x.t, x.v, x.source, x.mixed, x.staying, x.sources, x.stays
         FROM jsonb_array_elements_text(${JSON.stringify(subjects)}::jsonb) AS e(entity)
         CROSS JOIN LATERAL (
@@ -70,61 +96,77 @@ export const make = Effect.gen(function* () {
             ORDER BY measured_at
           ) AS q
         ) AS x`
-      return query(entities, false).pipe(
-        Effect.flatMap((rows) => {
-          const detailed = rows.filter((r) => r.mixed === true || r.staying === true).map((r) => r.entity)
-          if (detailed.length === 0) return Effect.succeed(rows)
-          return Effect.map(query(detailed, true), (full) => {
-            const byEntity = new Map(full.map((r) => [r.entity, r]))
-            return rows.map((r) => byEntity.get(r.entity) ?? r)
-          })
-        }),
-        Effect.map((rows) => {
-          const series: Array<M.Series> = []
-          for (const r of rows) {
-            if (r.t === null || r.v === null) continue
-            const bySource = new Map<string, Array<M.SeriesPoint>>()
-            for (let i = 0; i < r.t.length; i++) {
-              const source = r.sources?.[i] ?? r.source ?? ""
-              const stay = r.stays?.[i] ?? null
-              const point: { measuredAt: string; value: number; stay?: Record<string, unknown>; store?: string } = {
-                measuredAt: Instants.isoMillis(Number(r.t[i])),
-                value: r.v[i]!
-              }
-              if (stay !== null) point.stay = stay
-              if (store !== null) point.store = store
-              const list = bySource.get(source)
-              if (list) list.push(point)
-              else bySource.set(source, [point])
-            }
-            for (const [source, points] of bySource) series.push({ entity: r.entity, source, points })
-          }
-          return series
-        }),
-        Effect.orDie
-      )
-    },
-    reveals: ({ accountId, persons }) =>
-      persons.length === 0
-        ? Effect.succeed([])
-        : sql`SELECT * FROM contact_reveals WHERE account_id = ${accountId} AND person IN ${sql.in(persons)}`.pipe(
-            Effect.map((rows) =>
-              rows.map(
-                (r): M.Reveal => ({
-                  accountId: String(r["account_id"]),
-                  person: String(r["person"]),
-                  part: r["part"] as "email" | "phone",
-                  status: r["status"] as "revealed" | "nothing_on_file",
-                  value: (r["value"] as string | null) ?? null,
-                  at: date(r["revealed_at"]),
-                  source: String(r["source"])
-                })
+        // the subjects are read in up to `historyParts` statements at once, on as many pooled connections, so a long
+        // history is read by several PostgreSQL backends in parallel; the answer keeps the subjects' order
+        const size = Math.ceil(entities.length / Math.min(historyParts, entities.length))
+        const parts = Array.from({ length: Math.ceil(entities.length / size) }, (_, i) =>
+          entities.slice(i * size, (i + 1) * size)
+        )
+        const all =
+          parts.length === 1
+            ? query(entities, false)
+            : Effect.map(
+                Effect.forEach(parts, (part) => query(part, false), { concurrency: "unbounded" }),
+                (chunks) => chunks.flat()
               )
-            ),
-            Effect.orDie
-          )
+        return all.pipe(
+          Effect.flatMap((rows) => {
+            const detailed = rows.filter((r) => r.mixed === true || r.staying === true).map((r) => r.entity)
+            if (detailed.length === 0) return Effect.succeed(rows)
+            return Effect.map(query(detailed, true), (full) => {
+              const byEntity = new Map(full.map((r) => [r.entity, r]))
+              return rows.map((r) => byEntity.get(r.entity) ?? r)
+            })
+          }),
+          Effect.map((rows) => {
+            const series: Array<M.Series> = []
+            for (const r of rows) {
+              if (r.t === null || r.v === null) continue
+              const bySource = new Map<string, Array<M.SeriesPoint>>()
+              for (let i = 0; i < r.t.length; i++) {
+                const source = r.sources?.[i] ?? r.source ?? ""
+                const stay = r.stays?.[i] ?? null
+                const point: { measuredAt: string; value: number; stay?: Record<string, unknown>; store?: string } = {
+                  measuredAt: Instants.isoMillis(Number(r.t[i])),
+                  value: r.v[i]!
+                }
+                if (stay !== null) point.stay = stay
+                if (store !== null) point.store = store
+                const list = bySource.get(source)
+                if (list) list.push(point)
+                else bySource.set(source, [point])
+              }
+              for (const [source, points] of bySource) series.push({ entity: r.entity, source, points })
+            }
+            return series
+          }),
+          Effect.orDie
+        )
+      },
+      reveals: ({ accountId, persons }) =>
+        persons.length === 0
+          ? Effect.succeed([])
+          : sql`SELECT * FROM contact_reveals WHERE account_id = ${accountId} AND person IN ${sql.in(persons)}`.pipe(
+              Effect.map((rows) =>
+                rows.map(
+                  (r): M.Reveal => ({
+                    accountId: String(r["account_id"]),
+                    person: String(r["person"]),
+                    part: r["part"] as "email" | "phone",
+                    status: r["status"] as "revealed" | "nothing_on_file",
+                    value: (r["value"] as string | null) ?? null,
+                    at: date(r["revealed_at"]),
+                    source: String(r["source"])
+                  })
+                )
+              ),
+              Effect.orDie
+            )
+    })
   })
-})
+
+/** The Measurements adapter, history in up to two statements at once. */
+export const make = makeWith(2)
 
 /** The Measurements port on the SqlClient. */
 export const layer = Layer.effect(M.Measurements, make)

@@ -69,6 +69,42 @@ for (const t of targets) {
         })
       )
 
+      it.effect(
+        "D6: lookups made together share one statement and each gets its own key; a key revoked before is refused",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const account = yield* accounts.create({ name: "together", credits: 7 })
+            const created = yield* Effect.all(
+              Array.from({ length: 20 }, (_, i) => keys.create({ accountId: account.id, name: `k${i}` }))
+            )
+            yield* keys.revoke(created[3]!.stored.id)
+            const asks = [
+              ...created.map((c) => c.key),
+              ...created.map((c) => c.key),
+              ...Array.from({ length: 10 }, (_, i) => `key_live_${"x".repeat(31)}${i}`)
+            ]
+            const answers = yield* Effect.all(
+              asks.map((apiKey) => Effect.either(keys.authenticate({ apiKey, authorization: undefined }))),
+              { concurrency: "unbounded" }
+            )
+            answers.forEach((answer, i) => {
+              const owner = created[i % 20]
+              if (i >= 40 || i % 20 === 3) assert.isTrue(Either.isLeft(answer), `ask ${i} refused`)
+              else {
+                assert.isTrue(Either.isRight(answer), `ask ${i} accepted`)
+                const caller = (answer as Either.Right<never, Keys.Caller>).right
+                assert.deepStrictEqual(
+                  [caller.keyId, caller.accountId, caller.spendable],
+                  [owner!.stored.id, account.id, 7]
+                )
+              }
+            })
+          })
+      )
+
       it.effect("D6: a key with an expiry works 1 ms before it and is refused at it and 1 ms after", () =>
         Effect.gen(function* () {
           yield* TestClock.setTime(start)

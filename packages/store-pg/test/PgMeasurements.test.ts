@@ -86,6 +86,56 @@ for (const t of targets) {
           )
         })
       )
+
+      it.effect("D2: fresh lookups asked together are answered each by its own window and rows asked", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const measurements = yield* Measurements.Measurements
+          const account = yield* accounts.create({ name: "fresh" })
+          const t1 = new Date("2026-11-21T10:00:00.000Z")
+          const t2 = new Date("2026-11-21T11:00:00.000Z")
+          const m = (key: string, at: Date, rowsAsked: number, exhaustive: boolean) => ({
+            platform: "maps",
+            op: "places",
+            entity: key,
+            freshnessKey: key,
+            measuredAt: at,
+            rows: [{ at: at.toISOString(), rowsAsked }],
+            rowsAsked,
+            exhaustive,
+            found: true,
+            source: "test"
+          })
+          yield* ledger.settle({
+            holdId: null,
+            accountId: account.id,
+            capture: 0,
+            reason: "fresh test",
+            records: {
+              measurements: [m("fresh-1", t1, 5, false), m("fresh-1", t2, 1, false), m("fresh-2", t1, 1, true)],
+              points: [],
+              reveals: []
+            }
+          })
+          const since = new Date("2026-11-21T09:00:00.000Z")
+          const [a, b, c, d] = yield* Effect.all(
+            [
+              measurements.fresh({ keys: ["fresh-1", "fresh-2", "fresh-3"], since, minRows: 1 }),
+              measurements.fresh({ keys: ["fresh-1"], since, minRows: 5 }),
+              measurements.fresh({ keys: ["fresh-1", "fresh-2"], since: t1, minRows: 3 }),
+              measurements.fresh({ keys: [], since, minRows: 1 })
+            ],
+            { concurrency: "unbounded" }
+          )
+          const at = (found: ReadonlyMap<string, { measuredAt: Date }>) =>
+            Object.fromEntries([...found].map(([k, v]) => [k, v.measuredAt.toISOString()]))
+          assert.deepStrictEqual(at(a), { "fresh-1": t2.toISOString(), "fresh-2": t1.toISOString() })
+          assert.deepStrictEqual(at(b), { "fresh-1": t1.toISOString() })
+          assert.deepStrictEqual(at(c), {})
+          assert.deepStrictEqual(at(d), {})
+        })
+      )
     })
   })
 }
