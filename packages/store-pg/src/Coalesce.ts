@@ -22,15 +22,17 @@ export const make = <A, R>(run: Run<A, R>) =>
       asks = []
       waiting = []
       fork(
-        Effect.onExit(run(batch), (exit) =>
-          Effect.sync(() => {
-            for (let i = 0; i < answers.length; i++) {
-              Deferred.unsafeDone(
-                answers[i]!,
-                Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]!) : Exit.failCause(exit.cause as Cause.Cause<never>)
-              )
-            }
-          })
+        Effect.onExit(
+          Effect.suspend(() => run(batch)),
+          (exit) =>
+            Effect.sync(() => {
+              for (let i = 0; i < answers.length; i++) {
+                Deferred.unsafeDone(
+                  answers[i]!,
+                  Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]!) : Exit.failCause(exit.cause as Cause.Cause<never>)
+                )
+              }
+            })
         )
       )
     }
