@@ -186,9 +186,15 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           .exploreSource(String(request["source"]))
           .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
         if (Option.isNone(source)) {
+          const served = yield* upstream.exploreSources.pipe(Effect.orElseSucceed(() => []))
           return yield* new Requests.InvalidRequest({
             message: "unknown explore source",
-            details: [new Requests.FieldProblem({ path: "request.source", message: "names no source of the index" })]
+            details: [
+              new Requests.FieldProblem({
+                path: "request.source",
+                message: `names no source served now; the sources are ${served.map((s) => s.name).join(", ")}`
+              })
+            ]
           })
         }
         sourcePrice = source.value.price

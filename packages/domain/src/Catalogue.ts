@@ -964,8 +964,17 @@ export const historyOp = (platformId: string): OpDef | undefined => findOp(platf
 export const requestJsonSchema = (def: OpDef): JSONSchema.JsonSchema7Root =>
   JSONSchema.make(Schema.encodedBoundSchema(def.schema) as Schema.Schema<unknown, unknown>)
 
-/** The public catalogue (D13): every platform and op with price rule, window, availability and request schema. */
-export const publish = () =>
+/** An explore source as the catalogue lists it under explore `run` (D19). */
+export interface PublishedSource {
+  readonly name: string
+  readonly price: { readonly credits: number; readonly rows: number }
+}
+
+/**
+ * The public catalogue (D13): every platform and op with price rule, window, availability and request schema;
+ * explore `run` lists the sources served now with their per-row price (D19).
+ */
+export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
   platforms.map((p) => ({
     platform: p.id,
     description: p.description,
@@ -983,6 +992,9 @@ export const publish = () =>
       units: o.units,
       subjects: o.subjectSpec?.describe ?? null,
       ...(o.metrics ? { metrics: o.metrics } : {}),
+      ...(o.price._tag === "PerSourceRow"
+        ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
+        : {}),
       requestSchema: requestJsonSchema(o)
     }))
   }))

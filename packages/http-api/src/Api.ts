@@ -27,6 +27,15 @@ export const CatalogueOp = Schema.Struct({
   units: Schema.Literal("subjects", "subject", "query"),
   subjects: Schema.NullOr(Schema.String),
   metrics: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  sources: Schema.optionalWith(
+    Schema.Array(
+      Schema.Struct({
+        name: Schema.String,
+        price: Schema.Struct({ credits: Schema.Number, rows: Schema.Number })
+      })
+    ).annotations({ description: "explore run: the sources served now, each with its price per `rows` rows (D19)" }),
+    { exact: true }
+  ),
   requestSchema: Schema.Unknown
 })
 
