@@ -34,7 +34,8 @@ for (const t of targets) {
       assert.strictEqual(r.status, 200)
       assert.match(r.body.openapi, /^3\.1\.\d+$/)
       assert.isString(r.body.info.title)
-      assert.containsAllKeys(r.body.paths, ["/api/v1/platforms", "/api/v1/platforms/{platform}", "/api/v1/balance"])
+      assert.containsAllKeys(r.body.paths, ["/api/v1/platforms", "/api/v1/platforms/maps", "/api/v1/balance"])
+      assert.strictEqual(r.body.info.version, (await request(`${server.api}/api/v1/platforms`)).body.engineVersion)
       const refs = [...r.text.matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]!)
       for (const ref of refs) {
         const target = ref

@@ -37,6 +37,10 @@ export interface OpDef {
   /** The request Schema (`op` plus the op's own fields), decoding to the typed, defaulted request. */
   readonly schema: Schema.Schema<OpRequest, unknown>
   readonly units: UnitShape
+  /** What a history point is kept per when this op measures it: the resolved store, the priced stay, or neither. */
+  readonly scope: HistoryScope
+  /** Rules of the whole request that its field Schemas do not say, as JSON Schema keywords or a description. */
+  readonly requestRule: object | undefined
   /** The op's own request fields (without `op`), as declared. */
   readonly fields: Schema.Struct.Fields
   /** The subject forms, for ops that take `subjects` or `subject`. */
@@ -83,6 +87,8 @@ interface OpInput {
   readonly check?: (
     request: Record<string, unknown>
   ) => true | string | { path: ReadonlyArray<string>; message: string }
+  /** How `check` reads in JSON Schema (a keyword such as `oneOf`, or a `description` when it cannot be one). */
+  readonly checkJsonSchema?: object
   readonly stored?: boolean
   /** The fields of one delivered row (camelCase, units in descriptions). */
   readonly rows: Schema.Struct.Fields
@@ -112,6 +118,8 @@ const op =
       available: input.available ?? true,
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
       fields: input.fields,
+      scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
+      requestRule: input.checkJsonSchema,
       units: "subjects" in input.fields ? "subjects" : "subject" in input.fields ? "subject" : "query",
       subjectSpec: input.subjects,
       rowsField: "limit" in input.fields ? "limit" : "pages" in input.fields ? "pages" : undefined,
@@ -366,6 +374,8 @@ const qcOps = (app: string) => {
   ]
 }
 
+const dateOrderNote = { description: "`until` must not be before `since` (refused with a 400 naming `until`)" }
+
 const dateOrder = (r: Record<string, unknown>) =>
   typeof r["since"] === "string" && typeof r["until"] === "string" && r["until"] < r["since"]
     ? { path: ["until"], message: "must not be before since" }
@@ -409,6 +419,10 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         hashtag: F.optional(F.text(150)),
         soundUrl: F.optional(F.text(400)),
         limit: F.limit(20, 1, 100)
+      },
+      checkJsonSchema: {
+        oneOf: [{ required: ["query"] }, { required: ["hashtag"] }, { required: ["soundUrl"] }],
+        description: "exactly one of query, hashtag, soundUrl"
       },
       check: (r) => {
         const given = ["query", "hashtag", "soundUrl"].filter((k) => r[k] !== undefined)
@@ -558,6 +572,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         fetchDetails: F.withDefault(Schema.Boolean, true),
         limit: F.limit(50, 50, 200)
       },
+      checkJsonSchema: { description: "`salaryMax` must not be below `salaryMin`" },
       check: (r) =>
         typeof r["salaryMin"] === "number" && typeof r["salaryMax"] === "number" && r["salaryMax"] < r["salaryMin"]
           ? { path: ["salaryMax"], message: "must not be below salaryMin" }
@@ -615,6 +630,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
           until: F.optional(F.Day),
           limit: F.limit(25, 1, 100)
         },
+        checkJsonSchema: dateOrderNote,
         check: dateOrder
       }),
       op("reels", {
@@ -702,6 +718,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         until: F.optional(F.Day),
         fileTypes: F.list(F.text(8))
       },
+      checkJsonSchema: dateOrderNote,
       check: dateOrder
     }),
     op("news", {
@@ -773,6 +790,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         sort: F.withDefault(F.oneOf("relevance", "price_low", "rating_high", "distance"), "relevance"),
         limit: F.limit(12, 1, 100)
       },
+      checkJsonSchema: { description: "`priceMax` must not be below `priceMin`" },
       check: (r) =>
         typeof r["priceMin"] === "number" && typeof r["priceMax"] === "number" && r["priceMax"] < r["priceMin"]
           ? { path: ["priceMax"], message: "must not be below priceMin" }
@@ -960,9 +978,33 @@ export const findOp = (platformId: string, name: string): OpDef | undefined => b
 /** The `history` op of a platform, if it has one. */
 export const historyOp = (platformId: string): OpDef | undefined => findOp(platformId, "history")
 
-/** The JSON Schema of an op's request (`op` and its fields), generated from the Schema that validates it (D13). */
-export const requestJsonSchema = (def: OpDef): JSONSchema.JsonSchema7Root =>
-  JSONSchema.make(Schema.encodedBoundSchema(def.schema) as Schema.Schema<unknown, unknown>)
+/**
+ * The JSON Schema (2020-12) of an op's request (`op` and its fields), generated from the Schema that validates it
+ * (D13). With `definitions`, shared definitions go there (the OpenAPI document's `components/schemas`).
+ */
+export const requestJsonSchema = (
+  def: OpDef,
+  options?: { readonly definitions: Record<string, JSONSchema.JsonSchema7>; readonly definitionPath: string }
+): JSONSchema.JsonSchema7Root => {
+  const encoded = Schema.encodedBoundSchema(def.schema).ast
+  const definitions: Record<string, JSONSchema.JsonSchema7> = options?.definitions ?? {}
+  const schema = JSONSchema.fromAST(encoded, {
+    definitions,
+    ...(options ? { definitionPath: options.definitionPath } : {}),
+    target: options ? "openApi3.1" : "jsonSchema2020-12"
+  }) as unknown as Record<string, unknown>
+  // the rules a refinement of a struct states (dropped by the generator) are added from the op's facets
+  const properties = schema["properties"] as Record<string, Record<string, unknown>>
+  if (def.scope === "store") properties["store"] = { ...properties["store"], ...F.storeJsonRule }
+  if (def.scope === "stay") properties["stay"] = { ...properties["stay"], ...F.stayJsonRule }
+  const out = def.requestRule ? { ...schema, ...def.requestRule } : schema
+  if (options) return out as unknown as JSONSchema.JsonSchema7Root
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {}),
+    ...out
+  } as JSONSchema.JsonSchema7Root
+}
 
 /** An explore source as the catalogue lists it under explore `run` (D19). */
 export interface PublishedSource {
