@@ -96,7 +96,17 @@ export const Alpha2 = Schema.String.pipe(
 
 const subjectString = (spec: Subjects.SubjectSpec) =>
   Schema.transformOrFail(
-    Schema.String.pipe(Schema.maxLength(Subjects.maxLength)).annotations({ description: spec.describe }),
+    Schema.String.pipe(
+      Schema.maxLength(Subjects.maxLength),
+      Schema.filter(() => true, {
+        jsonSchema: {
+          type: "string",
+          maxLength: Subjects.maxLength,
+          description: spec.describe,
+          anyOf: Subjects.jsonForms(spec)
+        }
+      })
+    ).annotations({ description: spec.describe }),
     Schema.String,
     {
       strict: true,
