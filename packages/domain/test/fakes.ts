@@ -168,7 +168,7 @@ export type Script = (
 
 export const scriptedUpstream = (script: { current: Script }) => {
   let index = 0
-  return Upstream.Upstream.of({
+  return Upstream.single({
     name: "scripted",
     fetch: (unit) =>
       Effect.suspend((): Effect.Effect<Upstream.UnitOutcome, Upstream.UpstreamFailed> => {
