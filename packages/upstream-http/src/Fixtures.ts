@@ -253,7 +253,8 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
       "x-ratelimit-reset": "1"
     }
     const page = (name: string, all: ReadonlyArray<Record<string, unknown>>) => {
-      const limit = Math.min(100, Number(url.searchParams.get("limit") ?? 25))
+      // a listing named `paged` answers at most 20 a page, so the adapter has to follow `after`
+      const limit = Math.min(name === "paged" ? 20 : 100, Number(url.searchParams.get("limit") ?? 25))
       const after = url.searchParams.get("after")
       const start = after === null ? 0 : all.findIndex((p) => `t3_${String(p["id"])}` === after) + 1
       const slice = all.slice(start, start + limit)

@@ -110,8 +110,11 @@ const person = (a: string | null) => (a === null || a === "[deleted]" || a === "
 const at = (utc: number) => new Date(utc * 1000).toISOString()
 const bare = (id: string) => id.replace(/^t\d_/, "")
 
+/** The forum adapter. */
+export type Adapter = U.Adapter
+
 /** The adapter over a policy. */
-export const make = (policy: Policy.Policy, settings: Settings) =>
+export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<Adapter> =>
   Effect.gen(function* () {
     const token = yield* SynchronizedRef.make<{ readonly value: string; readonly renewAt: number } | null>(null)
     const absolute = (path: string) =>

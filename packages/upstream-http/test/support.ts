@@ -30,7 +30,7 @@ export const unit = (
     op,
     request: decoded,
     subject,
-    rows: Number(decoded["limit"] ?? 10),
+    rows: Number(decoded["limit"] ?? decoded["pages"] ?? 1),
     store: undefined,
     parts: undefined
   }
