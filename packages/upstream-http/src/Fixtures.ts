@@ -385,7 +385,7 @@ export const mapsPlaces = {
       placeId: "placeId",
       name: "title",
       rating: "totalScore",
-      reviews: "reviewsCount",
+      reviewCount: "reviewsCount",
       address: "address",
       url: "url"
     },

@@ -46,9 +46,9 @@ export const defaults: Settings = {
   breakerPause: Duration.seconds(30)
 }
 
-/** Settings from UPSTREAM_TIMEOUT_MS, UPSTREAM_PER_HOST, UPSTREAM_RETRIES, UPSTREAM_BACKOFF_MS, UPSTREAM_BREAKER_*. */
+/** Settings from UPSTREAM_BUDGET_MS, UPSTREAM_PER_HOST, UPSTREAM_RETRIES, UPSTREAM_BACKOFF_MS, UPSTREAM_BREAKER_*. */
 export const settingsConfig: Config.Config<Settings> = Config.all({
-  unitBudget: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(12_000), Config.map(Duration.millis)),
+  unitBudget: Config.integer("UPSTREAM_BUDGET_MS").pipe(Config.withDefault(12_000), Config.map(Duration.millis)),
   perHost: Config.integer("UPSTREAM_PER_HOST").pipe(Config.withDefault(defaults.perHost)),
   retries: Config.integer("UPSTREAM_RETRIES").pipe(Config.withDefault(defaults.retries)),
   backoff: Config.integer("UPSTREAM_BACKOFF_MS").pipe(Config.withDefault(200), Config.map(Duration.millis)),
