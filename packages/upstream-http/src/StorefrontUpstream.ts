@@ -130,12 +130,33 @@ export const storePoint = (origin: string, rows: ReadonlyArray<M.Row>): U.PointR
 /** The adapter over a policy. */
 export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
   const decode = Policy.json(ProductsPage)
+  // `https://*.shop.example=http://127.0.0.1:4101/*`: one label of the host stands for `*` in the base
+  const wildcards = Object.entries(settings.origins)
+    .filter(([from]) => from.includes("*"))
+    .map(([from, to]) => ({
+      pattern: new RegExp(
+        `^${from
+          .split("*")
+          .map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
+          .join("([^./]+)")}$`
+      ),
+      to
+    }))
+  const baseOf = (origin: string) => {
+    const exact = settings.origins[origin]
+    if (exact !== undefined) return exact
+    for (const w of wildcards) {
+      const m = w.pattern.exec(origin)
+      if (m) return w.to.replace("*", m[1] ?? "")
+    }
+    return origin
+  }
   const fetch = (unit: U.UnitRequest) =>
     Effect.gen(function* () {
       const origin = (unit.subject ?? "").replace(/\/+$/, "")
       if (!/^https?:\/\/[^/]+$/.test(origin))
         return { _tag: "InvalidSubject", source, detail: `${unit.subject} is not a store origin` } as const
-      const base = settings.origins[origin] ?? origin
+      const base = baseOf(origin)
       const per = Math.min(settings.pageSize, Math.max(1, unit.rows))
       const rows: Array<M.Row> = []
       let exhaustive = false

@@ -72,6 +72,24 @@ describe("StorefrontUpstream", () => {
     )
   })
 
+  it("an origin pattern maps any store of a domain to the fixture host", async () => {
+    const a = StorefrontUpstream.make(await policy(), {
+      origins: { "https://*.any.example": `${host.url}/*` },
+      pageSize: 250
+    })
+    const d = delivered(
+      (
+        await run(
+          a.fetch(
+            unit("storefronts", "products", { subjects: ["https://shop-3.any.example"] }, "https://shop-3.any.example")
+          )
+        )
+      ).result
+    )
+    assert.strictEqual(d.rows.length, 3)
+    assert.strictEqual(d.rows[0]!["url"], `https://shop-3.any.example/products/${Fixtures.products("x", 1)[0]!.handle}`)
+  })
+
   it("a store with fewer products than asked is exhaustive", async () => {
     const d = delivered((await fetchStore("shop-7", 25)).result)
     assert.strictEqual(d.rows.length, 7)
