@@ -581,7 +581,10 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           if (p.op.price._tag === "PerPart" && u.held.length > 0)
             data.push(contactRow(u, undefined, undefined, undefined))
           coverage.push(
-            cover(u, "omitted", null, 0, 0, f.source ?? upstream.sourceFor(p.op.platform, p.op.name), { reason: f.omitted, detail: f.detail ?? "" })
+            cover(u, "omitted", null, 0, 0, f.source ?? upstream.sourceFor(p.op.platform, p.op.name), {
+              reason: f.omitted,
+              detail: f.detail ?? ""
+            })
           )
         } else {
           const price = deliveredPrice(p, f)
