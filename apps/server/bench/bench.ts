@@ -84,6 +84,14 @@ const peakMb = (pid: number) => {
   return m ? Number(m[1]) / 1024 : Number.NaN
 }
 
+/** An operator API call on a spawned server. */
+const operator = (server: { readonly admin: string; readonly token: string }) => async (path: string, body: unknown) =>
+  (await fetch(`${server.admin}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  }).then((r) => r.json())) as any
+
 const small = {
   method: "POST" as const,
   headers: { "content-type": "application/json" },
@@ -137,12 +145,7 @@ const main = async () => {
     { bundle: true }
   )
   try {
-    const op = async (path: string, body: unknown) =>
-      (await fetch(`${server.admin}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-        body: JSON.stringify(body)
-      }).then((r) => r.json())) as any
+    const op = operator(server)
     const keys: Array<string> = []
     for (let i = 0; i < 1000; i += 50) {
       const batch = await Promise.all(
@@ -304,12 +307,7 @@ const upstreams = async () => {
         { bundle: true }
       )
       servers.push(server)
-      const op = async (path: string, body: unknown) =>
-        (await fetch(`${server.admin}${path}`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-          body: JSON.stringify(body)
-        }).then((r) => r.json())) as any
+      const op = operator(server)
       const account = await op("/admin/accounts", { name: "bench u", credits: 100_000_000 })
       const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
       let n = 0
