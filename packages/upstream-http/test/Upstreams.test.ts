@@ -22,6 +22,21 @@ describe("Upstreams", () => {
     )
   })
 
+  it("explore sources come from the adapter serving explore run", async () => {
+    const listed = [{ name: "a/one", price: { credits: 2, rows: 10 } }]
+    const a = fake("a", {
+      exploreSource: (name) => Effect.succeed(Option.fromNullable(listed.find((s) => s.name === name))),
+      exploreSources: () => Effect.succeed(listed)
+    })
+    const routed = Either.getOrThrow(Upstream.route([synthetic, a], routes("explore.run=a")))
+    assert.deepStrictEqual(await Effect.runPromise(routed.exploreSources()), listed)
+    const plain = Either.getOrThrow(Upstream.route([synthetic, a], routes("")))
+    assert.deepStrictEqual(
+      (await Effect.runPromise(plain.exploreSources())).map((s) => s.name),
+      ["synthetic/app-charts", "synthetic/podcast-episodes", "synthetic/product-launches"]
+    )
+  })
+
   it("refuses an unknown adapter, platform or op, a malformed pair, and adapters missing a needed capability", () => {
     const bad = (text: string, adapters = [synthetic, fake("a")]) =>
       Either.flatMap(Upstream.parseRoutes(text, "synthetic"), (r) => Upstream.route(adapters, r))

@@ -114,7 +114,8 @@ export const make = (knobs: Knobs) =>
           const lon = Number(locator["lon"])
           return Option.some(`store:${new G.Rng(Math.round(lat * 20), Math.round(lon * 20)).id(6, "0123456789")}`)
         }),
-      exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name)))
+      exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name))),
+      exploreSources: () => Effect.succeed(exploreSources)
     } satisfies U.Adapter
   })
 

@@ -64,6 +64,8 @@ export interface Adapter {
   ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
   /** Explore sources: required of an adapter that serves explore `run`. */
   readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
+  /** Every explore source it serves, when it can list them (D19). */
+  readonly exploreSources?: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
 }
 
 /** Port: upstream fetches, each platform (and op) served by the adapter routed to it. */
@@ -80,6 +82,8 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
     ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
     /** The explore source of this name, if the upstream knows it. */
     readonly exploreSource: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
+    /** The explore sources served now, as far as the adapter serving explore `run` can list them (D19). */
+    readonly exploreSources: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
   }
 >() {}
 
@@ -158,6 +162,11 @@ export const route = (
         if (explore === undefined) return Effect.succeed(Option.none())
         const a = lookup(explore.platform, explore.name)
         return a.exploreSource ? a.exploreSource(name) : Effect.succeed(Option.none())
+      },
+      exploreSources: () => {
+        if (explore === undefined) return Effect.succeed([])
+        const a = lookup(explore.platform, explore.name)
+        return a.exploreSources ? a.exploreSources() : Effect.succeed([])
       }
     })
   )
