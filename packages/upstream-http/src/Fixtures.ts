@@ -303,6 +303,7 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
 export const provider = (options: { readonly items?: number } = {}, port?: number) => {
   const runs = new Map<string, { actor: string; maxItems: number; charge: number; polls: number; input: unknown }>()
   const started: Array<{ actor: string; maxItems: number; charge: number; input: unknown }> = []
+  const aborted: Array<string> = []
   let next = 0
   const fixture = serve((req, url, body, res, hit) => {
     if (req.headers.authorization !== `Bearer ${credentials.providerToken}`)
@@ -330,11 +331,25 @@ export const provider = (options: { readonly items?: number } = {}, port?: numbe
       started.push(run)
       return json(res, 201, { data: { id, actId: actor, status: "RUNNING", defaultDatasetId: `ds-${id}` } })
     }
+    m = /^\/v2\/actor-runs\/([^/]+)\/abort$/.exec(url.pathname)
+    if (m && req.method === "POST") {
+      aborted.push(m[1]!)
+      return json(res, 200, { data: { id: m[1], status: "ABORTED", defaultDatasetId: `ds-${m[1]}` } })
+    }
     m = /^\/v2\/actor-runs\/([^/]+)$/.exec(url.pathname)
     if (m) {
       const run = runs.get(m[1]!)
       if (!run) return json(res, 404, { error: { type: "record-not-found" } })
       run.polls++
+      // `~slow` runs never end: each wait is held for waitForFinish (at most 1 s here) and answers RUNNING
+      if (run.actor.endsWith("~slow")) {
+        const wait = Math.min(1, Number(url.searchParams.get("waitForFinish") ?? 0)) * 1000
+        setTimeout(
+          () => json(res, 200, { data: { id: m![1], status: "RUNNING", defaultDatasetId: `ds-${m![1]}` } }),
+          wait
+        )
+        return
+      }
       const failedActor = run.actor.endsWith("~fail")
       const status = failedActor ? "FAILED" : run.polls >= 1 ? "SUCCEEDED" : "RUNNING"
       return json(res, 200, { data: { id: m[1], status, defaultDatasetId: `ds-${m[1]}` } })
@@ -356,7 +371,7 @@ export const provider = (options: { readonly items?: number } = {}, port?: numbe
     }
     json(res, 404, { error: { type: "page-not-found" } })
   }, port)
-  return fixture.then((f) => ({ ...f, started }))
+  return fixture.then((f) => ({ ...f, started, aborted }))
 }
 
 /** The environment that points the router at fixtures (any `https://<store>.shop.example` is the fixture's `<store>`). */

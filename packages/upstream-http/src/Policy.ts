@@ -260,7 +260,13 @@ export const make = (settings: Settings) =>
         )
       )
 
-    return { send, unit, settings }
+    /** Sends a request in the background, outside any unit's budget (its own 5 s), its outcome ignored. */
+    const detached = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        send(request).pipe(Effect.locally(deadline, now + 5000), Effect.ignore, Effect.forkDaemon, Effect.asVoid)
+      )
+
+    return { send, unit, detached, settings }
   })
 
 /** The policy's service shape. */

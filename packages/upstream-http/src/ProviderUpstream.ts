@@ -7,7 +7,7 @@
  */
 import { HttpClientRequest } from "@effect/platform"
 import { Catalogue, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Exit, Option, Redacted, Schema } from "effect"
 import * as Policy from "./Policy.js"
 
 /** The name this adapter reports as `source` (explore rows report the actor id). */
@@ -120,16 +120,26 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       if (started.status === 404) return Option.none()
       yield* ok(started, `starting ${actor}`)
       let state = (yield* Policy.json(Run)(started)).data
-      // the run id is kept here: a dropped wait is polled again on the same run, never started twice
-      while (!terminal.has(state.status)) {
-        const polled = yield* policy.send(
-          HttpClientRequest.get(`${base}/v2/actor-runs/${state.id}`, {
-            urlParams: { waitForFinish: String(settings.waitSeconds) }
-          }).pipe(auth)
+      const runId = state.id
+      // the run id is kept here: a dropped wait is polled again on the same run, never started twice; a unit that
+      // gives up (its budget, a failure, an interruption) aborts the run so that it stops spending
+      yield* Effect.gen(function* () {
+        while (!terminal.has(state.status)) {
+          const polled = yield* policy.send(
+            HttpClientRequest.get(`${base}/v2/actor-runs/${runId}`, {
+              urlParams: { waitForFinish: String(settings.waitSeconds) }
+            }).pipe(auth)
+          )
+          yield* ok(polled, `run ${runId}`)
+          state = (yield* Policy.json(Run)(polled)).data
+        }
+      }).pipe(
+        Effect.onExit((exit) =>
+          Exit.isFailure(exit) && !terminal.has(state.status)
+            ? policy.detached(HttpClientRequest.post(`${base}/v2/actor-runs/${runId}/abort`).pipe(auth))
+            : Effect.void
         )
-        yield* ok(polled, `run ${state.id}`)
-        state = (yield* Policy.json(Run)(polled)).data
-      }
+      )
       if (state.status !== "SUCCEEDED")
         return yield* new Policy.Failure({
           reason: "failed",

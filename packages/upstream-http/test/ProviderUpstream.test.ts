@@ -102,6 +102,16 @@ describe("ProviderUpstream", () => {
     )
   })
 
+  it("a run that outlasts the unit's budget is aborted by its id, not left spending", async () => {
+    const slow = ProviderUpstream.make(await policy(), settings(host.url, "fixture~slow"))
+    const { result, ms } = await run(slow.fetch(unit("maps", "places", { subjects: [place] }, place)))
+    assert.match(failed(result).detail, /^timeout/)
+    assert.isBelow(ms, 2500)
+    const runId = `run${host.started.length}`
+    await new Promise((done) => setTimeout(done, 300))
+    assert.deepStrictEqual(host.aborted, [runId])
+  })
+
   it("429 and 500 on the start are retried; a hang, malformed JSON and a web page fail the unit", async () => {
     for (const [actor, expect] of [
       ["fixture~ratelimited", "rows"],
