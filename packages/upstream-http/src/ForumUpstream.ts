@@ -204,7 +204,8 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
       new Policy.Failure({ reason: "failed", detail: `the forum answered ${status} for ${what}` })
 
     /** Posts of a listing, pages of 100 with `after`, until `rows` or the end. */
-    const listing = (path: string, params: Record<string, string>, rows: number, what: string) =>
+    /** `bySubject`: the rows of a query (search) name their post as their `subject` (rows.md). */
+    const listing = (path: string, params: Record<string, string>, rows: number, what: string, bySubject = false) =>
       Effect.gen(function* () {
         const out: Array<M.Row> = []
         const points: Array<U.PointReport> = []
@@ -219,7 +220,7 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
             if (child.kind !== "t3") continue
             const post = yield* decode(Post, child.data, "post")
             if (out.length >= rows) break
-            out.push(postRow(post, out.length + 1))
+            out.push(bySubject ? { subject: post.id, ...postRow(post, out.length + 1) } : postRow(post, out.length + 1))
             points.push(postPoint(post))
           }
           after = page.data.after
@@ -318,7 +319,8 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
                   "/search",
                   { q: String(r["query"]), type: "link", sort: sorts[String(r["sort"])] ?? "relevance", ...window(r) },
                   unit.rows,
-                  "search"
+                  "search",
+                  true
                 )
               : unit.op === "comments"
                 ? comments(unit.subject ?? "", unit.rows)

@@ -60,6 +60,13 @@ describe("ForumUpstream", () => {
     assert.deepStrictEqual([posts.rows.length, posts.exhaustive], [30, true])
     const search = delivered((await run(adapter.fetch(unit("forum", "search", { query: "queues", limit: 20 })))).result)
     assert.deepStrictEqual([search.rows.length, search.exhaustive], [20, false])
+    assert.deepStrictEqual(
+      search.rows.map((r) => r["subject"]),
+      search.rows.map((r) => r["postId"]),
+      "a search row's subject is its post"
+    )
+    assert.isUndefined(posts.rows[0]!["subject"], "a user's posts take the unit's subject from the domain")
+    for (const { subject: _s, ...row } of search.rows) Schema.decodeUnknownSync(ForumPost)(row)
     const none = delivered((await run(adapter.fetch(unit("forum", "search", { query: "nothing", limit: 20 })))).result)
     assert.deepStrictEqual([none.rows.length, none.exhaustive], [0, true])
   })
