@@ -4,7 +4,7 @@
 // once without calling the host; a provider-served op and an explore `run` billed per row returned.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Fixtures, type StorefrontUpstream, Upstreams } from "@pdr/upstream-http"
+import { Fixtures, Policy, type StorefrontUpstream, Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Duration, Redacted } from "effect"
 import { account, balance, post, type Running, start } from "./harness.js"
@@ -183,5 +183,42 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
     assert.strictEqual(ran.body.data[0].source, "fixture~app-charts")
     assert.strictEqual(await balance(server, key), before - 4 - 2)
     assert.strictEqual(provider.started.at(-1)!.maxItems, 25)
+  })
+})
+
+describe.skipIf(!serverUp)("a unit past the domain's timeout names the routed adapter (D12)", () => {
+  let server: Running
+  let shop: Fixtures.Fixture
+  beforeAll(async () => {
+    shop = await Fixtures.storefront()
+    server = await start({
+      options: {
+        unitTimeoutMs: 300,
+        upstream: Upstreams.layer({
+          routes: { fallback: SyntheticUpstream.source, routes: { storefronts: "storefront" } },
+          knobs: SyntheticUpstream.defaults,
+          policy: { ...Policy.defaults, unitBudget: Duration.seconds(5) },
+          storefront: { origins: { "https://*.shop.example": `${shop.url}/*` }, pageSize: 250 }
+        })
+      }
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await shop?.close()
+  })
+
+  it("upstream_timeout, not billed, source storefront; the other store is delivered", async () => {
+    const { key } = await account(server, 1000, "timeouts")
+    const request = {
+      op: "products",
+      subjects: ["https://hang.shop.example", "https://shop-5.shop.example"],
+      limit: 25
+    }
+    const r = await post(server, "/api/v1/platforms/storefronts", { request }, key)
+    assert.strictEqual(r.status, 200, r.text)
+    const hang = r.body.coverage.find((c: any) => c.subject === "https://hang.shop.example")
+    assert.deepStrictEqual([hang.reason, hang.credits, hang.source], ["upstream_timeout", 0, "storefront"])
+    assert.strictEqual(r.body.cost.creditsCharged, 5, "5 rows of the other store at 25 per 25")
   })
 })
