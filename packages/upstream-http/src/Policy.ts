@@ -4,7 +4,7 @@
  * `X-Ratelimit-*` headers read to slow down before being refused, and strict decoding of what comes back.
  */
 import { HttpClient, type HttpClientRequest } from "@effect/platform"
-import { Upstream as U } from "@pdr/domain"
+import { Calls, Upstream as U } from "@pdr/domain"
 import {
   Clock,
   Config,
@@ -36,9 +36,9 @@ export interface Settings {
   readonly breakerPause: Duration.Duration
 }
 
-/** Defaults: 12 s per unit (under the domain's 15 s, D12), 8 per host, 3 retries from 200 ms, open after 5 for 30 s. */
+/** Defaults: the domain's unit timeout as the budget (D12), 8 per host, 3 retries from 200 ms, open after 5 for 30 s. */
 export const defaults: Settings = {
-  unitBudget: Duration.seconds(12),
+  unitBudget: Calls.CallSettings.defaultValue().unitTimeout,
   perHost: 8,
   retries: 3,
   backoff: Duration.millis(200),
@@ -46,9 +46,15 @@ export const defaults: Settings = {
   breakerPause: Duration.seconds(30)
 }
 
-/** Settings from UPSTREAM_BUDGET_MS, UPSTREAM_PER_HOST, UPSTREAM_RETRIES, UPSTREAM_BACKOFF_MS, UPSTREAM_BREAKER_*. */
+/**
+ * Settings from UPSTREAM_TIMEOUT_MS (the domain's unit timeout, read again here as the budget retries are planned
+ * in), UPSTREAM_PER_HOST, UPSTREAM_RETRIES, UPSTREAM_BACKOFF_MS, UPSTREAM_BREAKER_FAILURES, UPSTREAM_BREAKER_PAUSE_MS.
+ */
 export const settingsConfig: Config.Config<Settings> = Config.all({
-  unitBudget: Config.integer("UPSTREAM_BUDGET_MS").pipe(Config.withDefault(12_000), Config.map(Duration.millis)),
+  unitBudget: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
+    Config.withDefault(Duration.toMillis(defaults.unitBudget)),
+    Config.map(Duration.millis)
+  ),
   perHost: Config.integer("UPSTREAM_PER_HOST").pipe(Config.withDefault(defaults.perHost)),
   retries: Config.integer("UPSTREAM_RETRIES").pipe(Config.withDefault(defaults.retries)),
   backoff: Config.integer("UPSTREAM_BACKOFF_MS").pipe(Config.withDefault(200), Config.map(Duration.millis)),
@@ -89,6 +95,9 @@ interface Host {
   readonly breaker: Ref.Ref<Breaker>
   readonly limit: Ref.Ref<{ readonly remaining: number; readonly resetAt: number } | null>
 }
+
+/** How long after the unit's deadline the policy's own hard stops fire (ms). */
+const grace = 250
 
 /** The unit's deadline (epoch ms) seen by every request of it. */
 const deadline = FiberRef.unsafeMake<number>(Number.POSITIVE_INFINITY)
@@ -174,7 +183,9 @@ export const make = (settings: Settings) =>
         if (now >= until) return yield* new Failure({ reason: "timeout", detail: "the unit's time budget ran out" })
         yield* admit(name, host, now)
         yield* pace(host, now, until)
-        const left = Duration.millis(Math.max(1, until - (yield* Clock.currentTimeMillis)))
+        // the hard stop comes a little after the deadline: inside a call, the domain's own timeout of the same length
+        // fires first and reports the unit `upstream_timeout`
+        const left = Duration.millis(Math.max(1, until - (yield* Clock.currentTimeMillis)) + grace)
         const sent = yield* host.semaphore
           .withPermits(1)(
             Effect.flatMap(client.execute(request), (res) =>
@@ -248,7 +259,7 @@ export const make = (settings: Settings) =>
         effect.pipe(
           Effect.locally(deadline, now + Duration.toMillis(settings.unitBudget)),
           Effect.timeoutFail({
-            duration: settings.unitBudget,
+            duration: Duration.sum(settings.unitBudget, Duration.millis(grace)),
             onTimeout: () =>
               new Failure({ reason: "timeout", detail: `no answer within ${Duration.format(settings.unitBudget)}` })
           }),
