@@ -122,30 +122,28 @@ export const route = (
     if (op !== undefined && !def.ops.some((o) => o.name === op))
       return Either.left(`${key}: ${platform} has no op "${op}"`)
   }
-  const adapterFor = (platform: string, op: string): Adapter =>
-    byName.get(routes.routes[`${platform}.${op}`] ?? routes.routes[platform] ?? routes.fallback)!
-  const table = new Map<string, Adapter>()
+  const adapterFor = (platform: string, op?: string): Adapter =>
+    byName.get((op && routes.routes[`${platform}.${op}`]) ?? routes.routes[platform] ?? routes.fallback)!
+  const table = new Map<string, { readonly adapter: Adapter; readonly source: string }>()
   for (const p of platforms) {
+    if (p.historyScope === "store" && adapterFor(p.id).resolveStore === undefined)
+      return Either.left(`${p.id}: adapter "${adapterFor(p.id).name}" cannot resolve stores`)
     for (const o of p.ops) {
       const a = adapterFor(p.id, o.name)
-      table.set(`${p.id}\u0000${o.name}`, a)
+      table.set(`${p.id}\u0000${o.name}`, { adapter: a, source: a.sourceFor?.(p.id, o.name) ?? a.name })
       if (p.historyScope === "store" && a.resolveStore === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" cannot resolve stores`)
       if (o.price._tag === "PerSourceRow" && a.exploreSource === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" has no explore sources`)
     }
   }
-  const lookup = (platform: string, op: string) => table.get(`${platform}\u0000${op}`) ?? adapterFor(platform, op)
-  const sources = new Map<string, string>()
+  const lookup = (platform: string, op: string) =>
+    table.get(`${platform}\u0000${op}`)?.adapter ?? adapterFor(platform, op)
   const sourceFor = (platform: string, op: string) => {
-    const key = `${platform}\u0000${op}`
-    let s = sources.get(key)
-    if (s === undefined) {
-      const a = lookup(platform, op)
-      s = a.sourceFor?.(platform, op) ?? a.name
-      sources.set(key, s)
-    }
-    return s
+    const routed = table.get(`${platform}\u0000${op}`)
+    if (routed !== undefined) return routed.source
+    const a = adapterFor(platform, op)
+    return a.sourceFor?.(platform, op) ?? a.name
   }
   const explore = platforms.flatMap((p) => p.ops.filter((o) => o.price._tag === "PerSourceRow"))[0]
   return Either.right(
@@ -153,7 +151,8 @@ export const route = (
       sourceFor,
       fetch: (unit) => lookup(unit.platform, unit.op).fetch(unit),
       resolveStore: (platform, locator) => {
-        const a = lookup(platform, platforms.find((p) => p.id === platform)?.ops[0]?.name ?? "")
+        // the platform's own route resolves its stores (checked above for every store-scoped platform)
+        const a = adapterFor(platform)
         return a.resolveStore
           ? a.resolveStore(platform, locator)
           : Effect.fail(new UpstreamFailed({ source: a.name, detail: `${a.name} resolves no stores` }))
