@@ -388,7 +388,7 @@ export const env = (urls: { readonly storefront: string; readonly forum: string;
   PROVIDER_EXPLORE: JSON.stringify([{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }])
 })
 
-/** A provider mapping of maps `places` onto the fixture actor (rows per the maps place card). */
+/** A provider mapping of maps `places` onto the fixture actor: its items to the catalogue's place card. */
 export const mapsPlaces = {
   "maps.places": {
     actor: "fixture~maps-places",
@@ -396,11 +396,16 @@ export const mapsPlaces = {
     rows: {
       placeId: "placeId",
       name: "title",
+      address: "address",
+      lat: "location.lat",
+      lon: "location.lng",
       rating: "totalScore",
       reviewCount: "reviewsCount",
-      address: "address",
-      url: "url"
-    },
-    points: { rating: "totalScore", reviews: "reviewsCount" }
+      categories: "categories",
+      phone: "phone",
+      website: "website",
+      hours: "hoursByDay",
+      liveOccupancyPercent: "popularTimesLivePercent"
+    }
   }
 }

@@ -6,6 +6,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { type Measurements as M, Upstream as U } from "@pdr/domain"
 import { Clock, Config, Effect, Either, Option, Redacted, Schema, SynchronizedRef } from "effect"
+import * as Delivered from "./Delivered.js"
 import * as Policy from "./Policy.js"
 
 /** The name this adapter reports as `source`. */
@@ -190,10 +191,12 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
       url: p.is_self ? null : p.url,
       postedAt: at(p.created_utc)
     })
-    const postPoint = (p: typeof Post.Type): U.PointReport => ({
-      subject: p.id,
-      metrics: { score: p.score, comments_count: p.num_comments }
-    })
+    /** A post row's point, for its post (rows.md), measured by the catalogue's metric sources. */
+    const postPoints = (platform: string, rows: ReadonlyArray<M.Row>): Array<U.PointReport> =>
+      rows.flatMap((row) => {
+        const point = Delivered.point(platform, String(row["postId"]), [row])
+        return point ? [point] : []
+      })
 
     const notServed = (status: number, what: string) =>
       status === 404 || status === 403
@@ -205,10 +208,16 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
 
     /** Posts of a listing, pages of 100 with `after`, until `rows` or the end. */
     /** `bySubject`: the rows of a query (search) name their post as their `subject` (rows.md). */
-    const listing = (path: string, params: Record<string, string>, rows: number, what: string, bySubject = false) =>
+    const listing = (
+      unit: U.UnitRequest,
+      path: string,
+      params: Record<string, string>,
+      what: string,
+      bySubject = false
+    ) =>
       Effect.gen(function* () {
+        const rows = unit.rows
         const out: Array<M.Row> = []
-        const points: Array<U.PointReport> = []
         let after: string | null = null
         for (;;) {
           const reply: Policy.Reply = yield* read(path, { ...params, limit: "100", ...(after ? { after } : {}) })
@@ -221,17 +230,25 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
             const post = yield* decode(Post, child.data, "post")
             if (out.length >= rows) break
             out.push(bySubject ? { subject: post.id, ...postRow(post, out.length + 1) } : postRow(post, out.length + 1))
-            points.push(postPoint(post))
           }
           after = page.data.after
           if (out.length >= rows || after === null || page.data.children.length === 0) break
         }
-        return { _tag: "Delivered", rows: out, exhaustive: out.length < rows, points, source } as const
+        yield* Delivered.check(unit, out)
+        return {
+          _tag: "Delivered",
+          rows: out,
+          exhaustive: out.length < rows,
+          points: postPoints(unit.platform, out),
+          source
+        } as const
       })
 
     /** A post's comments depth first, its `more` stubs expanded with morechildren until `rows`. */
-    const comments = (postId: string, rows: number) =>
+    const comments = (unit: U.UnitRequest) =>
       Effect.gen(function* () {
+        const postId = unit.subject ?? ""
+        const rows = unit.rows
         const reply = yield* read(`/comments/${postId}`, { limit: String(Math.min(500, rows)), sort: "confidence" })
         const none = notServed(reply.status, `post ${postId}`)
         if (Option.isSome(none)) return none.value
@@ -289,11 +306,12 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
           const body = yield* Policy.json(MoreChildren)(more)
           yield* walk(body.json.data.things)
         }
+        yield* Delivered.check(unit, out)
         return {
           _tag: "Delivered",
           rows: out,
           exhaustive: out.length < rows,
-          points: [postPoint(post)],
+          points: postPoints(unit.platform, [postRow(post, 1)]),
           source
         } as const
       })
@@ -306,24 +324,24 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
       const subject = encodeURIComponent(unit.subject ?? "")
       const run: Effect.Effect<U.UnitOutcome, Policy.Failure> =
         unit.op === "posts"
-          ? listing(`/user/${subject}/submitted`, { sort: "new" }, unit.rows, `user ${unit.subject}`)
+          ? listing(unit, `/user/${subject}/submitted`, { sort: "new" }, `user ${unit.subject}`)
           : unit.op === "subreddit"
             ? listing(
+                unit,
                 `/r/${subject}/${sorts[String(r["sort"])] ?? "hot"}`,
                 window(r),
-                unit.rows,
                 `community ${unit.subject}`
               )
             : unit.op === "search"
               ? listing(
+                  unit,
                   "/search",
                   { q: String(r["query"]), type: "link", sort: sorts[String(r["sort"])] ?? "relevance", ...window(r) },
-                  unit.rows,
                   "search",
                   true
                 )
               : unit.op === "comments"
-                ? comments(unit.subject ?? "", unit.rows)
+                ? comments(unit)
                 : Effect.fail(
                     new Policy.Failure({ reason: "failed", detail: `the forum adapter does not serve ${unit.op}` })
                   )

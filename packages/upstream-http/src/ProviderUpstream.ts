@@ -8,6 +8,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { Catalogue, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
 import { Config, Effect, Exit, Option, Redacted, Schema } from "effect"
+import * as Delivered from "./Delivered.js"
 import * as Policy from "./Policy.js"
 
 /** The name this adapter reports as `source` (explore rows report the actor id). */
@@ -19,10 +20,8 @@ export const OpMapping = Schema.Struct({
   actor: Schema.String,
   /** The actor input; strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced from our request. */
   input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }),
-  /** Row field -> dotted path in a dataset item. */
-  rows: Schema.Record({ key: Schema.String, value: Schema.String }),
-  /** History metric -> dotted path in a dataset item (the unit's subject's point, from its first item). */
-  points: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) })
+  /** Row field -> dotted path in a dataset item (the rows must decode with the op's row Schema). */
+  rows: Schema.Record({ key: Schema.String, value: Schema.String })
 })
 
 /** An explore source served by an actor. */
@@ -175,21 +174,27 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
         return Effect.succeed({ _tag: "NotFound", source, detail: `the provider serves no source ${actor}` })
       return policy.unit(
         source,
-        Effect.map(run(actor, unit.request["input"] ?? {}, unit.rows, charge(op.price, unit, known.price)), (items) =>
-          Option.match(items, {
-            onNone: (): U.UnitOutcome => ({
-              _tag: "NotFound",
-              source: actor,
-              detail: `the provider has no actor ${actor}`
-            }),
-            onSome: (list): U.UnitOutcome => ({
-              _tag: "Delivered",
-              rows: list.map((raw, i): M.Row => ({ position: i + 1, raw, input: unit.request["input"] ?? {} })),
-              exhaustive: list.length < unit.rows,
-              points: [],
-              source: actor
+        Effect.flatMap(
+          run(actor, unit.request["input"] ?? {}, unit.rows, charge(op.price, unit, known.price)),
+          (items) =>
+            Option.match(items, {
+              onNone: () =>
+                Effect.succeed<U.UnitOutcome>({
+                  _tag: "NotFound",
+                  source: actor,
+                  detail: `the provider has no actor ${actor}`
+                }),
+              onSome: (list) => {
+                const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input: unit.request["input"] ?? {} }))
+                return Effect.as(Delivered.check(unit, rows), {
+                  _tag: "Delivered",
+                  rows,
+                  exhaustive: list.length < unit.rows,
+                  points: [],
+                  source: actor
+                } satisfies U.UnitOutcome)
+              }
             })
-          })
         )
       )
     }
@@ -202,27 +207,31 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       source,
       Effect.map(run(mapping.actor, input(mapping.input, unit), unit.rows, charge(op.price, unit)), (items) => {
         if (Option.isNone(items))
-          return { _tag: "NotFound", source, detail: `the provider has no actor ${mapping.actor}` } as const
+          return Effect.succeed<U.UnitOutcome>({
+            _tag: "NotFound",
+            source,
+            detail: `the provider has no actor ${mapping.actor}`
+          })
         const list = items.value
         if (list.length === 0 && unit.subject !== undefined)
-          return { _tag: "NotFound", source, detail: `the provider found nothing for ${unit.subject}` } as const
+          return Effect.succeed<U.UnitOutcome>({
+            _tag: "NotFound",
+            source,
+            detail: `the provider found nothing for ${unit.subject}`
+          })
+        const positioned =
+          "position" in (op.delivered && "fields" in op.delivered ? (op.delivered.fields as object) : {})
         const rows = list.map(
           (item, i): M.Row => ({
-            position: i + 1,
+            ...(positioned ? { position: i + 1 } : {}),
             ...Object.fromEntries(Object.entries(mapping.rows).map(([field, path]) => [field, at(item, path)]))
           })
         )
-        const first = list[0]
-        const metrics = Object.fromEntries(
-          Object.entries(mapping.points).flatMap(([metric, path]) => {
-            const v = Number(at(first, path))
-            return first !== undefined && Number.isFinite(v) ? [[metric, v]] : []
-          })
-        )
-        const points =
-          unit.subject !== undefined && Object.keys(metrics).length > 0 ? [{ subject: unit.subject, metrics }] : []
-        return { _tag: "Delivered", rows, exhaustive: list.length < unit.rows, points, source } as const
-      })
+        return Effect.map(Delivered.check(unit, rows), (): U.UnitOutcome => {
+          const point = unit.subject === undefined ? undefined : Delivered.point(unit.platform, unit.subject, rows)
+          return { _tag: "Delivered", rows, exhaustive: list.length < unit.rows, points: point ? [point] : [], source }
+        })
+      }).pipe(Effect.flatten)
     )
   }
 

@@ -5,6 +5,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { type Measurements as M, Upstream as U } from "@pdr/domain"
 import { Config, Effect, Schema } from "effect"
+import * as Delivered from "./Delivered.js"
 import * as Policy from "./Policy.js"
 
 /** The name this adapter reports as `source`. */
@@ -113,20 +114,6 @@ export const toRow = (origin: string, p: typeof Product.Type, position: number):
   }
 }
 
-/** The store's history point over its delivered rows (rows.md). */
-export const storePoint = (origin: string, rows: ReadonlyArray<M.Row>): U.PointReport | undefined =>
-  rows.length === 0
-    ? undefined
-    : {
-        subject: origin,
-        metrics: {
-          price_from: Math.min(...rows.map((r) => Number(r["priceFrom"]))),
-          price_to: Math.max(...rows.map((r) => Number(r["priceTo"]))),
-          in_stock: rows.filter((r) => r["inStock"] === true).length,
-          variant_count: rows.reduce((n, r) => n + Number(r["variantCount"]), 0)
-        }
-      }
-
 /** The adapter over a policy. */
 export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
   const decode = Policy.json(ProductsPage)
@@ -196,7 +183,8 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
           break
         }
       }
-      const point = storePoint(origin, rows)
+      yield* Delivered.check(unit, rows)
+      const point = Delivered.point(unit.platform, origin, rows)
       return { _tag: "Delivered", rows, exhaustive, points: point ? [point] : [], source } as const
     }).pipe((e) => policy.unit(source, e))
   return { name: source, fetch }

@@ -1,11 +1,10 @@
 // D15 / issue 10: the native forum adapter through the real HttpClient against a loopback token host and OAuth host
 // (the fixture refuses reads without a valid app token, the User-Agent form or raw_json=1).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Redacted } from "effect"
 import * as Fixtures from "../src/Fixtures.js"
 import * as ForumUpstream from "../src/ForumUpstream.js"
-import { ForumComment, ForumPost } from "./rows.js"
-import { delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
 
 let host: Fixtures.Fixture
 let adapter: { readonly fetch: ForumUpstream.Adapter["fetch"] }
@@ -32,7 +31,7 @@ describe("ForumUpstream", () => {
     const d = delivered((await community("paged", 50)).result)
     assert.strictEqual(d.rows.length, 50)
     assert.strictEqual(host.hits.get("/r/paged/hot"), 3, "pages of 20 followed with after")
-    for (const row of d.rows) Schema.decodeUnknownSync(ForumPost)(row)
+    for (const row of d.rows) decodeRow("forum", "subreddit", row)
     assert.strictEqual(d.source, "forum")
     assert.deepStrictEqual(new Set(d.rows.map((r) => r["postId"])).size, 50, "no page read twice")
     assert.deepStrictEqual(
@@ -66,7 +65,7 @@ describe("ForumUpstream", () => {
       "a search row's subject is its post"
     )
     assert.isUndefined(posts.rows[0]!["subject"], "a user's posts take the unit's subject from the domain")
-    for (const { subject: _s, ...row } of search.rows) Schema.decodeUnknownSync(ForumPost)(row)
+    for (const { subject: _s, ...row } of search.rows) decodeRow("forum", "subreddit", row)
     const none = delivered((await run(adapter.fetch(unit("forum", "search", { query: "nothing", limit: 20 })))).result)
     assert.deepStrictEqual([none.rows.length, none.exhaustive], [0, true])
   })
@@ -77,7 +76,7 @@ describe("ForumUpstream", () => {
     )
     assert.strictEqual(all.rows.length, 55, "15 in the tree and 40 behind the stub")
     assert.isTrue(all.exhaustive)
-    for (const row of all.rows) Schema.decodeUnknownSync(ForumComment)(row)
+    for (const row of all.rows) decodeRow("forum", "comments", row)
     assert.deepStrictEqual(
       all.rows.slice(0, 3).map((r) => [r["commentId"], r["parentId"], r["depth"]]),
       [

@@ -17,8 +17,13 @@ const settings = (url: string, actor = "fixture~maps-places"): ProviderUpstream.
     "maps.search": {
       actor: "fixture~maps-search",
       input: { searchStringsArray: ["$query"], locationQuery: "$request.location", maxCrawledPlaces: "$rows" },
-      rows: { name: "title", rating: "totalScore" },
-      points: {}
+      rows: Fixtures.mapsPlaces["maps.places"].rows
+    },
+    "maps.reviews": {
+      // an incomplete mapping: its rows do not decode with the review row Schema
+      actor: "fixture~maps-reviews",
+      input: {},
+      rows: { text: "title" }
     }
   },
   explore: [{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }],
@@ -52,6 +57,11 @@ describe("ProviderUpstream", () => {
     )
     const runId = [...host.hits.keys()].find((k) => k.startsWith("/v2/actor-runs/"))
     assert.isDefined(runId, "the run was polled by its id")
+  })
+
+  it("a mapping whose rows do not fit the op's row Schema fails the unit with a clear detail, nothing passed on", async () => {
+    const r = (await run(adapter.fetch(unit("maps", "reviews", { subjects: [place], limit: 5 }, place)))).result
+    assert.match(failed(r).detail, /^row 1 is not a maps reviews row/)
   })
 
   it("a list op fills the input template from the request and caps the run with maxItems", async () => {

@@ -1,10 +1,8 @@
 // D15 / issue 10: the native storefront adapter through the real HttpClient against a loopback products.json host.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
 import * as Fixtures from "../src/Fixtures.js"
 import * as StorefrontUpstream from "../src/StorefrontUpstream.js"
-import { StorefrontProduct } from "./rows.js"
-import { delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
 
 let host: Fixtures.Fixture
 let adapter: ReturnType<typeof StorefrontUpstream.make>
@@ -50,7 +48,7 @@ describe("StorefrontUpstream", () => {
     assert.strictEqual(d.source, "storefront")
     assert.isFalse(d.exhaustive)
     assert.strictEqual(host.hits.get("/shop/products.json"), 3, "three pages of 10")
-    for (const row of d.rows) Schema.decodeUnknownSync(StorefrontProduct)(row)
+    for (const row of d.rows) decodeRow("storefronts", "products", row)
     const first = d.rows[0]!
     const recorded = Fixtures.products("shop", 1)[0]!
     assert.strictEqual(first["productId"], String(recorded.id))

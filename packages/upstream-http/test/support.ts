@@ -1,6 +1,6 @@
 import { FetchHttpClient } from "@effect/platform"
-import { Examples, Requests, type Upstream } from "@pdr/domain"
-import { Duration, Effect, Either } from "effect"
+import { Catalogue, Examples, Requests, type Upstream } from "@pdr/domain"
+import { Duration, Effect, Either, Schema } from "effect"
 import * as Policy from "../src/Policy.js"
 
 /** A policy tight enough for tests: 1.5 s per unit, 3 retries from 20 ms, open after 3 failures for 400 ms. */
@@ -58,3 +58,7 @@ export const failed = (result: Either.Either<Upstream.UnitOutcome, Upstream.Upst
 }
 
 export { Examples }
+
+/** Decodes a delivered row with the catalogue's row Schema of the op (the shapes of rows.md), or throws. */
+export const decodeRow = (platform: string, op: string, row: unknown) =>
+  Schema.decodeUnknownSync(Catalogue.findOp(platform, op)!.delivered!)(row)
