@@ -107,6 +107,18 @@ const serve = (handler: Handler, port = 0): Promise<Fixture> =>
 
 /** A store's products: `count` products shaped like the recorded one, varied by store and position. */
 export const products = (store: string, count: number) => {
+  const key = `${store.length}:${count}`
+  const known = productCache.get(key)
+  if (known !== undefined) return known
+  const made = makeProducts(store, count)
+  productCache.set(key, made)
+  return made
+}
+
+// products depend on the store only through its name's length: a few lists serve every store
+const productCache = new Map<string, ReturnType<typeof makeProducts>>()
+
+const makeProducts = (store: string, count: number) => {
   const template = recorded("storefront-product") as { variants: Array<Record<string, unknown>> } & Record<
     string,
     unknown
