@@ -237,7 +237,7 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
   let issued = 0
   let remaining = options.remaining ?? 600
   const tokens = new Set<string>()
-  return serve((req, url, body, res, hit) => {
+  const fixture = serve((req, url, body, res, hit) => {
     const ua = req.headers["user-agent"] ?? ""
     if (url.pathname === "/api/v1/access_token") {
       const basic = Buffer.from(String(req.headers.authorization ?? "").replace(/^Basic /, ""), "base64").toString()
@@ -309,6 +309,8 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
     }
     json(res, 404, { message: "Not Found", error: 404 })
   }, port)
+  /** `revoke`: every token issued so far is refused from now on (401), as after a revocation. */
+  return fixture.then((f) => ({ ...f, revoke: () => tokens.clear() }))
 }
 
 /** The provider's actor-run API: runs finish after one poll; the dataset holds items shaped like the recorded one. */

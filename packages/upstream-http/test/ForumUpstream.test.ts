@@ -6,7 +6,7 @@ import * as Fixtures from "../src/Fixtures.js"
 import * as ForumUpstream from "../src/ForumUpstream.js"
 import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
 
-let host: Fixtures.Fixture
+let host: Awaited<ReturnType<typeof Fixtures.forum>>
 let adapter: { readonly fetch: ForumUpstream.Adapter["fetch"] }
 
 const settings = (url: string): ForumUpstream.Settings => ({
@@ -109,6 +109,14 @@ describe("ForumUpstream", () => {
     assert.match(failed((await community("html")).result).detail, /content type text\/html, not JSON/)
     const hang = await community("hang")
     assert.match(failed(hang.result).detail, /^timeout/)
+  })
+
+  it("a token the forum refuses (401) is fetched again once and the read repeated", async () => {
+    const before = host.hits.get("/api/v1/access_token") ?? 0
+    host.revoke()
+    assert.strictEqual(delivered((await community("after-revoke", 5)).result).rows.length, 5)
+    assert.strictEqual(host.hits.get("/api/v1/access_token"), before + 1)
+    assert.strictEqual(host.hits.get("/r/after-revoke/hot"), 2, "refused once, then read with the new token")
   })
 
   it("the token is renewed before it expires", async () => {
