@@ -96,6 +96,11 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
     for (const row of r.body.data) assert.strictEqual(row.source, "storefront")
     for (const c of r.body.coverage) assert.deepStrictEqual([c.status, c.source], ["fetched", "storefront"])
     assert.strictEqual(shop.hits.get("/alpha/products.json"), 1)
+    const again = await post(server, "/api/v1/platforms/storefronts", { request }, key)
+    assert.strictEqual(again.body.cost.creditsCharged, 0, "stored within the window")
+    for (const c of again.body.coverage) assert.deepStrictEqual([c.status, c.source], ["stored", "storefront"])
+    for (const row of again.body.data) assert.strictEqual(row.source, "storefront")
+    assert.strictEqual(shop.hits.get("/alpha/products.json"), 1, "the store was not asked again")
     const alpha = r.body.data.filter((row: any) => row.subject === "https://alpha.shop.example")
     const history = await post(
       server,
