@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs"
 import { NodeRuntime } from "@effect/platform-node"
 import { Calls } from "@pdr/domain"
 import { Database, NodeCrypto, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import { Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Config, Console, Effect, Layer, Schema } from "effect"
 import * as Refresh from "./Refresh.js"
@@ -27,7 +28,7 @@ const main = Effect.gen(function* () {
             PgKeyStore.layer,
             PgMeasurements.layer,
             NodeCrypto.layer,
-            SyntheticUpstream.layer(knobs)
+            Upstreams.layerConfig(knobs)
           )
         ),
         Layer.provide(Database.layer(target))

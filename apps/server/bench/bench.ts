@@ -8,6 +8,9 @@
  *   c1  the same paid call on one account
  *   d   history for 10 subjects over 730 days, with 1,000,000 points in the table (latency: one connection;
  *       d10 repeats it with 10 connections)
+ *   u   paid storefronts calls (a new store each) through the native storefront adapter against the loopback fixture
+ *       at zero latency, as a ratio to the same calls on the synthetic upstream (u0), in the same run
+ *       (BENCH_ONLY=u runs only this one)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
@@ -19,6 +22,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
+import { Fixtures } from "@pdr/upstream-http"
 import autocannon from "autocannon"
 import { build } from "esbuild"
 import pg from "pg"
@@ -80,6 +84,14 @@ const peakMb = (pid: number) => {
   return m ? Number(m[1]) / 1024 : Number.NaN
 }
 
+/** An operator API call on a spawned server. */
+const operator = (server: { readonly admin: string; readonly token: string }) => async (path: string, body: unknown) =>
+  (await fetch(`${server.admin}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  }).then((r) => r.json())) as any
+
 const small = {
   method: "POST" as const,
   headers: { "content-type": "application/json" },
@@ -133,12 +145,7 @@ const main = async () => {
     { bundle: true }
   )
   try {
-    const op = async (path: string, body: unknown) =>
-      (await fetch(`${server.admin}${path}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
-        body: JSON.stringify(body)
-      }).then((r) => r.json())) as any
+    const op = operator(server)
     const keys: Array<string> = []
     for (let i = 0; i < 1000; i += 50) {
       const batch = await Promise.all(
@@ -276,7 +283,77 @@ const main = async () => {
   }
 }
 
-main().catch((e) => {
+/** u: the native storefront adapter against the fixture host, next to the same calls on the synthetic upstream. */
+const upstreams = async () => {
+  const fixture = await Fixtures.storefront()
+  const admin = new pg.Client({ connectionString: dbUrl })
+  await admin.connect()
+  const schemas = [`bench_u0_${Date.now().toString(36)}`, `bench_u1_${Date.now().toString(36)}`]
+  const servers: Array<Awaited<ReturnType<typeof spawnServer>>> = []
+  try {
+    execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+    const results: Array<Result> = []
+    for (const [i, schema] of schemas.entries()) {
+      await admin.query(`CREATE SCHEMA ${schema}`)
+      const url = new URL(dbUrl)
+      url.searchParams.set("options", `-c search_path=${schema}`)
+      const native =
+        i === 1
+          ? { UPSTREAMS: "storefronts=storefront", STOREFRONT_ORIGINS: `https://*.bench.example=${fixture.url}/*` }
+          : {}
+      const server = await spawnServer(
+        { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...native },
+        (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
+        { bundle: true }
+      )
+      servers.push(server)
+      const op = operator(server)
+      const account = await op("/admin/accounts", { name: "bench u", credits: 100_000_000 })
+      const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+      let n = 0
+      const json = { "content-type": "application/json" }
+      results.push(
+        await load(i === 0 ? "u0 storefronts call, synthetic upstream" : "u  the same, native adapter on the fixture", {
+          url: `${server.api}/api/v1/platforms/storefronts`,
+          method: "POST",
+          headers: json,
+          requests: [
+            {
+              setupRequest: (req: any) => ({
+                ...req,
+                headers: { ...json, "x-api-key": key },
+                body: JSON.stringify({
+                  request: { op: "products", subjects: [`https://b${i}x${++n}.bench.example`], limit: 25 }
+                })
+              })
+            }
+          ]
+        })
+      )
+    }
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}  ${JSON.stringify(r.statuses)}${r.errors ? ` errors=${r.errors}` : ""}`
+      )
+    const [u0, u] = results as [Result, Result]
+    console.log(
+      `u = ${(u.rps / u0.rps).toFixed(2)} x u0: storefronts calls per second through the native adapter (fixture at zero latency, ${fixture.total()} upstream requests) over the same calls on the synthetic upstream`
+    )
+  } finally {
+    for (const s of servers) await stop(s.child)
+    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await admin.end()
+    await fixture.close()
+  }
+}
+
+const only = process.env["BENCH_ONLY"]
+const all = async () => {
+  if (only === undefined || only !== "u") await main()
+  if (only === undefined || only === "u") await upstreams()
+}
+
+all().catch((e) => {
   console.error(e)
   process.exit(1)
 })

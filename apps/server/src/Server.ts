@@ -3,11 +3,12 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits } from "@pdr/domain"
+import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits, type Upstream } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
 import { Database, NodeCrypto, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
-import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
+import { Upstreams } from "@pdr/upstream-http"
+import type { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { type ConfigError, Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
@@ -24,6 +25,8 @@ export interface Options {
   readonly adminToken: Redacted.Redacted<string>
   readonly target: Database.Target
   readonly knobs: SyntheticUpstream.Knobs
+  /** The upstream router (default: from UPSTREAMS and the adapters' settings, synthetic everywhere when unset). */
+  readonly upstream?: Layer.Layer<Upstream.Upstream, ConfigError.ConfigError>
   readonly rateLimit?: { readonly perSecond: number; readonly burst: number }
   readonly authFailureLimit?: { readonly perSecond: number; readonly burst: number }
   readonly holdTtlMs?: number
@@ -46,7 +49,7 @@ export const services = (options: Options) =>
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
         NodeCrypto.layer,
-        SyntheticUpstream.layer(options.knobs),
+        options.upstream ?? Upstreams.layerConfig(options.knobs),
         Layer.succeed(
           RateLimits.RateLimits,
           RateLimits.RateLimits.make(

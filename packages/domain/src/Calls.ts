@@ -168,7 +168,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           .exploreSource(op.facets.source(request) ?? "")
           .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
         if (Option.isNone(source)) {
-          const served = yield* upstream.exploreSources.pipe(Effect.orElseSucceed(() => []))
+          const served = yield* upstream.exploreSources().pipe(Effect.orElseSucceed(() => []))
           return yield* new Requests.InvalidRequest({
             message: "unknown explore source",
             details: [
@@ -264,14 +264,14 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
                 unit: u,
                 omitted: "upstream_timeout",
                 detail: `no answer within ${Duration.format(settings.unitTimeout)}`,
-                source: upstream.name
+                source: upstream.sourceFor(p.op.platform, p.op.name)
               } as const)
             : e._tag === "Defect"
               ? ({
                   unit: u,
                   omitted: "upstream_failed",
                   detail: "the upstream adapter failed",
-                  source: upstream.name
+                  source: upstream.sourceFor(p.op.platform, p.op.name)
                 } as const)
               : ({ unit: u, omitted: "upstream_failed", detail: e.detail, source: e.source } as const)
         }
@@ -575,7 +575,10 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           if (p.op.price._tag === "PerPart" && u.held.length > 0)
             data.push(contactRow(u, undefined, undefined, undefined))
           coverage.push(
-            cover(u, "omitted", null, 0, 0, f.source ?? upstream.name, { reason: f.omitted, detail: f.detail ?? "" })
+            cover(u, "omitted", null, 0, 0, f.source ?? upstream.sourceFor(p.op.platform, p.op.name), {
+              reason: f.omitted,
+              detail: f.detail ?? ""
+            })
           )
         } else {
           const price = deliveredPrice(p, f)

@@ -168,7 +168,7 @@ export type Script = (
 
 export const scriptedUpstream = (script: { current: Script }) => {
   let index = 0
-  return Upstream.Upstream.of({
+  return Upstream.single({
     name: "scripted",
     fetch: (unit) =>
       Effect.suspend((): Effect.Effect<Upstream.UnitOutcome, Upstream.UpstreamFailed> => {
@@ -198,7 +198,7 @@ export const scriptedUpstream = (script: { current: Script }) => {
         })
       }),
     resolveStore: (_p, locator) => Effect.succeed(Option.some(`store:${JSON.stringify(locator)}`)),
-    exploreSources: Effect.succeed([{ name: "known", price: { credits: 3, rows: 10 } }]),
+    exploreSources: () => Effect.succeed([{ name: "known", price: { credits: 3, rows: 10 } }]),
     exploreSource: (name) =>
       Effect.succeed(name === "known" ? Option.some({ name, price: { credits: 3, rows: 10 } }) : Option.none())
   })

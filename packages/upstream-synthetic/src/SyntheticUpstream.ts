@@ -90,7 +90,7 @@ export const make = (knobs: Knobs) =>
       }
     }
 
-    return U.Upstream.of({
+    return {
       name: source,
       fetch: (unit) =>
         Effect.gen(function* () {
@@ -114,13 +114,13 @@ export const make = (knobs: Knobs) =>
           const lon = Number(locator["lon"])
           return Option.some(`store:${new G.Rng(Math.round(lat * 20), Math.round(lon * 20)).id(6, "0123456789")}`)
         }),
-      exploreSources: Effect.succeed(exploreSources),
-      exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name)))
-    })
+      exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name))),
+      exploreSources: () => Effect.succeed(exploreSources)
+    } satisfies U.Adapter
   })
 
-/** The adapter with these knobs. */
-export const layer = (knobs: Knobs = defaults) => Layer.effect(U.Upstream, make(knobs))
+/** The adapter with these knobs, serving every platform. */
+export const layer = (knobs: Knobs = defaults) => Layer.effect(U.Upstream, Effect.map(make(knobs), U.single))
 
 /** Knobs from SYNTHETIC_LATENCY_MS, SYNTHETIC_FAILURE_RATE, SYNTHETIC_HANG, SYNTHETIC_NOT_FOUND. */
 export const knobsConfig = Config.all({

@@ -10,7 +10,7 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
   Effect.gen(function* () {
     const upstream = yield* Upstream.Upstream
     // the explore sources served now are read once, at start (D19)
-    const sources = yield* upstream.exploreSources.pipe(
+    const sources = yield* upstream.exploreSources().pipe(
       Effect.tapError((e) => Effect.logWarning("explore sources unavailable", e.detail)),
       Effect.orElseSucceed(() => [])
     )

@@ -1,6 +1,6 @@
 /** Port: where a platform's data comes from (D15). Adapters: synthetic (the embedded default), native, provider. */
-import { Context, type Effect, type Option, Schema } from "effect"
-import type { OpRequest } from "../Catalogue.js"
+import { Context, Effect, Either, Option, Schema } from "effect"
+import { type OpRequest, platforms } from "../Catalogue.js"
 import type { Row } from "./Measurements.js"
 
 /** One unit of work to fetch: a subject of an op, or the query of a list op. */
@@ -50,21 +50,127 @@ export interface ExploreSource {
   readonly price: { readonly credits: number; readonly rows: number }
 }
 
-/** Port: upstream fetches. */
+/** One adapter: fetches the units of the platforms routed to it; the other capabilities only where they serve. */
+export interface Adapter {
+  /** The adapter's name in the routing configuration and, unless `sourceFor` says otherwise, as `source`. */
+  readonly name: string
+  readonly fetch: (unit: UnitRequest) => Effect.Effect<UnitOutcome, UpstreamFailed>
+  /** The `source` this adapter reports for an op (default: its name). */
+  readonly sourceFor?: (platform: string, op: string) => string
+  /** Quick-commerce store resolution (D3): required of an adapter that serves a store-scoped platform. */
+  readonly resolveStore?: (
+    platform: string,
+    locator: Readonly<Record<string, unknown>>
+  ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
+  /** Explore sources: required of an adapter that serves explore `run`. */
+  readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
+  /** Every explore source it serves, when it can list them (D19). */
+  readonly exploreSources?: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
+}
+
+/** Port: upstream fetches, each platform (and op) served by the adapter routed to it. */
 export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
   Upstream,
   {
-    /** The adapter's name, reported as `source` of what it measures. */
-    readonly name: string
+    /** The name of the adapter serving this op, reported as `source` of what it measures (also on failures). */
+    readonly sourceFor: (platform: string, op: string) => string
     readonly fetch: (unit: UnitRequest) => Effect.Effect<UnitOutcome, UpstreamFailed>
     /** Resolves a quick-commerce store locator to one store identity (D3). */
     readonly resolveStore: (
       platform: string,
       locator: Readonly<Record<string, unknown>>
     ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
-    /** The explore sources served now, each with its per-row price (D19). */
-    readonly exploreSources: Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
     /** The explore source of this name, if the upstream knows it. */
     readonly exploreSource: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
+    /** The explore sources served now, as far as the adapter serving explore `run` can list them (D19). */
+    readonly exploreSources: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
   }
 >() {}
+
+/** Which adapter serves what: by `platform` or `platform.op` (the op wins), else the default. */
+export interface Routes {
+  readonly fallback: string
+  readonly routes: Readonly<Record<string, string>>
+}
+
+/** Parses `platform=adapter,platform.op=adapter` (empty: no routes). */
+export const parseRoutes = (text: string, fallback: string): Either.Either<Routes, string> => {
+  const routes: Record<string, string> = {}
+  for (const part of text.split(",").map((p) => p.trim())) {
+    if (part === "") continue
+    const [key, adapter, ...rest] = part.split("=").map((p) => p.trim())
+    if (!key || !adapter || rest.length > 0) return Either.left(`"${part}" is not platform[.op]=adapter`)
+    routes[key] = adapter
+  }
+  return Either.right({ fallback, routes })
+}
+
+/** One Upstream over adapters and routes; Left names what is wrong (an unknown adapter, platform or op, a missing capability). */
+export const route = (
+  adapters: ReadonlyArray<Adapter>,
+  routes: Routes
+): Either.Either<Context.Tag.Service<Upstream>, string> => {
+  const byName = new Map(adapters.map((a) => [a.name, a]))
+  const known = new Map(platforms.map((p) => [p.id, p]))
+  for (const [key, name] of [["default", routes.fallback] as const, ...Object.entries(routes.routes)]) {
+    if (!byName.has(name))
+      return Either.left(`${key}: no adapter named "${name}" (known: ${[...byName.keys()].join(", ")})`)
+    if (key === "default") continue
+    const [platform, op] = key.split(".")
+    const def = known.get(platform ?? "")
+    if (def === undefined) return Either.left(`${key}: no platform "${platform}"`)
+    if (op !== undefined && !def.ops.some((o) => o.name === op))
+      return Either.left(`${key}: ${platform} has no op "${op}"`)
+  }
+  const adapterFor = (platform: string, op?: string): Adapter =>
+    byName.get((op && routes.routes[`${platform}.${op}`]) ?? routes.routes[platform] ?? routes.fallback)!
+  const table = new Map<string, { readonly adapter: Adapter; readonly source: string }>()
+  for (const p of platforms) {
+    if (p.historyScope === "store" && adapterFor(p.id).resolveStore === undefined)
+      return Either.left(`${p.id}: adapter "${adapterFor(p.id).name}" cannot resolve stores`)
+    for (const o of p.ops) {
+      const a = adapterFor(p.id, o.name)
+      table.set(`${p.id}\u0000${o.name}`, { adapter: a, source: a.sourceFor?.(p.id, o.name) ?? a.name })
+      if (p.historyScope === "store" && a.resolveStore === undefined)
+        return Either.left(`${p.id}.${o.name}: adapter "${a.name}" cannot resolve stores`)
+      if (o.price._tag === "PerSourceRow" && a.exploreSource === undefined)
+        return Either.left(`${p.id}.${o.name}: adapter "${a.name}" has no explore sources`)
+    }
+  }
+  const lookup = (platform: string, op: string) =>
+    table.get(`${platform}\u0000${op}`)?.adapter ?? adapterFor(platform, op)
+  const sourceFor = (platform: string, op: string) => {
+    const routed = table.get(`${platform}\u0000${op}`)
+    if (routed !== undefined) return routed.source
+    const a = adapterFor(platform, op)
+    return a.sourceFor?.(platform, op) ?? a.name
+  }
+  const explore = platforms.flatMap((p) => p.ops.filter((o) => o.price._tag === "PerSourceRow"))[0]
+  return Either.right(
+    Upstream.of({
+      sourceFor,
+      fetch: (unit) => lookup(unit.platform, unit.op).fetch(unit),
+      resolveStore: (platform, locator) => {
+        // the platform's own route resolves its stores (checked above for every store-scoped platform)
+        const a = adapterFor(platform)
+        return a.resolveStore
+          ? a.resolveStore(platform, locator)
+          : Effect.fail(new UpstreamFailed({ source: a.name, detail: `${a.name} resolves no stores` }))
+      },
+      exploreSource: (name) => {
+        if (explore === undefined) return Effect.succeed(Option.none())
+        const a = lookup(explore.platform, explore.name)
+        return a.exploreSource ? a.exploreSource(name) : Effect.succeed(Option.none())
+      },
+      exploreSources: () => {
+        if (explore === undefined) return Effect.succeed([])
+        const a = lookup(explore.platform, explore.name)
+        return a.exploreSources ? a.exploreSources() : Effect.succeed([])
+      }
+    })
+  )
+}
+
+/** The Upstream of a single adapter serving everything. */
+export const single = (adapter: Adapter): Context.Tag.Service<Upstream> =>
+  Either.getOrThrow(route([adapter], { fallback: adapter.name, routes: {} }))

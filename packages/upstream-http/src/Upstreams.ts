@@ -1,0 +1,68 @@
+/**
+ * The upstream router as one layer: which adapter serves each platform (or op) is configuration, every adapter
+ * named there is built (synthetic, storefront, forum, provider), and the HTTP ones share one failure policy.
+ */
+import { FetchHttpClient } from "@effect/platform"
+import { Upstream as U } from "@pdr/domain"
+import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { Config, ConfigError, Effect, Either, Layer } from "effect"
+import * as ForumUpstream from "./ForumUpstream.js"
+import * as Policy from "./Policy.js"
+import * as ProviderUpstream from "./ProviderUpstream.js"
+import * as StorefrontUpstream from "./StorefrontUpstream.js"
+
+/** Everything the router needs; adapters without settings cannot be routed to. */
+export interface Spec {
+  readonly routes: U.Routes
+  readonly knobs: SyntheticUpstream.Knobs
+  readonly policy: Policy.Settings
+  readonly storefront?: StorefrontUpstream.Settings
+  readonly forum?: ForumUpstream.Settings
+  readonly provider?: ProviderUpstream.Settings
+}
+
+/** The routed Upstream of a spec (the HttpClient is the platform's fetch client). */
+export const make = (spec: Spec) =>
+  Effect.gen(function* () {
+    const policy = yield* Policy.make(spec.policy)
+    const adapters: Array<U.Adapter> = [yield* SyntheticUpstream.make(spec.knobs)]
+    if (spec.storefront) adapters.push(StorefrontUpstream.make(policy, spec.storefront))
+    if (spec.forum) adapters.push(yield* ForumUpstream.make(policy, spec.forum))
+    if (spec.provider) adapters.push(ProviderUpstream.make(policy, spec.provider))
+    return yield* Either.match(U.route(adapters, spec.routes), {
+      onLeft: (message) => Effect.fail(ConfigError.InvalidData(["UPSTREAMS"], message)),
+      onRight: Effect.succeed
+    })
+  }).pipe(Effect.provide(FetchHttpClient.layer))
+
+/** The router of a spec. */
+export const layer = (spec: Spec) => Layer.effect(U.Upstream, make(spec))
+
+const named = (routes: U.Routes, name: string) =>
+  routes.fallback === name || Object.values(routes.routes).includes(name)
+
+/**
+ * The spec from the environment: UPSTREAMS (`platform[.op]=adapter,...`, default none), UPSTREAM_DEFAULT (default
+ * `synthetic`), the policy's UPSTREAM_* settings, each routed adapter's own settings and the synthetic knobs.
+ */
+export const specConfig = (knobs?: SyntheticUpstream.Knobs) =>
+  Effect.gen(function* () {
+    const text = yield* Config.string("UPSTREAMS").pipe(Config.withDefault(""))
+    const fallback = yield* Config.string("UPSTREAM_DEFAULT").pipe(Config.withDefault(SyntheticUpstream.source))
+    const routes = yield* Either.match(U.parseRoutes(text, fallback), {
+      onLeft: (m) => Effect.fail(ConfigError.InvalidData(["UPSTREAMS"], m)),
+      onRight: Effect.succeed
+    })
+    const spec: Spec = {
+      routes,
+      knobs: knobs ?? (yield* SyntheticUpstream.knobsConfig),
+      policy: yield* Policy.settingsConfig,
+      ...(named(routes, StorefrontUpstream.source) ? { storefront: yield* StorefrontUpstream.settingsConfig } : {}),
+      ...(named(routes, ForumUpstream.source) ? { forum: yield* ForumUpstream.settingsConfig } : {}),
+      ...(named(routes, ProviderUpstream.source) ? { provider: yield* ProviderUpstream.settingsConfig } : {})
+    }
+    return spec
+  })
+
+/** The router from the environment (synthetic knobs given, or read too). Default: synthetic everywhere, offline. */
+export const layerConfig = (knobs?: SyntheticUpstream.Knobs) => Layer.unwrapEffect(Effect.map(specConfig(knobs), layer))

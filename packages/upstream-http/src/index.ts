@@ -1,0 +1,6 @@
+export * as Fixtures from "./Fixtures.js"
+export * as ForumUpstream from "./ForumUpstream.js"
+export * as Policy from "./Policy.js"
+export * as ProviderUpstream from "./ProviderUpstream.js"
+export * as StorefrontUpstream from "./StorefrontUpstream.js"
+export * as Upstreams from "./Upstreams.js"

@@ -1,0 +1,152 @@
+// D15 / issue 10: the native forum adapter through the real HttpClient against a loopback token host and OAuth host
+// (the fixture refuses reads without a valid app token, the User-Agent form or raw_json=1).
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import * as Fixtures from "../src/Fixtures.js"
+import * as ForumUpstream from "../src/ForumUpstream.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
+
+let host: Awaited<ReturnType<typeof Fixtures.forum>>
+let adapter: { readonly fetch: ForumUpstream.Adapter["fetch"] }
+
+const settings = (url: string): ForumUpstream.Settings => ({
+  authUrl: url,
+  apiUrl: url,
+  webUrl: "https://forum.example",
+  clientId: Fixtures.credentials.clientId,
+  clientSecret: Redacted.make(Fixtures.credentials.clientSecret),
+  userAgent: ForumUpstream.userAgent("pdr-test", "tester")
+})
+const community = (name: string, limit = 10, sort = "hot") =>
+  run(adapter.fetch(unit("forum", "subreddit", { subject: name, sort, limit }, name)))
+
+beforeAll(async () => {
+  host = await Fixtures.forum()
+  adapter = await Effect.runPromise(ForumUpstream.make(await policy(), settings(host.url)))
+})
+afterAll(() => host.close())
+
+describe("ForumUpstream", () => {
+  it("a community listing follows `after` page by page, rows per rows.md with a point per post", async () => {
+    const d = delivered((await community("paged", 50)).result)
+    assert.strictEqual(d.rows.length, 50)
+    assert.strictEqual(host.hits.get("/r/paged/hot"), 3, "pages of 20 followed with after")
+    for (const row of d.rows) decodeRow("forum", "subreddit", row)
+    assert.strictEqual(d.source, "forum")
+    assert.deepStrictEqual(new Set(d.rows.map((r) => r["postId"])).size, 50, "no page read twice")
+    assert.deepStrictEqual(
+      d.points.map((p) => p.subject),
+      d.rows.map((r) => r["postId"])
+    )
+    assert.deepStrictEqual(d.points[0]!.metrics, {
+      score: d.rows[0]!["score"] as number,
+      comments_count: d.rows[0]!["commentsCount"] as number
+    })
+    assert.deepStrictEqual(
+      d.rows.slice(0, 6).map((r) => r["kind"]),
+      ["text", "link", "image", "video", "gallery", "poll"]
+    )
+    assert.strictEqual(d.rows[0]!["url"], null, "a text post has no link target")
+    assert.strictEqual(d.rows[4]!["author"], null, "a deleted author is null")
+    assert.match(String(d.rows[0]!["permalink"]), /^https:\/\/forum\.example\/r\//)
+    assert.strictEqual(host.hits.get("/api/v1/access_token"), 1, "one app token for every read")
+  })
+
+  it("a user's posts and a search; fewer than asked is exhaustive; an empty result is no rows", async () => {
+    const posts = delivered(
+      (await run(adapter.fetch(unit("forum", "posts", { subject: "someone", limit: 50 }, "someone")))).result
+    )
+    assert.deepStrictEqual([posts.rows.length, posts.exhaustive], [30, true])
+    const search = delivered((await run(adapter.fetch(unit("forum", "search", { query: "queues", limit: 20 })))).result)
+    assert.deepStrictEqual([search.rows.length, search.exhaustive], [20, false])
+    assert.deepStrictEqual(
+      search.rows.map((r) => r["subject"]),
+      search.rows.map((r) => r["postId"]),
+      "a search row's subject is its post"
+    )
+    assert.isUndefined(posts.rows[0]!["subject"], "a user's posts take the unit's subject from the domain")
+    for (const { subject: _s, ...row } of search.rows) decodeRow("forum", "subreddit", row)
+    const none = delivered((await run(adapter.fetch(unit("forum", "search", { query: "nothing", limit: 20 })))).result)
+    assert.deepStrictEqual([none.rows.length, none.exhaustive], [0, true])
+  })
+
+  it("a post's comment tree, depth first, with its `more` stub expanded through morechildren up to the limit", async () => {
+    const all = delivered(
+      (await run(adapter.fetch(unit("forum", "comments", { subjects: ["abc123"], limit: 100 }, "abc123")))).result
+    )
+    assert.strictEqual(all.rows.length, 55, "15 in the tree and 40 behind the stub")
+    assert.isTrue(all.exhaustive)
+    for (const row of all.rows) decodeRow("forum", "comments", row)
+    assert.deepStrictEqual(
+      all.rows.slice(0, 3).map((r) => [r["commentId"], r["parentId"], r["depth"]]),
+      [
+        ["c0", null, 0],
+        ["c0r0", "c0", 1],
+        ["c0r1", "c0", 1]
+      ]
+    )
+    assert.deepStrictEqual(all.points, [{ subject: "abc123", metrics: { score: 1000, comments_count: 200 } }])
+    const some = delivered(
+      (await run(adapter.fetch(unit("forum", "comments", { subjects: ["def456"], limit: 20 }, "def456")))).result
+    )
+    assert.deepStrictEqual([some.rows.length, some.exhaustive], [20, false])
+  })
+
+  it("404 and 403 are not_found", async () => {
+    for (const name of ["missing", "private"]) {
+      const r = (await community(name)).result
+      assert.isTrue(r._tag === "Right" && r.right._tag === "NotFound", name)
+    }
+  })
+
+  it("429 with Retry-After and a 500 are retried; malformed JSON, a web page and a hang fail with a clear detail", async () => {
+    const limited = await community("ratelimited")
+    assert.strictEqual(delivered(limited.result).rows.length, 10)
+    assert.isAtLeast(limited.ms, 950)
+    assert.strictEqual(delivered((await community("flaky")).result).rows.length, 10)
+    assert.strictEqual(host.hits.get("/r/flaky/hot"), 2)
+    assert.match(failed((await community("malformed")).result).detail, /malformed JSON/)
+    assert.match(failed((await community("html")).result).detail, /content type text\/html, not JSON/)
+    const hang = await community("hang")
+    assert.match(failed(hang.result).detail, /^timeout/)
+  })
+
+  it("a token the forum refuses (401) is fetched again once and the read repeated", async () => {
+    const before = host.hits.get("/api/v1/access_token") ?? 0
+    host.revoke()
+    assert.strictEqual(delivered((await community("after-revoke", 5)).result).rows.length, 5)
+    assert.strictEqual(host.hits.get("/api/v1/access_token"), before + 1)
+    assert.strictEqual(host.hits.get("/r/after-revoke/hot"), 2, "refused once, then read with the new token")
+  })
+
+  it("the token is renewed before it expires", async () => {
+    const short = await Fixtures.forum({ tokenSeconds: 1 })
+    try {
+      const a = await Effect.runPromise(ForumUpstream.make(await policy(), settings(short.url)))
+      const read = () => run(a.fetch(unit("forum", "subreddit", { subject: "x", limit: 5 }, "x")))
+      delivered((await read()).result)
+      delivered((await read()).result)
+      assert.strictEqual(short.hits.get("/api/v1/access_token"), 1)
+      await new Promise((done) => setTimeout(done, 950))
+      delivered((await read()).result)
+      assert.strictEqual(short.hits.get("/api/v1/access_token"), 2)
+    } finally {
+      await short.close()
+    }
+  })
+
+  it("reads the X-Ratelimit headers and slows down before the window is used up", async () => {
+    const tight = await Fixtures.forum({ remaining: 3 })
+    try {
+      const a = await Effect.runPromise(ForumUpstream.make(await policy(), settings(tight.url)))
+      const read = () => run(a.fetch(unit("forum", "subreddit", { subject: "x", limit: 5 }, "x")))
+      const first = await read()
+      delivered(first.result)
+      const second = await read()
+      delivered(second.result)
+      assert.isAtLeast(second.ms, 400, "remaining 2 of a window resetting in 1 s: wait about 500 ms")
+    } finally {
+      await tight.close()
+    }
+  })
+})

@@ -1,0 +1,109 @@
+// Issue 10: the one failure policy: retries within the unit's budget honouring Retry-After, a concurrency limit per
+// host, and a circuit breaker per host that answers at once while the host is down and probes again after a pause.
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { HttpClientRequest } from "@effect/platform"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Duration, Effect, Either } from "effect"
+import * as Policy from "../src/Policy.js"
+import { policy } from "./support.js"
+
+let url = ""
+let status = 503
+let retryAfter: string | undefined
+let inFlight = 0
+let maxInFlight = 0
+let hits = 0
+const server = createServer((_req, res) => {
+  hits++
+  inFlight++
+  maxInFlight = Math.max(maxInFlight, inFlight)
+  setTimeout(() => {
+    inFlight--
+    res.writeHead(status, { "content-type": "application/json", ...(retryAfter ? { "retry-after": retryAfter } : {}) })
+    res.end("{}")
+  }, 30)
+})
+
+beforeAll(
+  () =>
+    new Promise<void>((done) =>
+      server.listen(0, "127.0.0.1", () => {
+        url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+        done()
+      })
+    )
+)
+afterAll(
+  () =>
+    new Promise<void>((done) => {
+      server.closeAllConnections()
+      server.close(() => done())
+    })
+)
+
+const send = (p: Policy.Policy) =>
+  Effect.runPromise(p.unit("test", p.send(HttpClientRequest.get(`${url}/x`))).pipe(Effect.either))
+
+describe("Policy", () => {
+  it("Retry-After is parsed as seconds or an HTTP date", () => {
+    assert.strictEqual(Duration.toMillis(Policy.retryAfter("2", 0)), 2000)
+    assert.strictEqual(Duration.toMillis(Policy.retryAfter(new Date(5000).toUTCString(), 1000)), 4000)
+    assert.strictEqual(Duration.toMillis(Policy.retryAfter(undefined, 0)), 0)
+  })
+
+  it("a 5xx that lasts is retried (1 + retries attempts) and then fails upstream_failed", async () => {
+    status = 503
+    retryAfter = undefined
+    hits = 0
+    const p = await policy({ breakerFailures: 100 })
+    const r = await send(p)
+    assert.isTrue(Either.isLeft(r))
+    if (Either.isLeft(r)) assert.match(r.left.detail, /answered 503/)
+    assert.strictEqual(hits, 4)
+  })
+
+  it("a Retry-After beyond the unit's budget is not waited for: the unit fails at once", async () => {
+    status = 429
+    retryAfter = "30"
+    hits = 0
+    const p = await policy({ breakerFailures: 100 })
+    const started = performance.now()
+    const r = await send(p)
+    assert.isTrue(Either.isLeft(r))
+    assert.strictEqual(hits, 1)
+    assert.isBelow(performance.now() - started, 500)
+  })
+
+  it("no more than perHost requests are in flight to one host", async () => {
+    status = 200
+    retryAfter = undefined
+    maxInFlight = 0
+    const p = await policy({ perHost: 3 })
+    const all = await Promise.all(Array.from({ length: 12 }, () => send(p)))
+    assert.isTrue(all.every(Either.isRight))
+    assert.strictEqual(maxInFlight, 3)
+  })
+
+  it("an open circuit answers within 50 ms without calling the host, then one probe closes it again", async () => {
+    status = 503
+    retryAfter = undefined
+    const p = await policy({ retries: 0, breakerFailures: 3, breakerPause: Duration.millis(300) })
+    for (let i = 0; i < 3; i++) await send(p)
+    hits = 0
+    const started = performance.now()
+    const r = await send(p)
+    const ms = performance.now() - started
+    assert.isTrue(Either.isLeft(r))
+    if (Either.isLeft(r)) assert.match(r.left.detail, /circuit open/)
+    assert.isBelow(ms, 50)
+    assert.strictEqual(hits, 0, "the host was not called")
+    await new Promise((done) => setTimeout(done, 350))
+    status = 200
+    const probe = await send(p)
+    assert.isTrue(Either.isRight(probe))
+    assert.strictEqual(hits, 1)
+    assert.isTrue(Either.isRight(await send(p)))
+    assert.strictEqual(hits, 2)
+  })
+})

@@ -1,0 +1,139 @@
+// D15 / issue 10: the provider adapter against a loopback actor-run API: start a run with maxItems and a charge limit
+// from our quote, keep its id, wait and poll until it ends, read the dataset; a per-op mapping and explore `run`.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { Redacted } from "effect"
+import * as Fixtures from "../src/Fixtures.js"
+import * as ProviderUpstream from "../src/ProviderUpstream.js"
+import { delivered, failed, policy, run, unit } from "./support.js"
+
+let host: Awaited<ReturnType<typeof Fixtures.provider>>
+let adapter: ReturnType<typeof ProviderUpstream.make>
+
+const settings = (url: string, actor = "fixture~maps-places"): ProviderUpstream.Settings => ({
+  url,
+  token: Redacted.make(Fixtures.credentials.providerToken),
+  ops: {
+    "maps.places": { ...Fixtures.mapsPlaces["maps.places"], actor },
+    "maps.search": {
+      actor: "fixture~maps-search",
+      input: { searchStringsArray: ["$query"], locationQuery: "$request.location", maxCrawledPlaces: "$rows" },
+      rows: Fixtures.mapsPlaces["maps.places"].rows
+    },
+    "maps.reviews": {
+      // an incomplete mapping: its rows do not decode with the review row Schema
+      actor: "fixture~maps-reviews",
+      input: {},
+      rows: { text: "title" }
+    }
+  },
+  explore: [{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }],
+  usdPerCredit: 0.001,
+  waitSeconds: 1
+})
+const place = "ChIJN1t_tDeuEmsRUsoyG83frY4"
+
+beforeAll(async () => {
+  host = await Fixtures.provider()
+  adapter = ProviderUpstream.make(await policy(), settings(host.url))
+})
+afterAll(() => host.close())
+
+describe("ProviderUpstream", () => {
+  it("a mapped op: the input from our request, maxItems and a charge limit from the quote, rows and a point from items", async () => {
+    const d = delivered((await run(adapter.fetch(unit("maps", "places", { subjects: [place] }, place)))).result)
+    const started = host.started.at(-1)!
+    assert.deepStrictEqual(started.input, { placeIds: [place], maxCrawledPlaces: 1 })
+    assert.strictEqual(started.maxItems, 1)
+    // maps places: 4 credits per place at 0.001 USD a credit
+    assert.strictEqual(started.charge, 0.004)
+    assert.strictEqual(d.rows.length, 1)
+    assert.strictEqual(d.rows[0]!["placeId"], place)
+    assert.strictEqual(d.rows[0]!["name"], "Cafe Lumen 1")
+    assert.deepStrictEqual(d.points, [{ subject: place, metrics: { rating: 3.5, reviews: 1000 } }])
+    assert.strictEqual(d.source, "provider")
+    assert.isUndefined(
+      host.hits.get("/v2/acts/fixture~maps-places/run-sync-get-dataset-items"),
+      "never the sync endpoint"
+    )
+    const runId = [...host.hits.keys()].find((k) => k.startsWith("/v2/actor-runs/"))
+    assert.isDefined(runId, "the run was polled by its id")
+  })
+
+  it("a mapping whose rows do not fit the op's row Schema fails the unit with a clear detail, nothing passed on", async () => {
+    const r = (await run(adapter.fetch(unit("maps", "reviews", { subjects: [place], limit: 5 }, place)))).result
+    assert.match(failed(r).detail, /^row 1 is not a maps reviews row/)
+  })
+
+  it("a list op fills the input template from the request and caps the run with maxItems", async () => {
+    const d = delivered(
+      (await run(adapter.fetch(unit("maps", "search", { query: "coffee", location: "Sydney", limit: 25 })))).result
+    )
+    assert.strictEqual(d.rows.length, 25)
+    assert.deepStrictEqual(host.started.at(-1)!.input, {
+      searchStringsArray: ["coffee"],
+      locationQuery: "Sydney",
+      maxCrawledPlaces: 25
+    })
+    assert.strictEqual(host.started.at(-1)!.maxItems, 25)
+  })
+
+  it("explore run: the source is the actor id, rows raw, its price from configuration", async () => {
+    const e = delivered(
+      (
+        await run(
+          adapter.fetch(unit("explore", "run", { source: "fixture~app-charts", input: { country: "us" }, limit: 7 }))
+        )
+      ).result
+    )
+    assert.strictEqual(e.rows.length, 7)
+    assert.strictEqual(e.source, "fixture~app-charts")
+    assert.deepStrictEqual(host.started.at(-1)!.input, { country: "us" })
+    assert.strictEqual(host.started.at(-1)!.charge, 0.0007)
+    const known = await run(adapter.exploreSource!("fixture~app-charts").pipe((x) => x as never))
+    assert.isTrue(known.result._tag === "Right")
+  })
+
+  it("an empty dataset for a subject is not_found; a failed run, a missing actor, a wrong token fail or are omitted", async () => {
+    const empty = ProviderUpstream.make(await policy(), settings(host.url, "fixture~empty"))
+    const none = (await run(empty.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+    assert.isTrue(none._tag === "Right" && none.right._tag === "NotFound")
+    const broken = ProviderUpstream.make(await policy(), settings(host.url, "fixture~fail"))
+    assert.match(
+      failed((await run(broken.fetch(unit("maps", "places", { subjects: [place] }, place)))).result).detail,
+      /ended FAILED/
+    )
+    const missing = ProviderUpstream.make(await policy(), settings(host.url, "fixture~missing"))
+    const gone = (await run(missing.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+    assert.isTrue(gone._tag === "Right" && gone.right._tag === "NotFound")
+    const wrong = ProviderUpstream.make(await policy(), { ...settings(host.url), token: Redacted.make("nope") })
+    assert.match(
+      failed((await run(wrong.fetch(unit("maps", "places", { subjects: [place] }, place)))).result).detail,
+      /401/
+    )
+  })
+
+  it("a run that outlasts the unit's budget is aborted by its id, not left spending", async () => {
+    const slow = ProviderUpstream.make(await policy(), settings(host.url, "fixture~slow"))
+    const { result, ms } = await run(slow.fetch(unit("maps", "places", { subjects: [place] }, place)))
+    assert.match(failed(result).detail, /^timeout/)
+    assert.isBelow(ms, 2500)
+    const runId = `run${host.started.length}`
+    await new Promise((done) => setTimeout(done, 300))
+    assert.deepStrictEqual(host.aborted, [runId])
+  })
+
+  it("429 and 500 on the start are retried; a hang, malformed JSON and a web page fail the unit", async () => {
+    for (const [actor, expect] of [
+      ["fixture~ratelimited", "rows"],
+      ["fixture~flaky", "rows"],
+      ["fixture~hang", /^timeout/],
+      ["fixture~malformed", /malformed JSON/],
+      ["fixture~html", /not JSON/]
+    ] as const) {
+      const a = ProviderUpstream.make(await policy(), settings(host.url, actor))
+      const r = (await run(a.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+      if (expect === "rows") assert.strictEqual(delivered(r).rows.length, 1, actor)
+      else assert.match(failed(r).detail, expect, actor)
+    }
+  })
+})
