@@ -59,7 +59,13 @@ export const OpResponse = Schema.Struct({
   data: Schema.Array(Schema.Unknown),
   cost: Schema.Struct({ creditsCharged: Schema.Number, creditsRemaining: Schema.Number }),
   coverage: Schema.Array(CoverageItem),
-  estimate: Schema.optionalWith(Schema.Struct({ credits: Schema.Number }), { exact: true }),
+  estimate: Schema.optionalWith(
+    Schema.Struct({
+      credits: Schema.Number,
+      fitsMaxCredits: Schema.optionalWith(Schema.Boolean, { exact: true })
+    }),
+    { exact: true }
+  ),
   requestId: Schema.String,
   ...Versions
 })
@@ -76,7 +82,14 @@ const envelopeJsonSchema = {
       additionalProperties: true,
       description: "`op` and the op's own fields; each op's request JSON Schema is published by GET /api/v1/platforms"
     },
-    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" }
+    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" },
+    maxCredits: {
+      type: "integer",
+      minimum: 0,
+      description:
+        "the most this call may spend (D18): a call quoted above it is refused with 402 quote_above_max_credits, " +
+        "nothing held or billed; with estimateOnly the estimate says fitsMaxCredits"
+    }
   }
 }
 
