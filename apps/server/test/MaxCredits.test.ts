@@ -6,7 +6,7 @@ import { Examples } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
-import { account, balance, post, type Running, start } from "./harness.js"
+import { account, balance, post, type Running, request as get, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
 
@@ -99,6 +99,15 @@ describe.skipIf(!serverUp)("D18 maxCredits on the API", () => {
     const free = await post(server, path, { request, maxCredits: 0 }, key)
     assert.strictEqual(free.status, 200, free.text)
     assert.strictEqual(free.body.cost.creditsCharged, 0)
+  })
+
+  it("the OpenAPI document publishes the cap in the envelope and fitsMaxCredits in the estimate", async () => {
+    const doc = (await get(`${server.api}/openapi.json`)).body
+    const text = JSON.stringify(doc)
+    const envelope = doc.components.schemas.OpEnvelope
+    assert.deepInclude(envelope.properties.maxCredits, { type: "integer", minimum: 0 })
+    assert.include(text, "fitsMaxCredits")
+    assert.include(text, "quote_above_max_credits")
   })
 
   it("a malformed cap is a 400 naming maxCredits, nothing billed", async () => {
