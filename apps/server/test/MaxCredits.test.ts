@@ -6,7 +6,7 @@ import { Examples } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
-import { account, balance, post, type Running, request as get, start } from "./harness.js"
+import { account, balance, request as get, post, type Running, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
 
