@@ -18,6 +18,12 @@ export const handler = (options: { readonly baseUrl: string; readonly createClie
   // the catalogue is public: read once (without a key) for every caller
   const catalogue = McpServer.catalogueLoader(options.createClient({ baseUrl: options.baseUrl, apiKey: "" }))
   return async (request: Request, parsedBody?: unknown): Promise<Response> => {
+    // stateless: no server-initiated stream to open (GET) and no session to end (DELETE)
+    if (request.method !== "POST")
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint takes POST" }, id: null },
+        { status: 405, headers: { allow: "POST" } }
+      )
     const client = options.createClient({
       baseUrl: options.baseUrl,
       apiKey: keyOf(request.headers.get("authorization"))

@@ -76,6 +76,22 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
     await server?.close()
   })
 
+  it("Streamable HTTP is stateless: GET (no server stream) is 405, a bare POST answers with no session", async () => {
+    const get = await fetch(`${server.api}/mcp`, { headers: { accept: "text/event-stream" } })
+    assert.strictEqual(get.status, 405)
+    assert.strictEqual(get.headers.get("allow"), "POST")
+    const post = await fetch(`${server.api}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list" })
+    })
+    assert.strictEqual(post.status, 200)
+    assert.isNull(post.headers.get("mcp-session-id"))
+    const body = (await post.json()) as { id: number; result: { tools: Array<unknown> } }
+    assert.strictEqual(body.id, 7)
+    assert.strictEqual(body.result.tools.length, 6)
+  })
+
   transports.forEach((transport, t) => {
     describe(transport.name, () => {
       let client: Client
