@@ -212,6 +212,12 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         })
         assert.strictEqual(bad.isError, true)
         assert.include(textOf(bad), "field `request.subjects`")
+        const badCap = await client.callTool({
+          name: "call",
+          arguments: { platform: op.platform, request: requestWith(s(5)), maxCredits: -1 }
+        })
+        assert.strictEqual(badCap.isError, true)
+        assert.include(textOf(badCap), "field `maxCredits`")
         const unknown = await client.callTool({
           name: "call",
           arguments: { platform: op.platform, request: { op: "nope" }, maxCredits: 5 }
