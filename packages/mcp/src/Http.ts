@@ -4,7 +4,7 @@
  * any HTTP server (the public server mounts it at `/mcp`).
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { MakeClient } from "./Client.js"
+import { createClient } from "./Client.js"
 import * as McpServer from "./McpServer.js"
 
 /** The API key of a request: `Authorization: Bearer <key>` (empty when absent: the API then answers 401). */
@@ -14,9 +14,9 @@ export const keyOf = (authorization: string | null): string => {
 }
 
 /** A handler of MCP requests over Streamable HTTP, calling the API at `baseUrl`. */
-export const handler = (options: { readonly baseUrl: string; readonly createClient: MakeClient }) => {
+export const handler = (options: { readonly baseUrl: string }) => {
   // the catalogue is public: read once (without a key) for every caller
-  const catalogue = McpServer.catalogueLoader(options.createClient({ baseUrl: options.baseUrl, apiKey: "" }))
+  const catalogue = McpServer.catalogueLoader(createClient({ baseUrl: options.baseUrl, apiKey: "" }))
   return async (request: Request, parsedBody?: unknown): Promise<Response> => {
     // stateless: no server-initiated stream to open (GET) and no session to end (DELETE)
     if (request.method !== "POST")
@@ -24,7 +24,7 @@ export const handler = (options: { readonly baseUrl: string; readonly createClie
         { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint takes POST" }, id: null },
         { status: 405, headers: { allow: "POST" } }
       )
-    const client = options.createClient({
+    const client = createClient({
       baseUrl: options.baseUrl,
       apiKey: keyOf(request.headers.get("authorization"))
     })

@@ -3,6 +3,7 @@
  * public API through the client; every answer tells the model, in its text, what was charged, what is left, and per
  * subject whether it was fetched now or served from storage and when it was measured.
  */
+import { randomUUID } from "node:crypto"
 import type { ApiError, CatalogueOp, CatalogueResponse, CoverageItem, OpResponse, PdrClient, Result } from "./Client.js"
 
 /** Rows of an answer are cut to this many bytes of JSON, so a model can take the answer whole. */
@@ -64,6 +65,32 @@ export const fromApiError = (status: number, e: ApiError): ToolResult => {
   lines.push(e.code === "unreachable" ? "Nothing was charged." : "Nothing was charged (an error never bills).")
   if (e.requestId) lines.push(`requestId: ${e.requestId}`)
   return toolError(lines.join("\n"))
+}
+
+/**
+ * The API could not be reached even after the client's retries. A paid call may have run: the same idempotency key
+ * replays its answer without a second charge (D16), so the model is given the key to retry with.
+ */
+const unreachable = (cause: unknown, idempotencyKey?: string): ToolResult =>
+  toolError(
+    [
+      `Error unreachable: the API could not be reached (${cause instanceof Error ? cause.message : String(cause)}).`,
+      idempotencyKey === undefined
+        ? "Nothing was charged."
+        : `The call may have run. Retry with the same request and idempotencyKey "${idempotencyKey}": if it ran, its answer is replayed without a second charge.`
+    ].join("\n")
+  )
+
+/** Runs a client request; a rejection (connection lost after retries) becomes a tool error. */
+const attempt = async <T>(
+  send: () => Promise<T>,
+  idempotencyKey?: string
+): Promise<{ readonly done: T } | { readonly failed: ToolResult }> => {
+  try {
+    return { done: await send() }
+  } catch (cause) {
+    return { failed: unreachable(cause, idempotencyKey) }
+  }
 }
 
 /** The per-unit lines of an answer. */
@@ -251,9 +278,11 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
     )
   }
 
-  const requestOf = (args: Record<string, unknown>): Record<string, unknown> | ToolResult => {
+  const requestOf = (
+    args: Record<string, unknown>
+  ): ({ readonly op: string } & Record<string, unknown>) | ToolResult => {
     const r = args["request"]
-    if (isRecord(r) && typeof r["op"] === "string") return r
+    if (isRecord(r) && typeof r["op"] === "string") return r as { readonly op: string } & Record<string, unknown>
     return toolError(
       "Error invalid_argument: `request` must be an object holding `op` and the op's fields, e.g. " +
         '{"op":"profiles","subjects":["..."]}; use describe_op to see them. Nothing was charged.'
@@ -479,10 +508,11 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
       const request = requestOf(args)
       if (isResult(request)) return request
       const cap = args["maxCredits"] as number | undefined
-      const r = await client.call(p.platform, request, {
-        estimateOnly: true,
-        ...(cap === undefined ? {} : { maxCredits: cap })
-      })
+      const sent = await attempt(() =>
+        client.call(p.platform, request, { estimateOnly: true, ...(cap === undefined ? {} : { maxCredits: cap }) })
+      )
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)
       const v = r.value
       const credits = v.estimate?.credits ?? 0
@@ -549,11 +579,13 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
         return toolError(
           "Error invalid_argument: `maxCredits` is required: quote the request first (free), then pass maxCredits >= the quote. Nothing was charged."
         )
-      const key = args["idempotencyKey"]
-      const r = await client.call(p.platform, request, {
-        maxCredits: cap as number,
-        ...(typeof key === "string" ? { idempotencyKey: key } : {})
-      })
+      const key = typeof args["idempotencyKey"] === "string" ? args["idempotencyKey"] : randomUUID()
+      const sent = await attempt(
+        () => client.call(p.platform, request, { maxCredits: cap as number, idempotencyKey: key }),
+        key
+      )
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)
       return rowsAnswer(p.platform, String(request["op"]), r, {
         maxCredits: cap as number,
@@ -590,7 +622,9 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
         return toolError(
           'Error invalid_argument: `request` must be an object with the history fields, e.g. {"subjects":["..."],"metric":"..."}. Nothing was charged.'
         )
-      const r = await client.call(p.platform, { ...given, op: "history" })
+      const sent = await attempt(() => client.call(p.platform, { ...given, op: "history" }))
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)
       return rowsAnswer(p.platform, "history", r, {
         hint: "To get them: ask for fewer `days`, or one subject per call."
@@ -610,7 +644,9 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
     },
     annotations: readOnly("Credits left"),
     run: async () => {
-      const r = await client.balance()
+      const sent = await attempt(() => client.balance())
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)
       return {
         content: text(`${r.value.creditsRemaining} credits left. Charged 0 credits.`),

@@ -3,7 +3,7 @@
  * (default http://127.0.0.1:8080). Nothing is written to stdout but the protocol; diagnostics go to stderr.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { createClient } from "./FetchClient.js"
+import { createClient } from "./Client.js"
 import * as McpServer from "./McpServer.js"
 
 const apiKey = process.env["PDR_API_KEY"] ?? ""

@@ -40,7 +40,7 @@ const transports: ReadonlyArray<Transport> = [
       await client.connect(
         new StdioClientTransport({
           command: tsx,
-          args: [main],
+          args: ["--conditions=@pdr/source", main],
           env: { PATH: process.env["PATH"] ?? "", PDR_API_KEY: key, PDR_API_URL: server.api },
           stderr: "pipe"
         })

@@ -1,10 +1,12 @@
 // The row budget: an answer over ~20 KB of rows is cut to whole rows under the budget, and its text says how many
-// rows were left out and how to get them. The client here is a stand-in for the API's answer (no store involved).
+// rows were left out and how to get them. The API's answer comes from a stand-in `fetch` (no store involved).
 import { assert, describe, it } from "@effect/vitest"
-import type { CatalogueResponse, OpResponse, PdrClient, Result } from "../src/Client.js"
+import { type CatalogueResponse, createClient } from "../src/Client.js"
 import * as Tools from "../src/Tools.js"
 
 const catalogue: CatalogueResponse = {
+  contextVersion: 1,
+  engineVersion: "test",
   platforms: [
     {
       platform: "p",
@@ -33,33 +35,31 @@ const catalogue: CatalogueResponse = {
   ]
 }
 
-const answer = (rows: number): Result<OpResponse> => ({
-  ok: true,
-  status: 200,
+const answer = (rows: number) => ({
+  data: Array.from({ length: rows }, (_, i) => ({ rank: i, title: "x".repeat(200) })),
+  cost: { creditsCharged: 50, creditsRemaining: 950 },
+  coverage: [
+    {
+      query: "shoes",
+      status: "fetched",
+      measuredAt: "2026-11-23T10:00:00.000Z",
+      rows,
+      credits: 50,
+      source: "synthetic"
+    }
+  ],
   requestId: "req_1",
-  headers: {},
-  value: {
-    data: Array.from({ length: rows }, (_, i) => ({ rank: i, title: "x".repeat(200) })),
-    cost: { creditsCharged: 50, creditsRemaining: 950 },
-    coverage: [
-      {
-        query: "shoes",
-        status: "fetched",
-        measuredAt: "2026-11-23T10:00:00.000Z",
-        rows,
-        credits: 50,
-        source: "synthetic"
-      }
-    ],
-    requestId: "req_1"
-  }
+  contextVersion: 1,
+  engineVersion: "test"
 })
 
-const client = (rows: number): PdrClient => ({
-  catalogue: async () => ({ ok: true, status: 200, value: catalogue, requestId: "", headers: {} }),
-  balance: async () => ({ ok: true, status: 200, value: { creditsRemaining: 950 }, requestId: "", headers: {} }),
-  call: async () => answer(rows)
-})
+// the real client over a `fetch` that answers what the API would
+const client = (rows: number) =>
+  createClient({
+    baseUrl: "http://api.test",
+    apiKey: "key_live_test",
+    fetch: async () => Response.json(answer(rows))
+  })
 
 const run = (rows: number) =>
   Tools.make(client(rows), catalogue)

@@ -12,7 +12,7 @@ try {
   await client.connect(
     new StdioClientTransport({
       command: fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url)),
-      args: [fileURLToPath(new URL("../src/main.ts", import.meta.url))],
+      args: ["--conditions=@pdr/source", fileURLToPath(new URL("../src/main.ts", import.meta.url))],
       env: { PATH: process.env["PATH"] ?? "", PDR_API_KEY: key, PDR_API_URL: server.api },
       stderr: "pipe"
     })

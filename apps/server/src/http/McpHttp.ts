@@ -4,7 +4,7 @@
  * into the core); the key is forwarded, never stored or logged.
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { FetchClient, Http } from "@pdr/mcp"
+import { Http } from "@pdr/mcp"
 import { Effect } from "effect"
 
 const forwarded = ["accept", "authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "last-event-id"]
@@ -14,7 +14,7 @@ export const layer = <E, R>(baseUrl: Effect.Effect<string, E, R>) =>
   HttpApiBuilder.Router.use((router) =>
     Effect.gen(function* () {
       const base = yield* Effect.orDie(baseUrl)
-      const handle = Http.handler({ baseUrl: base, createClient: FetchClient.createClient })
+      const handle = Http.handler({ baseUrl: base })
       yield* router.all(
         "/mcp",
         Effect.gen(function* () {

@@ -188,6 +188,8 @@ export interface components {
             };
             /** @description quote the exact cost without spending */
             readonly estimateOnly?: boolean;
+            /** @description the most this call may spend (D18): a call quoted above it is refused with 402 quote_above_max_credits, nothing held or billed; with estimateOnly the estimate says fitsMaxCredits */
+            readonly maxCredits?: number;
         };
         readonly Unauthorized: {
             readonly error: {
@@ -395,6 +397,7 @@ export interface operations {
                         }[];
                         readonly estimate?: {
                             readonly credits: number;
+                            readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
                         /** @enum {number} */
