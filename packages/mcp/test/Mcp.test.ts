@@ -92,6 +92,19 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
     assert.strictEqual(body.result.tools.length, 6)
   })
 
+  it("Streamable HTTP without an Authorization header: the catalogue tools work, the account tools say unauthorized", async () => {
+    const anonymous = new Client({ name: "pdr-test", version: "1.0.0" })
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(`${server.api}/mcp`)))
+    clients.push(anonymous)
+    const listed = await anonymous.callTool({ name: "list_platforms", arguments: { platform: op.platform } })
+    assert.notStrictEqual(listed.isError, true, textOf(listed))
+    assert.include(textOf(listed), op.name)
+    const r = await anonymous.callTool({ name: "balance", arguments: {} })
+    assert.strictEqual(r.isError, true)
+    assert.include(textOf(r), "unauthorized")
+    assert.include(textOf(r), "Authorization: Bearer")
+  })
+
   transports.forEach((transport, t) => {
     describe(transport.name, () => {
       let client: Client
