@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Catalogue, Examples } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { account, balance, type Running, start } from "../../../apps/server/test/harness.js"
+import * as Tools from "../src/Tools.js"
 
 const serverUp = await Testing.serverAvailable()
 
@@ -270,6 +271,28 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.strictEqual(out.coverage[1].reason, "not_found")
         assert.include(textOf(r), `- ${out.coverage[1].subject}: omitted (not_found)`)
         assert.strictEqual(await balance(server, key), before)
+      })
+
+      it("a large answer is cut under the row budget, saying how many rows were left out and how to get them", async () => {
+        // maps search at its largest limit answers about 50 KB of rows
+        const search = Catalogue.findPlatform("maps")!.ops.find((o) => o.name === "search")!
+        const request = { ...Examples.minimal(search), limit: Examples.rowsBounds(search)[1] }
+        const quoted = await client.callTool({ name: "quote", arguments: { platform: "maps", request } })
+        assert.notStrictEqual(quoted.isError, true, textOf(quoted))
+        const quote = (quoted.structuredContent as any).quote as number
+        const before = await balance(server, key)
+        const r = await client.callTool({ name: "call", arguments: { platform: "maps", request, maxCredits: quote } })
+        assert.notStrictEqual(r.isError, true, textOf(r))
+        const out = r.structuredContent as any
+        assert.strictEqual(out.creditsCharged, quote)
+        assert.strictEqual(await balance(server, key), before - quote)
+        // the synthetic upstream may deliver a shorter list than asked (and say so in coverage)
+        assert.strictEqual(out.rowsTotal, out.coverage[0].rows)
+        assert.isAbove(out.rowsOmitted, 0)
+        assert.strictEqual(out.rows.length + out.rowsOmitted, out.rowsTotal)
+        assert.isAtMost(Buffer.byteLength(JSON.stringify(out.rows)), Tools.rowBudgetBytes)
+        assert.include(textOf(r), `${out.rows.length} of ${out.rowsTotal} shown; ${out.rowsOmitted} row(s) left out`)
+        assert.include(textOf(r), "smaller `limit`")
       })
 
       it("a bad key is a tool error, and the server keeps serving", async () => {
