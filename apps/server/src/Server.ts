@@ -13,6 +13,7 @@ import * as AdminHttp from "./admin/AdminHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
+import * as McpHttp from "./http/McpHttp.js"
 import * as OpsHttp from "./http/OpsHttp.js"
 import { engineVersion } from "./Version.js"
 
@@ -72,9 +73,10 @@ const ApiLive = HttpApiBuilder.api(Document.api(engineVersion)).pipe(
   Layer.provide(Authentication.layer)
 )
 
-/** The public API on the HttpServer it is given. */
+/** The public API on the HttpServer it is given, with the MCP server at `/mcp`. */
 export const publicHttp = HttpApiBuilder.serve().pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+  Layer.provide(McpHttp.layer(Effect.suspend(() => urlOf))),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
   Layer.provide(Fallback.layer),
   Layer.provide(ApiLive),

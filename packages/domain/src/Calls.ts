@@ -38,6 +38,16 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
   }
 }
 
+/** 402 `quote_above_max_credits`: the quote exceeds the call's `maxCredits` (D18); nothing was held or billed. */
+export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredits>()("QuoteAboveMaxCredits", {
+  required: Schema.Number,
+  maxCredits: Schema.Number
+}) {
+  override get message() {
+    return `this call is quoted at ${this.required} credits, above its maxCredits of ${this.maxCredits}; nothing was fetched or billed`
+  }
+}
+
 /** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
 export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("EveryUnitFailed", {
   coverage: Schema.Array(Schema.Unknown)
@@ -77,7 +87,7 @@ export interface Answer {
   readonly data: ReadonlyArray<Row>
   readonly cost: { readonly creditsCharged: number; readonly creditsRemaining: number }
   readonly coverage: ReadonlyArray<CoverageItem>
-  readonly estimate?: { readonly credits: number }
+  readonly estimate?: { readonly credits: number; readonly fitsMaxCredits?: boolean }
 }
 
 type Part = "email" | "phone"
@@ -131,6 +141,10 @@ const invalidStore = () =>
     message: "no store serves this locator",
     details: [new Requests.FieldProblem({ path: "request.store", message: "resolves to no store of this app" })]
   })
+
+/** An estimate, with `fitsMaxCredits` when the call carries a cap (D18). */
+const withCap = (estimate: { readonly credits: number }, maxCredits: number | undefined) =>
+  maxCredits === undefined ? estimate : { credits: estimate.credits, fitsMaxCredits: estimate.credits <= maxCredits }
 
 /** Op calls as a service over the Ledger, Measurements and Upstream ports. */
 export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
@@ -648,11 +662,17 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         return {
           ...answer,
           cost: { creditsCharged: 0, creditsRemaining: available },
-          ...(decoded.estimateOnly ? { estimate: { credits: 0 } } : {})
+          ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
         } satisfies Answer
       }
       const p = yield* plan(caller, decoded.op, decoded.request)
-      if (decoded.estimateOnly) return yield* estimate(caller, p)
+      if (decoded.estimateOnly) {
+        const quoted = yield* estimate(caller, p)
+        return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer
+      }
+      // D18: the cap is checked on the quote, before anything is held or fetched
+      if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
+        return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
       return yield* execute(caller, p)
     })
 
@@ -672,4 +692,5 @@ export type CallError =
   | Requests.UnknownPlatform
   | OpUnavailable
   | InsufficientCredits
+  | QuoteAboveMaxCredits
   | EveryUnitFailed

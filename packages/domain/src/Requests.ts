@@ -1,5 +1,5 @@
 /**
- * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?}` for a platform into a typed,
+ * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?, maxCredits?}` for a platform into a typed,
  * defaulted op request; every offending field is named by its path (D5).
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
@@ -42,6 +42,8 @@ export interface Call {
   readonly op: Catalogue.OpDef
   readonly request: Catalogue.OpRequest
   readonly estimateOnly: boolean
+  /** The spend cap (D18): a call whose quote exceeds it is refused before anything is held. */
+  readonly maxCredits: number | undefined
 }
 
 /** Renders a parse path as `a.b[2].c`. */
@@ -97,11 +99,15 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
     )
   const envelope: Array<{ path: string; message: string }> = []
   for (const key of Object.keys(body)) {
-    if (key !== "request" && key !== "estimateOnly")
-      envelope.push({ path: key, message: "is unexpected, expected: request | estimateOnly" })
+    if (key !== "request" && key !== "estimateOnly" && key !== "maxCredits")
+      envelope.push({ path: key, message: "is unexpected, expected: request | estimateOnly | maxCredits" })
   }
   if (body["estimateOnly"] !== undefined && typeof body["estimateOnly"] !== "boolean") {
     envelope.push({ path: "estimateOnly", message: "must be a boolean" })
+  }
+  const maxCredits = body["maxCredits"]
+  if (maxCredits !== undefined && !(Number.isSafeInteger(maxCredits) && (maxCredits as number) >= 0)) {
+    envelope.push({ path: "maxCredits", message: "must be an integer >= 0 (the most this call may spend)" })
   }
   const request = body["request"]
   if (!isRecord(request)) {
@@ -130,5 +136,10 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
       invalid(`invalid fields for ${p.id} ${op.name}: ${envelope.map((e) => e.path).join(", ")}`, envelope)
     )
   }
-  return Effect.succeed({ op, request: decoded.right, estimateOnly: body["estimateOnly"] === true })
+  return Effect.succeed({
+    op,
+    request: decoded.right,
+    estimateOnly: body["estimateOnly"] === true,
+    maxCredits: maxCredits as number | undefined
+  })
 }

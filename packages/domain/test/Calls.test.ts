@@ -331,4 +331,50 @@ describe("Calls", () => {
       )
     })
   )
+
+  it.effect.prop(
+    "D18 invariant: a quote above maxCredits is refused before any hold or fetch, nothing billed; at or above it the call is billed the quote",
+    [scenario, fc.integer({ min: -3, max: 3 })],
+    ([{ op, request }, delta]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        const quote = (yield* w.calls.call(w.caller, op.platform, { request, estimateOnly: true })).estimate!.credits
+        const maxCredits = Math.max(0, quote + delta)
+        const estimate = yield* w.calls.call(w.caller, op.platform, { request, estimateOnly: true, maxCredits })
+        assert.deepStrictEqual(estimate.estimate, { credits: quote, fitsMaxCredits: quote <= maxCredits })
+        let fetches = 0
+        let holds = 0
+        w.script.current = (u) => {
+          fetches++
+          return { kind: "deliver", rows: u.rows }
+        }
+        const placeHold = w.store.ledger.placeHold
+        Object.assign(w.store.ledger, {
+          placeHold: (...args: Parameters<typeof placeHold>) => {
+            holds++
+            return placeHold(...args)
+          }
+        })
+        const r = yield* Effect.either(w.calls.call(w.caller, op.platform, { request, maxCredits }))
+        const account = (yield* w.store.ledger.findAccount(w.caller.accountId)).pipe((o) =>
+          o._tag === "Some" ? o.value : undefined
+        )!
+        if (quote > maxCredits) {
+          assert.isTrue(Either.isLeft(r))
+          if (Either.isLeft(r)) {
+            assert.strictEqual(r.left._tag, "QuoteAboveMaxCredits")
+            assert.deepInclude(r.left, { required: quote, maxCredits })
+          }
+          assert.deepStrictEqual(
+            { fetches, holds, balance: account.balance },
+            { fetches: 0, holds: 0, balance: 1_000_000 }
+          )
+        } else {
+          assert.isTrue(Either.isRight(r))
+          if (Either.isRight(r)) assert.strictEqual(r.right.cost.creditsCharged, quote)
+          assert.isAbove(fetches, 0)
+        }
+      }),
+    { fastCheck: { numRuns: 200 } }
+  )
 })

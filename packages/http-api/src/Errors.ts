@@ -26,7 +26,10 @@ export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
   { error: ErrorObject },
   HttpApiSchema.annotations({ status: 401 })
 ) {}
-/** 402: `insufficient_credits`, with `details.required` and `details.available`. */
+/**
+ * 402: `insufficient_credits`, with `details.required` and `details.available`; `quote_above_max_credits` (D18), with
+ * `details.required` and `details.maxCredits`.
+ */
 export class PaymentRequired extends Schema.Class<PaymentRequired>("PaymentRequired")(
   { error: ErrorObject },
   HttpApiSchema.annotations({ status: 402 })

@@ -49,6 +49,8 @@ export const fromCallError = (e: Calls.CallError) => {
       return fail(503, "op_unavailable", e.message)
     case "InsufficientCredits":
       return fail(402, "insufficient_credits", e.message, { required: e.required, available: e.available })
+    case "QuoteAboveMaxCredits":
+      return fail(402, "quote_above_max_credits", e.message, { required: e.required, maxCredits: e.maxCredits })
     case "EveryUnitFailed":
       return fail(502, "upstream_failed", e.message, { coverage: e.coverage })
   }

@@ -1,0 +1,102 @@
+// Both typed clients (packages/client) against the real server over a real socket on PostgreSQL: a correct program,
+// a 429 retried after Retry-After, and a paid call retried after a lost answer with the same Idempotency-Key (D16).
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { createClient } from "@pdr/client"
+import * as Testing from "@pdr/store-pg/Testing"
+import { account, balance, type Running, start } from "./harness.js"
+
+const serverUp = await Testing.serverAvailable()
+
+/** A fetch that records what it sends and answers. */
+const recording = (inner: typeof fetch = fetch) => {
+  const sent: Array<{ url: string; headers: Headers; status: number | "lost"; at: number }> = []
+  const wrapped: typeof fetch = async (input, init) => {
+    const res = await inner(input, init)
+    sent.push({ url: String(input), headers: new Headers(init?.headers), status: res.status, at: Date.now() })
+    return res
+  }
+  return { sent, fetch: wrapped }
+}
+
+describe.skipIf(!serverUp)("Promise client", () => {
+  let server: Running
+  beforeAll(async () => {
+    server = await start({ options: { rateLimit: { perSecond: 1, burst: 3 } } })
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  it("catalogue, balance, an estimate and a paid call, typed from the OpenAPI document", async () => {
+    const a = await account(server, 100, "promise")
+    const client = createClient({ baseUrl: server.api, apiKey: a.key })
+    const catalogue = await client.catalogue()
+    assert.isTrue(catalogue.ok)
+    if (catalogue.ok) assert.isTrue(catalogue.value.platforms.some((p) => p.platform === "jobs_global"))
+    const quote = await client.call("jobs_global", { op: "jobs", subjects: ["jobkey00000001"] }, { estimateOnly: true })
+    assert.isTrue(quote.ok)
+    if (!quote.ok) return
+    assert.isAbove(quote.value.estimate?.credits ?? 0, 0)
+    assert.strictEqual(quote.value.cost.creditsCharged, 0)
+    const paid = await client.call("jobs_global", { op: "jobs", subjects: ["jobkey00000001"] })
+    assert.isTrue(paid.ok)
+    if (!paid.ok) return
+    assert.strictEqual(paid.value.cost.creditsCharged, quote.value.estimate?.credits)
+    assert.strictEqual(paid.requestId, paid.value.requestId)
+    const left = await client.balance()
+    assert.deepStrictEqual(left.ok && left.value.creditsRemaining, 100 - paid.value.cost.creditsCharged)
+    const bad = await client.call("jobs_global", { op: "jobz" })
+    assert.isFalse(bad.ok)
+    if (!bad.ok) assert.deepStrictEqual([bad.status, bad.error.code], [400, "unknown_op"])
+  }, 60_000)
+
+  it("D12: a 429 is retried after its Retry-After, and the call then succeeds", async () => {
+    const a = await account(server, 100, "limited")
+    const rec = recording()
+    const client = createClient({ baseUrl: server.api, apiKey: a.key, fetch: rec.fetch })
+    const first = await Promise.all([client.balance(), client.balance(), client.balance()])
+    assert.deepStrictEqual(
+      first.map((r) => r.ok),
+      [true, true, true]
+    )
+    const limited = await client.balance()
+    assert.isTrue(limited.ok)
+    const statuses = rec.sent.slice(3).map((s) => s.status)
+    assert.strictEqual(statuses[0], 429)
+    assert.strictEqual(statuses.at(-1), 200)
+    const waited = rec.sent.at(-1)!.at - rec.sent[3]!.at
+    assert.isAtLeast(waited, 900, "the client waited the Retry-After second")
+    const none = createClient({ baseUrl: server.api, apiKey: a.key, maxRetries: 0 })
+    await Promise.all([none.balance(), none.balance(), none.balance()])
+    const refused = await none.balance()
+    assert.deepStrictEqual([refused.ok, refused.status], [false, 429])
+    if (!refused.ok) assert.strictEqual(refused.error.code, "rate_limited")
+  }, 60_000)
+
+  it("D16: a paid call whose answer is lost is retried with the same Idempotency-Key and billed once", async () => {
+    const a = await account(server, 100, "lost")
+    const keys: Array<string | null> = []
+    let lose = true
+    const flaky: typeof fetch = async (input, init) => {
+      keys.push(new Headers(init?.headers).get("idempotency-key"))
+      const res = await fetch(input, init)
+      if (lose && String(input).includes("/platforms/")) {
+        lose = false
+        await res.text()
+        throw new TypeError("fetch failed: connection reset after the server answered")
+      }
+      return res
+    }
+    const client = createClient({ baseUrl: server.api, apiKey: a.key, fetch: flaky })
+    const paid = await client.call("jobs_global", { op: "jobs", subjects: ["jobkey00000002"] })
+    assert.isTrue(paid.ok)
+    if (!paid.ok) return
+    assert.strictEqual(keys.length, 2)
+    assert.match(keys[0]!, /^[0-9a-f-]{36}$/)
+    assert.strictEqual(keys[1], keys[0])
+    assert.strictEqual(paid.headers.get("idempotent-replayed"), "true")
+    assert.isAbove(paid.value.cost.creditsCharged, 0)
+    assert.strictEqual(await balance(server, a.key), 100 - paid.value.cost.creditsCharged)
+    const estimateKeys = keys.length
+    await client.call("jobs_global", { op: "jobs", subjects: ["jobkey00000002"] }, { estimateOnly: true })
+    assert.isNull(keys[estimateKeys], "a quote spends nothing and carries no key")
+  }, 60_000)
+})

@@ -1,0 +1,152 @@
+/**
+ * The Promise client of the public API: no Effect in its types. Retries 429 (honouring `Retry-After` and the
+ * `RateLimit` header, capped) and connection failures; every paid call carries an `Idempotency-Key`, the same on
+ * each retry, so a retry is never billed twice (D16).
+ */
+import type {
+  BalanceResponse,
+  CallErrorOf,
+  CatalogueResponse,
+  ErrorBody,
+  OpResponseOf,
+  Platform,
+  RequestOf
+} from "./Types.js"
+
+/** How to reach the API. */
+export interface ClientOptions {
+  /** e.g. `http://127.0.0.1:8080` */
+  readonly baseUrl: string
+  readonly apiKey: string
+  readonly fetch?: typeof fetch
+  /** Retries of a 429 or a connection failure; default 3. */
+  readonly maxRetries?: number
+}
+
+/** An answer: the value on success, the documented error body otherwise. */
+export type Result<T, E extends { readonly error: unknown } = ErrorBody> =
+  | {
+      readonly ok: true
+      readonly status: number
+      readonly value: T
+      readonly requestId: string
+      readonly headers: Headers
+    }
+  | {
+      readonly ok: false
+      readonly status: number
+      readonly error: E["error"]
+      readonly requestId: string
+      readonly headers: Headers
+    }
+
+/** Options of one op call. */
+export interface CallOptions {
+  /** Quote the exact cost without spending. */
+  readonly estimateOnly?: boolean
+  /** Refuse the call if its quote exceeds this many credits (D18). */
+  readonly maxCredits?: number
+  /** The call's idempotency key; a random UUID by default for a paid call. */
+  readonly idempotencyKey?: string
+}
+
+/** The longest wait before a retry, whatever the server asks (ms). */
+export const maxRetryWaitMs = 30_000
+
+/** Seconds to wait before a retry, from `Retry-After` (seconds or an HTTP date) or the `RateLimit` `t` parameter. */
+export const retryAfterMs = (headers: Headers, now = Date.now()): number | undefined => {
+  const after = headers.get("retry-after")
+  if (after !== null) {
+    const seconds = Number(after)
+    if (Number.isFinite(seconds) && after.trim() !== "") return Math.max(0, seconds * 1000)
+    const date = Date.parse(after)
+    if (!Number.isNaN(date)) return Math.max(0, date - now)
+  }
+  const reset = /(?:^|;)\s*t=(\d+(?:\.\d+)?)/.exec(headers.get("ratelimit") ?? "")
+  return reset ? Number(reset[1]) * 1000 : undefined
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** A client of the public API. */
+export const createClient = (options: ClientOptions) => {
+  const base = options.baseUrl.replace(/\/+$/, "")
+  const doFetch = options.fetch ?? globalThis.fetch
+  const maxRetries = options.maxRetries ?? 3
+
+  const send = async <T, E extends { readonly error: unknown }>(
+    method: "GET" | "POST",
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {}
+  ): Promise<Result<T, E>> => {
+    const headers: Record<string, string> = { "x-api-key": options.apiKey, accept: "application/json", ...extraHeaders }
+    if (body !== undefined) headers["content-type"] = "application/json"
+    const init: RequestInit = { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }
+    for (let attempt = 0; ; attempt++) {
+      const backoff = Math.min(maxRetryWaitMs, 250 * 2 ** attempt)
+      let res: Response
+      try {
+        res = await doFetch(`${base}${path}`, init)
+      } catch (cause) {
+        if (attempt >= maxRetries) throw cause
+        await sleep(backoff)
+        continue
+      }
+      const text = await res.text()
+      let payload: unknown
+      try {
+        payload = text === "" ? undefined : JSON.parse(text)
+      } catch {
+        payload = undefined
+      }
+      const requestId =
+        res.headers.get("x-request-id") ??
+        ((payload as { requestId?: string; error?: { requestId?: string } } | undefined)?.requestId ||
+          (payload as { error?: { requestId?: string } } | undefined)?.error?.requestId ||
+          "")
+      if (res.ok) return { ok: true, status: res.status, value: payload as T, requestId, headers: res.headers }
+      const error = (payload as { error?: E["error"] } | undefined)?.error ?? {
+        code: res.status === 429 ? "rate_limited" : "internal",
+        message: `HTTP ${res.status}${text === "" ? "" : `: ${text.slice(0, 200)}`}`,
+        requestId
+      }
+      const code = (error as { code?: string }).code
+      const retryable = res.status === 429 || (res.status === 409 && code === "idempotency_in_flight")
+      if (retryable && attempt < maxRetries) {
+        await sleep(Math.min(maxRetryWaitMs, retryAfterMs(res.headers) ?? backoff))
+        continue
+      }
+      return { ok: false, status: res.status, error: error as E["error"], requestId, headers: res.headers }
+    }
+  }
+
+  return {
+    /** Every platform and op with prices, windows and request schemas (no key needed). */
+    catalogue: (): Promise<Result<CatalogueResponse>> => send("GET", "/api/v1/platforms"),
+    /** Spendable credits of the key's account. */
+    balance: (): Promise<Result<BalanceResponse>> => send("GET", "/api/v1/balance"),
+    /** Calls (or, with `estimateOnly`, quotes) one op of one platform. */
+    call: <P extends Platform>(
+      platform: P,
+      request: RequestOf<P>,
+      callOptions: CallOptions = {}
+    ): Promise<Result<OpResponseOf<P>, CallErrorOf<P>>> => {
+      const paid = callOptions.estimateOnly !== true
+      const key = callOptions.idempotencyKey ?? (paid ? crypto.randomUUID() : undefined)
+      return send(
+        "POST",
+        `/api/v1/platforms/${encodeURIComponent(platform)}`,
+        {
+          request,
+          ...(callOptions.estimateOnly === undefined ? {} : { estimateOnly: callOptions.estimateOnly }),
+          ...(callOptions.maxCredits === undefined ? {} : { maxCredits: callOptions.maxCredits })
+        },
+        key === undefined ? {} : { "idempotency-key": key }
+      )
+    }
+  }
+}
+
+/** The client `createClient` returns. */
+export type Client = ReturnType<typeof createClient>

@@ -1,0 +1,12 @@
+/** The Promise client of the Platform Data Retrieval API (no Effect in its types). */
+export { type CallOptions, type Client, type ClientOptions, createClient, type Result, retryAfterMs } from "./Client.js"
+export type { components, paths } from "./generated/openapi.js"
+export type {
+  BalanceResponse,
+  CallErrorOf,
+  CatalogueResponse,
+  ErrorBody,
+  OpResponseOf,
+  Platform,
+  RequestOf
+} from "./Types.js"

@@ -1,0 +1,41 @@
+/**
+ * Streamable HTTP (stateless, JSON responses): each request gets a server for the API key in its `Authorization`
+ * header, forwarded to the API and never stored or logged. Web-standard `Request` in, `Response` out, so it mounts on
+ * any HTTP server (the public server mounts it at `/mcp`).
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { createClient } from "./Client.js"
+import * as McpServer from "./McpServer.js"
+
+/** The API key of a request: `Authorization: Bearer <key>` (empty when absent: the API then answers 401). */
+export const keyOf = (authorization: string | null): string => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")
+  return match?.[1] ?? ""
+}
+
+/** A handler of MCP requests over Streamable HTTP, calling the API at `baseUrl`. */
+export const handler = (options: { readonly baseUrl: string }) => {
+  // the catalogue is public: read once (without a key) for every caller
+  const catalogue = McpServer.catalogueLoader(createClient({ baseUrl: options.baseUrl, apiKey: "" }))
+  return async (request: Request, parsedBody?: unknown): Promise<Response> => {
+    // stateless: no server-initiated stream to open (GET) and no session to end (DELETE)
+    if (request.method !== "POST")
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint takes POST" }, id: null },
+        { status: 405, headers: { allow: "POST" } }
+      )
+    const client = createClient({
+      baseUrl: options.baseUrl,
+      apiKey: keyOf(request.headers.get("authorization"))
+    })
+    const server = McpServer.make(client, catalogue)
+    // no sessionIdGenerator: stateless, a request carries everything (its key included)
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody })
+    } finally {
+      await server.close()
+    }
+  }
+}

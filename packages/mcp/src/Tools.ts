@@ -1,0 +1,659 @@
+/**
+ * The MCP tools: a small fixed set generated from the published catalogue (not one tool per op). Every tool calls the
+ * public API through the client; every answer tells the model, in its text, what was charged, what is left, and per
+ * subject whether it was fetched now or served from storage and when it was measured.
+ */
+import { randomUUID } from "node:crypto"
+import type { ApiError, CatalogueOp, CatalogueResponse, CoverageItem, OpResponse, PdrClient, Result } from "./Client.js"
+
+/** Rows of an answer are cut to this many bytes of JSON, so a model can take the answer whole. */
+export const rowBudgetBytes = 20_000
+
+/** A tool's answer, as the MCP `tools/call` result. */
+export interface ToolResult {
+  readonly [key: string]: unknown
+  readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
+  readonly structuredContent?: Record<string, unknown>
+  readonly isError?: boolean
+}
+
+/** A tool: its MCP declaration and what it runs. */
+export interface Tool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+  readonly outputSchema: Record<string, unknown>
+  readonly annotations: {
+    readonly title: string
+    readonly readOnlyHint: boolean
+    readonly destructiveHint: boolean
+    readonly idempotentHint: boolean
+    readonly openWorldHint: boolean
+  }
+  readonly run: (args: Record<string, unknown>) => Promise<ToolResult>
+}
+
+type Platform = CatalogueResponse["platforms"][number]
+
+const text = (t: string) => [{ type: "text" as const, text: t }]
+
+/** A tool error the model can act on. */
+const toolError = (message: string): ToolResult => ({ content: text(message), isError: true })
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** An API error as a tool error: the code, the message, every field named, and what to do next. */
+export const fromApiError = (status: number, e: ApiError): ToolResult => {
+  const lines = [`Error ${e.code}${status > 0 ? ` (HTTP ${status})` : ""}: ${e.message}`]
+  if (Array.isArray(e.details)) {
+    for (const d of e.details) {
+      if (isRecord(d) && typeof d["path"] === "string") lines.push(`- field \`${d["path"]}\`: ${String(d["message"])}`)
+    }
+  } else if (isRecord(e.details)) {
+    lines.push(`Details: ${JSON.stringify(e.details)}`)
+  }
+  if (e.code === "unauthorized")
+    lines.push(
+      "The API key was refused. Over stdio set PDR_API_KEY; over HTTP send `Authorization: Bearer <key>` on each request."
+    )
+  if (e.code === "quote_above_max_credits" && isRecord(e.details))
+    lines.push(
+      `The quote is ${String(e.details["required"])} credits. Call again with maxCredits >= ${String(e.details["required"])} if that is acceptable, or ask for less (fewer subjects, a smaller limit).`
+    )
+  if (e.code === "insufficient_credits") lines.push("Use the balance tool; ask for fewer subjects or a smaller limit.")
+  lines.push(e.code === "unreachable" ? "Nothing was charged." : "Nothing was charged (an error never bills).")
+  if (e.requestId) lines.push(`requestId: ${e.requestId}`)
+  return toolError(lines.join("\n"))
+}
+
+/**
+ * The API could not be reached even after the client's retries. A paid call may have run: the same idempotency key
+ * replays its answer without a second charge (D16), so the model is given the key to retry with.
+ */
+const unreachable = (cause: unknown, idempotencyKey?: string): ToolResult =>
+  toolError(
+    [
+      `Error unreachable: the API could not be reached (${cause instanceof Error ? cause.message : String(cause)}).`,
+      idempotencyKey === undefined
+        ? "Nothing was charged."
+        : `The call may have run. Retry with the same request and idempotencyKey "${idempotencyKey}": if it ran, its answer is replayed without a second charge.`
+    ].join("\n")
+  )
+
+/** Runs a client request; a rejection (connection lost after retries) becomes a tool error. */
+const attempt = async <T>(
+  send: () => Promise<T>,
+  idempotencyKey?: string
+): Promise<{ readonly done: T } | { readonly failed: ToolResult }> => {
+  try {
+    return { done: await send() }
+  } catch (cause) {
+    return { failed: unreachable(cause, idempotencyKey) }
+  }
+}
+
+/** The per-unit lines of an answer. */
+const coverageLines = (coverage: ReadonlyArray<CoverageItem>, quoting: boolean): ReadonlyArray<string> =>
+  coverage.map((c) => {
+    const who = c.subject !== undefined ? c.subject : `query "${c.query ?? ""}"`
+    switch (c.status) {
+      case "fetched":
+        return `- ${who}: fetched now, measured ${c.measuredAt}; ${c.rows} row(s); ${c.credits} credits (source ${c.source})`
+      case "stored":
+        return quoting
+          ? `- ${who}: would be served from storage, measured ${c.measuredAt}; free`
+          : `- ${who}: served from storage, measured ${c.measuredAt}; ${c.rows} row(s); free (source ${c.source})`
+      case "fetch":
+        return `- ${who}: would be fetched now; ${c.credits} credits`
+      default:
+        return `- ${who}: omitted (${c.reason ?? "unknown"}): ${c.detail ?? ""}; not charged`
+    }
+  })
+
+/** Rows cut to the budget, whole rows only. */
+export const cut = (rows: ReadonlyArray<unknown>, budget = rowBudgetBytes) => {
+  const shown: Array<unknown> = []
+  let bytes = 2
+  for (const row of rows) {
+    const size = Buffer.byteLength(JSON.stringify(row)) + 1
+    if (bytes + size > budget) break
+    shown.push(row)
+    bytes += size
+  }
+  return { shown, omitted: rows.length - shown.length }
+}
+
+const coverageSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["status", "measuredAt", "rows", "credits", "source"],
+    properties: {
+      subject: { type: "string" },
+      query: { type: "string" },
+      status: { type: "string", enum: ["fetched", "stored", "omitted", "fetch"] },
+      measuredAt: { type: ["string", "null"] },
+      rows: { type: "number" },
+      credits: { type: "number" },
+      source: { type: ["string", "null"] },
+      reason: { type: "string" },
+      detail: { type: "string" }
+    }
+  }
+}
+
+const priceSchema = {
+  type: "object",
+  required: ["rule", "startingPrice", "rows"],
+  properties: {
+    rule: { type: "string" },
+    startingPrice: { type: "number" },
+    rows: { type: ["number", "null"] },
+    parts: { type: "object", additionalProperties: { type: "number" } }
+  }
+}
+
+const rowsAnswerSchema = {
+  type: "object",
+  required: [
+    "platform",
+    "op",
+    "creditsCharged",
+    "creditsRemaining",
+    "coverage",
+    "rows",
+    "rowsTotal",
+    "rowsOmitted",
+    "requestId"
+  ],
+  properties: {
+    platform: { type: "string" },
+    op: { type: "string" },
+    creditsCharged: { type: "number" },
+    creditsRemaining: { type: "number" },
+    maxCredits: { type: "number" },
+    coverage: coverageSchema,
+    rows: { type: "array" },
+    rowsTotal: { type: "integer" },
+    rowsOmitted: { type: "integer" },
+    requestId: { type: "string" }
+  }
+}
+
+/** An example value of a JSON Schema: its default, first enum value, bounds, or a placeholder naming the field. */
+const exampleOf = (schema: unknown, name: string): unknown => {
+  if (!isRecord(schema)) return `<${name}>`
+  if (schema["default"] !== undefined) return schema["default"]
+  if (Array.isArray(schema["enum"])) return schema["enum"][0]
+  const type = schema["type"]
+  if (type === "integer" || type === "number") return schema["minimum"] ?? 1
+  if (type === "boolean") return false
+  if (type === "array") return [exampleOf(schema["items"], name.replace(/s$/, ""))]
+  if (type === "object") {
+    const props = isRecord(schema["properties"]) ? schema["properties"] : {}
+    const required = Array.isArray(schema["required"]) ? (schema["required"] as Array<string>) : []
+    const keys = required.length > 0 ? required : Object.keys(props).slice(0, 1)
+    return Object.fromEntries(keys.map((k) => [k, exampleOf(props[k], k)]))
+  }
+  return `<${typeof schema["description"] === "string" ? schema["description"] : name}>`
+}
+
+/** The fields of an op's request schema, one line each for the model. */
+const fieldsOf = (op: CatalogueOp) => {
+  const schema = isRecord(op.requestSchema) ? op.requestSchema : {}
+  const props = isRecord(schema["properties"]) ? schema["properties"] : {}
+  const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as Array<string>) : [])
+  return Object.entries(props)
+    .filter(([name]) => name !== "op")
+    .map(([name, raw]) => {
+      const s = isRecord(raw) ? raw : {}
+      const field: Record<string, unknown> = { name, type: s["type"] ?? "any", required: required.has(name) }
+      for (const k of ["description", "default", "enum", "minimum", "maximum", "minItems", "maxItems", "maxLength"]) {
+        if (s[k] !== undefined) field[k] = s[k]
+      }
+      if (isRecord(s["items"]) && typeof s["items"]["description"] === "string")
+        field["description"] = `${String(s["description"] ?? "")}; each: ${s["items"]["description"]}`
+      if (isRecord(s["properties"])) field["properties"] = Object.keys(s["properties"])
+      return field
+    })
+}
+
+const fieldLine = (f: Record<string, unknown>) => {
+  const bits = [`${String(f["name"])} (${JSON.stringify(f["type"])}${f["required"] ? ", required" : ""})`]
+  if (f["description"]) bits.push(String(f["description"]))
+  if (f["enum"]) bits.push(`one of ${(f["enum"] as Array<unknown>).join(", ")}`)
+  if (f["minimum"] !== undefined || f["maximum"] !== undefined)
+    bits.push(`${String(f["minimum"] ?? "")}..${String(f["maximum"] ?? "")}`)
+  if (f["maxItems"] !== undefined) bits.push(`at most ${String(f["maxItems"])} items`)
+  if (f["properties"]) bits.push(`fields: ${(f["properties"] as Array<string>).join(", ")}`)
+  if (f["default"] !== undefined) bits.push(`default ${JSON.stringify(f["default"])}`)
+  return `- ${bits.join("; ")}`
+}
+
+const window = (seconds: number | null) =>
+  seconds === null
+    ? "not stored (every call fetches)"
+    : seconds % 3600 === 0
+      ? `stored ${seconds / 3600} h (repeats within it are free)`
+      : `stored ${seconds} s (repeats within it are free)`
+
+const priceText = (p: CatalogueOp["price"]) =>
+  p.rule === "free"
+    ? "free"
+    : `${p.rule}, from ${p.startingPrice} credits${p.rows === null ? "" : ` per ${p.rows} rows`}${
+        p.parts
+          ? ` (${Object.entries(p.parts)
+              .map(([k, v]) => `${k} ${v}`)
+              .join(", ")})`
+          : ""
+      }`
+
+/** The tools over one client and the catalogue it published. */
+export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyArray<Tool> => {
+  const platforms = catalogue.platforms
+  const platformIds = platforms.map((p) => p.platform)
+  const opNames = [...new Set(platforms.flatMap((p) => p.ops.map((o) => o.op)))]
+  const historyPlatforms = platforms.filter((p) => p.ops.some((o) => o.op === "history")).map((p) => p.platform)
+
+  const platformArg = (ids: ReadonlyArray<string>) => ({
+    type: "string",
+    enum: ids,
+    description: "a served platform (see list_platforms)"
+  })
+  const requestArg = {
+    type: "object",
+    required: ["op"],
+    properties: { op: { type: "string", enum: opNames, description: "an op of the platform" } },
+    additionalProperties: true,
+    description: "`op` and the op's own fields, exactly as describe_op shows them (the API validates each field)"
+  }
+
+  const findPlatform = (args: Record<string, unknown>, ids = platformIds): Platform | ToolResult => {
+    const id = args["platform"]
+    const found = platforms.find((p) => p.platform === id && ids.includes(p.platform))
+    if (found) return found
+    return toolError(
+      `Error invalid_argument: \`platform\` ${id === undefined ? "is missing" : `"${String(id)}" is not served here`}; valid values: ${ids.join(", ")}. Nothing was charged.`
+    )
+  }
+
+  const requestOf = (
+    args: Record<string, unknown>
+  ): ({ readonly op: string } & Record<string, unknown>) | ToolResult => {
+    const r = args["request"]
+    if (isRecord(r) && typeof r["op"] === "string") return r as { readonly op: string } & Record<string, unknown>
+    return toolError(
+      "Error invalid_argument: `request` must be an object holding `op` and the op's fields, e.g. " +
+        '{"op":"profiles","subjects":["..."]}; use describe_op to see them. Nothing was charged.'
+    )
+  }
+
+  const isResult = (u: unknown): u is ToolResult => isRecord(u) && Array.isArray(u["content"])
+
+  const rowsAnswer = (
+    platform: string,
+    op: string,
+    r: Extract<Result<OpResponse>, { ok: true }>,
+    extra: { readonly maxCredits?: number; readonly hint: string }
+  ): ToolResult => {
+    const v = r.value
+    const { shown, omitted } = cut(v.data)
+    const fetched = v.coverage.filter((c) => c.status === "fetched").length
+    const stored = v.coverage.filter((c) => c.status === "stored").length
+    const left = v.coverage.filter((c) => c.status === "omitted").length
+    const lines = [
+      `Charged ${v.cost.creditsCharged} credits${extra.maxCredits === undefined ? "" : ` (cap ${extra.maxCredits})`}; ${v.cost.creditsRemaining} credits left.`,
+      `${platform} ${op}: ${v.coverage.length} unit(s): ${fetched} fetched now, ${stored} served from storage, ${left} omitted.`,
+      ...coverageLines(v.coverage, false),
+      omitted > 0
+        ? `Rows: ${shown.length} of ${v.data.length} shown; ${omitted} row(s) left out to stay under ${rowBudgetBytes / 1000} KB. ${extra.hint}`
+        : `Rows (${v.data.length}):`,
+      JSON.stringify(shown),
+      `requestId: ${v.requestId || r.requestId}`
+    ]
+    return {
+      content: text(lines.join("\n")),
+      structuredContent: {
+        platform,
+        op,
+        creditsCharged: v.cost.creditsCharged,
+        creditsRemaining: v.cost.creditsRemaining,
+        ...(extra.maxCredits === undefined ? {} : { maxCredits: extra.maxCredits }),
+        coverage: v.coverage,
+        rows: shown,
+        rowsTotal: v.data.length,
+        rowsOmitted: omitted,
+        requestId: v.requestId || r.requestId
+      }
+    }
+  }
+
+  const readOnly = (title: string) => ({
+    title,
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false
+  })
+
+  const listPlatforms: Tool = {
+    name: "list_platforms",
+    title: "List platforms and ops",
+    description:
+      "Every served platform and its ops with price rule, starting price and storage window (free). Optionally one platform.",
+    inputSchema: { type: "object", properties: { platform: platformArg(platformIds) } },
+    outputSchema: {
+      type: "object",
+      required: ["platforms"],
+      properties: {
+        platforms: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["platform", "description", "ops"],
+            properties: {
+              platform: { type: "string" },
+              description: { type: "string" },
+              ops: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["op", "description", "price", "freshnessSeconds", "available", "units"],
+                  properties: {
+                    op: { type: "string" },
+                    description: { type: "string" },
+                    price: priceSchema,
+                    freshnessSeconds: { type: ["number", "null"] },
+                    available: { type: "boolean" },
+                    units: { type: "string" }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    annotations: readOnly("List platforms and ops"),
+    run: async (args) => {
+      let chosen: ReadonlyArray<Platform> = platforms
+      if (args["platform"] !== undefined) {
+        const p = findPlatform(args)
+        if (isResult(p)) return p
+        chosen = [p]
+      }
+      const out = chosen.map((p) => ({
+        platform: p.platform,
+        description: p.description,
+        ops: p.ops.map((o) => ({
+          op: o.op,
+          description: o.description,
+          price: o.price,
+          freshnessSeconds: o.freshnessSeconds,
+          available: o.available,
+          units: o.units
+        }))
+      }))
+      const lines = chosen.flatMap((p) => [
+        `${p.platform}: ${p.description}`,
+        ...p.ops.map(
+          (o) =>
+            `  - ${o.op}: ${priceText(o.price)}; ${window(o.freshnessSeconds)}${o.available ? "" : "; UNAVAILABLE now"}`
+        )
+      ])
+      lines.push("Nothing was charged. Use describe_op for an op's fields, quote for an exact price.")
+      return { content: text(lines.join("\n")), structuredContent: { platforms: out } }
+    }
+  }
+
+  const describeOp: Tool = {
+    name: "describe_op",
+    title: "Describe one op",
+    description: "One op's fields (types, bounds, defaults), price, storage window and an example request (free).",
+    inputSchema: {
+      type: "object",
+      required: ["platform", "op"],
+      properties: { platform: platformArg(platformIds), op: { type: "string", enum: opNames } }
+    },
+    outputSchema: {
+      type: "object",
+      required: ["platform", "op", "description", "price", "freshnessSeconds", "available", "fields", "example"],
+      properties: {
+        platform: { type: "string" },
+        op: { type: "string" },
+        description: { type: "string" },
+        price: priceSchema,
+        freshnessSeconds: { type: ["number", "null"] },
+        available: { type: "boolean" },
+        subjects: { type: ["string", "null"] },
+        metrics: { type: "array", items: { type: "string" } },
+        fields: { type: "array", items: { type: "object", required: ["name", "required"] } },
+        example: { type: "object", description: "a request for the quote and call tools" },
+        requestSchema: { type: "object" }
+      }
+    },
+    annotations: readOnly("Describe one op"),
+    run: async (args) => {
+      const p = findPlatform(args)
+      if (isResult(p)) return p
+      const op = p.ops.find((o) => o.op === args["op"])
+      if (!op)
+        return toolError(
+          `Error invalid_argument: \`op\` ${args["op"] === undefined ? "is missing" : `"${String(args["op"])}" is not an op of ${p.platform}`}; valid values: ${p.ops.map((o) => o.op).join(", ")}. Nothing was charged.`
+        )
+      const fields = fieldsOf(op)
+      const example = { platform: p.platform, request: exampleOf(op.requestSchema, "request") }
+      const lines = [
+        `${p.platform} ${op.op}: ${op.description}`,
+        `Price: ${priceText(op.price)}. Window: ${window(op.freshnessSeconds)}.${op.available ? "" : " UNAVAILABLE now."}`,
+        ...(op.subjects ? [`Subjects: ${op.subjects}`] : []),
+        ...(op.metrics ? [`Metrics: ${op.metrics.join(", ")}`] : []),
+        "Fields:",
+        ...fields.map(fieldLine),
+        `Example (angle brackets are placeholders): ${JSON.stringify(example)}`,
+        "Nothing was charged. Quote it first (free), then call with maxCredits."
+      ]
+      return {
+        content: text(lines.join("\n")),
+        structuredContent: {
+          platform: p.platform,
+          op: op.op,
+          description: op.description,
+          price: op.price,
+          freshnessSeconds: op.freshnessSeconds,
+          available: op.available,
+          subjects: op.subjects,
+          ...(op.metrics ? { metrics: op.metrics } : {}),
+          fields,
+          example,
+          requestSchema: op.requestSchema
+        }
+      }
+    }
+  }
+
+  const quote: Tool = {
+    name: "quote",
+    title: "Quote a call (free)",
+    description:
+      "The exact binding price of a call, per subject (what would be fetched, what is stored and free); spends nothing. Pass maxCredits to learn whether it fits.",
+    inputSchema: {
+      type: "object",
+      required: ["platform", "request"],
+      properties: {
+        platform: platformArg(platformIds),
+        request: requestArg,
+        maxCredits: { type: "integer", minimum: 0, description: "a cap to check the quote against" }
+      }
+    },
+    outputSchema: {
+      type: "object",
+      required: ["platform", "op", "quote", "creditsCharged", "creditsRemaining", "coverage", "requestId"],
+      properties: {
+        platform: { type: "string" },
+        op: { type: "string" },
+        quote: { type: "number" },
+        fitsMaxCredits: { type: "boolean" },
+        creditsCharged: { type: "number" },
+        creditsRemaining: { type: "number" },
+        coverage: coverageSchema,
+        requestId: { type: "string" }
+      }
+    },
+    annotations: readOnly("Quote a call (free)"),
+    run: async (args) => {
+      const p = findPlatform(args)
+      if (isResult(p)) return p
+      const request = requestOf(args)
+      if (isResult(request)) return request
+      const cap = args["maxCredits"] as number | undefined
+      const sent = await attempt(() =>
+        client.call(p.platform, request, { estimateOnly: true, ...(cap === undefined ? {} : { maxCredits: cap }) })
+      )
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      if (!r.ok) return fromApiError(r.status, r.error)
+      const v = r.value
+      const credits = v.estimate?.credits ?? 0
+      const fits = v.estimate?.fitsMaxCredits
+      const lines = [
+        `Quote: ${credits} credits for ${p.platform} ${String(request["op"])}. Charged 0 credits (a quote is free); ${v.cost.creditsRemaining} credits left.`,
+        ...(fits === undefined ? [] : [fits ? `Fits maxCredits ${cap}.` : `Does NOT fit maxCredits ${cap}.`]),
+        ...coverageLines(v.coverage, true),
+        `To run it: call with the same request and maxCredits >= ${credits}.`
+      ]
+      return {
+        content: text(lines.join("\n")),
+        structuredContent: {
+          platform: p.platform,
+          op: String(request["op"]),
+          quote: credits,
+          ...(fits === undefined ? {} : { fitsMaxCredits: fits }),
+          creditsCharged: v.cost.creditsCharged,
+          creditsRemaining: v.cost.creditsRemaining,
+          coverage: v.coverage,
+          requestId: v.requestId || r.requestId
+        }
+      }
+    }
+  }
+
+  const call: Tool = {
+    name: "call",
+    title: "Call an op (spends credits)",
+    description:
+      "Runs one op and bills at most its quote. `maxCredits` is required: a call quoted above it is refused and nothing is billed. Stored subjects are served free within the op's window.",
+    inputSchema: {
+      type: "object",
+      required: ["platform", "request", "maxCredits"],
+      properties: {
+        platform: platformArg(platformIds),
+        request: requestArg,
+        maxCredits: {
+          type: "integer",
+          minimum: 0,
+          description: "the most this call may spend; quote first to know the exact price"
+        },
+        idempotencyKey: {
+          type: "string",
+          description: "optional: the same key with the same request replays the first answer without billing again"
+        }
+      }
+    },
+    outputSchema: rowsAnswerSchema,
+    annotations: {
+      title: "Call an op (spends credits)",
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true
+    },
+    run: async (args) => {
+      const p = findPlatform(args)
+      if (isResult(p)) return p
+      const request = requestOf(args)
+      if (isResult(request)) return request
+      const cap = args["maxCredits"]
+      if (cap === undefined)
+        return toolError(
+          "Error invalid_argument: `maxCredits` is required: quote the request first (free), then pass maxCredits >= the quote. Nothing was charged."
+        )
+      const key = typeof args["idempotencyKey"] === "string" ? args["idempotencyKey"] : randomUUID()
+      const sent = await attempt(
+        () => client.call(p.platform, request, { maxCredits: cap as number, idempotencyKey: key }),
+        key
+      )
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      if (!r.ok) return fromApiError(r.status, r.error)
+      return rowsAnswer(p.platform, String(request["op"]), r, {
+        maxCredits: cap as number,
+        hint: "To get them: ask again with a smaller `limit`, or one subject per call (subjects already fetched are served free from storage within the op's window)."
+      })
+    }
+  }
+
+  const history: Tool = {
+    name: "history",
+    title: "Stored history (free)",
+    description:
+      "The stored series of one metric per subject over the last days; free, never fetches. Fields as describe_op shows for op `history`.",
+    inputSchema: {
+      type: "object",
+      required: ["platform", "request"],
+      properties: {
+        platform: platformArg(historyPlatforms),
+        request: {
+          type: "object",
+          properties: { subjects: { type: "array", items: { type: "string" } }, metric: { type: "string" } },
+          additionalProperties: true,
+          description: "the history op's fields (subjects, metric, days, ...); `op` may be left out"
+        }
+      }
+    },
+    outputSchema: rowsAnswerSchema,
+    annotations: readOnly("Stored history (free)"),
+    run: async (args) => {
+      const p = findPlatform(args, historyPlatforms)
+      if (isResult(p)) return p
+      const given = args["request"]
+      if (!isRecord(given))
+        return toolError(
+          'Error invalid_argument: `request` must be an object with the history fields, e.g. {"subjects":["..."],"metric":"..."}. Nothing was charged.'
+        )
+      const sent = await attempt(() => client.call(p.platform, { ...given, op: "history" }))
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      if (!r.ok) return fromApiError(r.status, r.error)
+      return rowsAnswer(p.platform, "history", r, {
+        hint: "To get them: ask for fewer `days`, or one subject per call."
+      })
+    }
+  }
+
+  const balance: Tool = {
+    name: "balance",
+    title: "Credits left",
+    description: "The spendable credits of the API key's account (free).",
+    inputSchema: { type: "object", properties: {} },
+    outputSchema: {
+      type: "object",
+      required: ["creditsRemaining"],
+      properties: { creditsRemaining: { type: "number" } }
+    },
+    annotations: readOnly("Credits left"),
+    run: async () => {
+      const sent = await attempt(() => client.balance())
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      if (!r.ok) return fromApiError(r.status, r.error)
+      return {
+        content: text(`${r.value.creditsRemaining} credits left. Charged 0 credits.`),
+        structuredContent: { creditsRemaining: r.value.creditsRemaining }
+      }
+    }
+  }
+
+  return [listPlatforms, describeOp, quote, call, history, balance]
+}
