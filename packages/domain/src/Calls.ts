@@ -511,9 +511,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    /** D8 steps 2-4 and the answer. */
-    const execute = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
-      const toFetch = p.units.filter((u) => needsFetch(p, u))
+    /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
+    const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
       let holdId: string | null = null
       if (p.quote > 0) {
         const settings = yield* CallSettings
@@ -534,6 +533,40 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           )
         holdId = hold.id
       }
+      return holdId
+    })
+
+    // ---- issue 14: an error never leaves a hold behind (D8) ----
+    /**
+     * The hold, then what follows it: any end of `use` but a success (a failure, a defect, an interruption: the store
+     * refusing the settle, an adapter defect) releases the hold, exactly once, before the answer is written. Placing
+     * the hold is uninterruptible, so no exit between the hold and `use` escapes this. The expiry sweep is left only
+     * for a process that died.
+     */
+    const holding = <A, E, R>(
+      caller: Caller,
+      p: Plan,
+      use: (holdId: string | null) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | InsufficientCredits, R> =>
+      Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
+        holdId === null || Exit.isSuccess(exit)
+          ? Effect.void
+          : ledger
+              .release(holdId)
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
+                )
+              )
+      )
+    // ---- end issue 14 ----
+
+    /** D8 steps 2-4 and the answer. */
+    const execute = (caller: Caller, p: Plan) => holding(caller, p, (holdId) => deliver(caller, p, holdId))
+
+    /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
+    const deliver = Effect.fnUntraced(function* (caller: Caller, p: Plan, holdId: string | null) {
+      const toFetch = p.units.filter((u) => needsFetch(p, u))
       const settings = yield* CallSettings
       // nothing or one unit to fetch (a stored answer, a single subject) forks no fibers
       const fetching =
@@ -542,8 +575,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           : toFetch.length === 1
             ? Effect.map(fetchShared(p, toFetch[0]!), (r) => [r])
             : Effect.forEach(toFetch, (u) => fetchShared(p, u), { concurrency: settings.concurrency })
-      const held = holdId
-      const results = yield* held === null ? fetching : Effect.onInterrupt(fetching, () => ledger.release(held))
+      const results = yield* fetching
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
@@ -605,10 +637,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const failed = fetched.filter(
         (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
       )
-      if (fetched.length > 0 && failed.length === p.units.length) {
-        if (holdId !== null) yield* ledger.release(holdId)
-        return yield* new EveryUnitFailed({ coverage })
-      }
+      // the failure releases the hold (`holding`)
+      if (fetched.length > 0 && failed.length === p.units.length) return yield* new EveryUnitFailed({ coverage })
       const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
       const charge = Math.min(exact, p.quote)
       if (exact > p.quote)

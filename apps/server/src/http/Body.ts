@@ -6,7 +6,10 @@
 import type { IncomingMessage } from "node:http"
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Requests } from "@pdr/domain"
+import type { Errors } from "@pdr/http-api"
 import { Effect } from "effect"
+import * as ApiErrors from "./ApiErrors.js"
 
 const decodeError = (request: HttpServerRequest.HttpServerRequest, cause: unknown) =>
   new HttpServerError.RequestError({ request, reason: "Decode", cause })
@@ -45,12 +48,23 @@ export const text = (
   return source.readableEnded ? request.text : readAll(request, source)
 }
 
-/** The body parsed as JSON (an empty body is `null`); a body that is not JSON fails as the framework's would. */
+/**
+ * The body parsed as JSON (an empty body is `null`); a body that is not JSON fails as the framework's would. A body
+ * nested deeper than `Requests.maxJsonDepth` is refused (400 naming the field) before it is parsed, by a scan that
+ * does not recurse.
+ */
 export const json = (
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<unknown, HttpServerError.RequestError> =>
-  Effect.flatMap(text(request), (body) => {
+): Effect.Effect<unknown, HttpServerError.RequestError | Errors.ApiError> =>
+  Effect.flatMap(text(request), (body): Effect.Effect<unknown, HttpServerError.RequestError | Errors.ApiError> => {
     if (body === "") return Effect.succeed(null)
+    const deep = Requests.tooDeep(body)
+    if (deep !== undefined) {
+      const message = `is nested deeper than ${Requests.maxJsonDepth} levels`
+      return ApiErrors.fail(400, "invalid_request", `the body ${message}; nothing was read further or billed`, [
+        { path: deep, message }
+      ])
+    }
     try {
       return Effect.succeed(JSON.parse(body) as unknown)
     } catch (cause) {
