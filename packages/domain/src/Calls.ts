@@ -78,6 +78,25 @@ export interface Answer {
   readonly cost: { readonly creditsCharged: number; readonly creditsRemaining: number }
   readonly coverage: ReadonlyArray<CoverageItem>
   readonly estimate?: { readonly credits: number }
+  /** The answer's JSON text as kept for an idempotency key by the settle (D16); sent as it is. */
+  readonly kept?: string
+}
+
+/** What an idempotent call keeps with its settle: the key, and the members the HTTP layer adds after `coverage`. */
+export interface Keep {
+  readonly key: string
+  readonly envelope: Readonly<Record<string, unknown>>
+}
+
+/** The kept answer of a paid call around its cost: `{"data":...,"cost":` and `,"coverage":...,<envelope>}`. */
+const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => {
+  const envelope = JSON.stringify(keep.envelope)
+  return {
+    key: keep.key,
+    status: 200,
+    before: `{"data":${JSON.stringify(data)},"cost":`,
+    after: `,"coverage":${JSON.stringify(coverage)}${envelope === "{}" ? "}" : `,${envelope.slice(1)}`}`
+  }
 }
 
 type Part = "email" | "phone"
@@ -562,10 +581,16 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     // ---- end issue 14 ----
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan) => holding(caller, p, (holdId) => deliver(caller, p, holdId))
+    const execute = (caller: Caller, p: Plan, keep: Keep | undefined) =>
+      holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
-    const deliver = Effect.fnUntraced(function* (caller: Caller, p: Plan, holdId: string | null) {
+    const deliver = Effect.fnUntraced(function* (
+      caller: Caller,
+      p: Plan,
+      holdId: string | null,
+      keep: Keep | undefined
+    ) {
       const toFetch = p.units.filter((u) => needsFetch(p, u))
       const settings = yield* CallSettings
       // nothing or one unit to fetch (a stored answer, a single subject) forks no fibers
@@ -651,27 +676,36 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       // a call served entirely from the store has nothing to settle: one read of the balance
       // contact parts are charged by the settle itself, only for the parts this org did not hold yet (D10)
       const capture = holdId === null || p.op.price._tag === "PerPart" ? 0 : charge
-      const settled = nothingToWrite
-        ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
-        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written }).pipe(
-            Effect.catchTag("HoldNotHeld", () =>
-              Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                Effect.zipRight(
-                  ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
+      // an idempotent call's answer is kept by the settle, in its transaction (D16)
+      const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
+      const settled: { readonly account: { readonly spendable: number }; readonly captured: number; readonly kept?: string } =
+        nothingToWrite
+          ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
+          : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
+              Effect.catchTag("HoldNotHeld", () =>
+                Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                  Effect.zipRight(
+                    ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written, kept })
+                  )
                 )
-              )
-            ),
-            Effect.orDie
-          )
+              ),
+              Effect.orDie
+            )
       return {
         data,
         cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
-        coverage
+        coverage,
+        ...(settled.kept === undefined ? {} : { kept: settled.kept })
       } satisfies Answer
     })
 
     /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
-    const callImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
+    const callImpl = Effect.fnUntraced(function* (
+      caller: Caller,
+      platformId: string,
+      body: unknown,
+      keep: Keep | undefined
+    ) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
       if (decoded.op.name === "history") {
@@ -686,11 +720,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       }
       const p = yield* plan(caller, decoded.op, decoded.request)
       if (decoded.estimateOnly) return yield* estimate(caller, p)
-      return yield* execute(caller, p)
+      return yield* execute(caller, p, keep)
     })
 
-    const call = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Answer, CallError> =>
-      callImpl(caller, platformId, body)
+    /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */
+    const call = (caller: Caller, platformId: string, body: unknown, keep?: Keep): Effect.Effect<Answer, CallError> =>
+      callImpl(caller, platformId, body, keep)
 
     const balance = (caller: Caller) => unspent(caller)
 
