@@ -1,7 +1,7 @@
 /**
  * The JSON body of an op call. A body with a Content-Length (at most 64 KiB: the Fallback middleware refused any
  * larger one before this runs) is read here straight from node's IncomingMessage in one asynchronous step; a chunked
- * body was already read, with its cap, by the Fallback middleware, and its cached text is reused.
+ * body was already read, with its cap, by the Fallback middleware, and the text it kept is reused.
  */
 import type { IncomingMessage } from "node:http"
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
@@ -10,6 +10,7 @@ import { Requests } from "@pdr/domain"
 import type { Errors } from "@pdr/http-api"
 import { Effect } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Fallback from "./Fallback.js"
 
 const decodeError = (request: HttpServerRequest.HttpServerRequest, cause: unknown) =>
   new HttpServerError.RequestError({ request, reason: "Decode", cause })
@@ -43,8 +44,11 @@ const readAll = (request: HttpServerRequest.HttpServerRequest, source: IncomingM
 export const text = (
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<string, HttpServerError.RequestError> => {
-  if (request.headers["content-length"] === undefined) return request.text
   const source = NodeHttpServerRequest.toIncomingMessage(request)
+  if (request.headers["content-length"] === undefined) {
+    const cached = Fallback.cachedText.get(source)
+    return cached === undefined ? request.text : Effect.succeed(cached)
+  }
   return source.readableEnded ? request.text : readAll(request, source)
 }
 
