@@ -143,9 +143,10 @@ describe.skipIf(!serverUp)("crash safety and shutdown", () => {
         await new Promise((r) => setTimeout(r, 100))
       }
       await db.query("DROP TRIGGER crash_probe ON idempotency")
-      const before = await db.query("SELECT count(*)::int AS n FROM ledger WHERE kind = 'capture' AND account_id = $1", [
-        account.accountId
-      ])
+      const before = await db.query(
+        "SELECT count(*)::int AS n FROM ledger WHERE kind = 'capture' AND account_id = $1",
+        [account.accountId]
+      )
       const kept = await db.query("SELECT state FROM idempotency WHERE account_id = $1", [account.accountId])
       // both or neither: a capture exists exactly when its answer is kept
       assert.strictEqual(before.rows[0].n, kept.rows[0]?.state === "done" ? 1 : 0, JSON.stringify(kept.rows))

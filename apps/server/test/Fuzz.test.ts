@@ -121,7 +121,9 @@ const badStrings = ["a\u0000b", "\ud800", "x\udfffy", "\u0000"]
 const prototypeKeys = ["__proto__", "constructor", "prototype"]
 
 /** The string fields of a JSON Schema, as paths: top-level, inside nested objects, and list items. */
-const stringFields = (schema: Json): Array<{ readonly path: ReadonlyArray<string | number>; readonly list: boolean }> => {
+const stringFields = (
+  schema: Json
+): Array<{ readonly path: ReadonlyArray<string | number>; readonly list: boolean }> => {
   const out: Array<{ path: ReadonlyArray<string | number>; list: boolean }> = []
   const work: Array<{ s: Json; path: ReadonlyArray<string | number> }> = [{ s: schema, path: [] }]
   while (work.length > 0) {
@@ -134,7 +136,8 @@ const stringFields = (schema: Json): Array<{ readonly path: ReadonlyArray<string
         out.push({ path: [...path, name], list: true })
       else if (prop["type"] === "object" && prop["properties"]) work.push({ s: prop, path: [...path, name] })
       else if (Array.isArray(prop["anyOf"]))
-        for (const alt of prop["anyOf"] as Array<Json>) if (alt["properties"]) work.push({ s: alt, path: [...path, name] })
+        for (const alt of prop["anyOf"] as Array<Json>)
+          if (alt["properties"]) work.push({ s: alt, path: [...path, name] })
     }
   }
   return out
@@ -173,16 +176,31 @@ const hostileCases = (): Array<Hostile> => {
         // a locator or a stay keeps only the member under test (the others could be the complaint)
         const request = structuredClone(base)
         if (field.path.length > 1) request[field.path[0] as string] = {}
-        out.push({ platform: op.platform, raw: withRaw(request, field.path, value), names: renderPath(path), what: `string ${JSON.stringify(bad)}` })
+        out.push({
+          platform: op.platform,
+          raw: withRaw(request, field.path, value),
+          names: renderPath(path),
+          what: `string ${JSON.stringify(bad)}`
+        })
       }
     }
     for (const name of Object.keys(schema["properties"] as Json)) {
       const depth = pick([100, 1_000, 2_200, 10_000, 30_000])
       const arrays = `${"[".repeat(depth)}${"]".repeat(depth)}`
-      out.push({ platform: op.platform, raw: withRaw(base, [name], arrays), names: renderPath([name]), what: `[${depth}` })
+      out.push({
+        platform: op.platform,
+        raw: withRaw(base, [name], arrays),
+        names: renderPath([name]),
+        what: `[${depth}`
+      })
       const objects = Math.min(depth, 5_000)
       const nested = `${'{"a":'.repeat(objects)}1${"}".repeat(objects)}`
-      out.push({ platform: op.platform, raw: withRaw(base, [name], nested), names: renderPath([name]), what: `{${objects}` })
+      out.push({
+        platform: op.platform,
+        raw: withRaw(base, [name], nested),
+        names: renderPath([name]),
+        what: `{${objects}`
+      })
     }
     const objects: Array<ReadonlyArray<string>> = [[]]
     for (const [name, prop] of Object.entries(schema["properties"] as Record<string, Json>))

@@ -68,9 +68,10 @@ describe.skipIf(!serverUp)("hostile clients (issue 14)", () => {
       const holds = await db.query("SELECT status, count(*)::int AS n FROM holds WHERE account_id = $1 GROUP BY 1", [
         a.accountId
       ])
-      const captures = await db.query("SELECT count(*)::int AS n FROM ledger WHERE account_id = $1 AND kind = 'capture'", [
-        a.accountId
-      ])
+      const captures = await db.query(
+        "SELECT count(*)::int AS n FROM ledger WHERE account_id = $1 AND kind = 'capture'",
+        [a.accountId]
+      )
       return {
         ...acct.rows[0],
         holds: Object.fromEntries(holds.rows.map((r) => [r.status, r.n])),

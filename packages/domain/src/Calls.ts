@@ -678,19 +678,29 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const capture = holdId === null || p.op.price._tag === "PerPart" ? 0 : charge
       // an idempotent call's answer is kept by the settle, in its transaction (D16)
       const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
-      const settled: { readonly account: { readonly spendable: number }; readonly captured: number; readonly kept?: string } =
-        nothingToWrite
-          ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
-          : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
-              Effect.catchTag("HoldNotHeld", () =>
-                Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                  Effect.zipRight(
-                    ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written, kept })
-                  )
+      const settled: {
+        readonly account: { readonly spendable: number }
+        readonly captured: number
+        readonly kept?: string
+      } = nothingToWrite
+        ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
+        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
+            Effect.catchTag("HoldNotHeld", () =>
+              Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                Effect.zipRight(
+                  ledger.settle({
+                    holdId: null,
+                    accountId: caller.accountId,
+                    capture: 0,
+                    reason,
+                    records: written,
+                    kept
+                  })
                 )
-              ),
-              Effect.orDie
-            )
+              )
+            ),
+            Effect.orDie
+          )
       return {
         data,
         cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },

@@ -259,7 +259,7 @@ export const jsonObject = (limits: { readonly maxDepth: number; readonly maxByte
       if (typeof v !== "object" || v === null) continue
       if (depth > limits.maxDepth) return { path, message: `is nested deeper than ${limits.maxDepth} levels` }
       if (Array.isArray(v)) {
-        v.forEach((x, i) => work.push({ v: x, path: [...path, i], depth: depth + 1 }))
+        for (let i = 0; i < v.length; i++) work.push({ v: v[i], path: [...path, i], depth: depth + 1 })
         continue
       }
       for (const key of Object.keys(v)) {

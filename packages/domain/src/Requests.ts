@@ -58,7 +58,7 @@ export const tooDeep = (text: string, max: number = maxJsonDepth): string | unde
         else j++
       }
       const top = stack[stack.length - 1]
-      if (top !== undefined && top.expectKey) {
+      if (top?.expectKey) {
         try {
           top.key = String(JSON.parse(text.slice(i, j + 1)))
         } catch {

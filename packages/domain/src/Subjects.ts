@@ -80,11 +80,11 @@ export const canonicalUrl = (url: URL): string => {
   return `${url.protocol}//${url.host}${path}${query}`
 }
 
-/** A character PostgreSQL text cannot keep: NUL, or a UTF-16 surrogate that is not half of a pair (no UTF-8 form). */
-const unstorable = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+/** A UTF-16 surrogate that is not half of a pair: it has no UTF-8 form, so PostgreSQL text cannot keep it. */
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** Whether a string can be kept as PostgreSQL text as it is (no NUL, no unpaired surrogate). */
-export const isStorable = (s: string): boolean => !unstorable.test(s)
+export const isStorable = (s: string): boolean => !s.includes("\u0000") && !unpairedSurrogate.test(s)
 
 /** What a field holding a character the store cannot keep is told. */
 export const unstorableMessage = "must not contain NUL (\\u0000) or an unpaired UTF-16 surrogate"

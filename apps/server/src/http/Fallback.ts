@@ -2,6 +2,9 @@
  * The API-level middleware: gives every request its id, renders every error in the D5 shape (including the
  * framework's own: malformed JSON, unknown routes, defects) and never answers HTML or an empty body.
  */
+
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import {
   HttpApiBuilder,
   HttpApiError,
@@ -10,8 +13,6 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import type { Socket } from "node:net"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api } from "@pdr/http-api"
 import { Cause, Effect, Option } from "effect"
@@ -139,7 +140,10 @@ const readCapped = (source: IncomingMessage) =>
     const onEnd = () => {
       cleanup()
       resume(
-        Effect.succeed({ text: total <= maxBodyBytes ? Buffer.concat(chunks).toString("utf8") : undefined, ended: true })
+        Effect.succeed({
+          text: total <= maxBodyBytes ? Buffer.concat(chunks).toString("utf8") : undefined,
+          ended: true
+        })
       )
     }
     const onError = () => {

@@ -96,7 +96,8 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
                 ...(typeof original === "string" ? { "x-request-id": original } : {})
               })
             }
-            if (kept.keptBySettle === true) return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
+            if (kept.keptBySettle === true)
+              return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
             if (kept.status === 200) return ok(kept.body)
             const body = kept.body as { error: Errors.ErrorObject }
             return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))

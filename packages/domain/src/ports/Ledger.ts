@@ -109,7 +109,11 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
       /** The answer to keep for an idempotency key of `accountId`, in the same transaction (a crash keeps both or neither). */
       readonly kept?: KeptAnswer | undefined
     }) => Effect.Effect<
-      { readonly account: Account; readonly captured: number; /** the kept answer's text, if one was kept */ readonly kept?: string },
+      {
+        readonly account: Account
+        readonly captured: number /** the kept answer's text, if one was kept */
+        readonly kept?: string
+      },
       HoldNotHeld
     >
     /** Releases a hold whole (a call that failed). */
