@@ -7,11 +7,10 @@
 // the database (balance, held, ledger rows) is read after each case: a non-200 answer holds or moves nothing.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Catalogue, Examples } from "@pdr/domain"
-import type { Database } from "@pdr/store-pg"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Effect, Exit, FastCheck as fc, Scope } from "effect"
+import { FastCheck as fc } from "effect"
 import pg from "pg"
-import { account, balance, type Running, request, start } from "./harness.js"
+import { account, balance, type Running, request, startWithDatabase } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
 const seed = Number(process.env["FUZZ_SEED"] ?? Date.now() % 2 ** 31)
@@ -228,20 +227,14 @@ const hostileCases = (): Array<Hostile> => {
 describe.skipIf(!serverUp)("fuzzing the op endpoint", () => {
   let server: Running
   let db: pg.Client
-  const scope = Effect.runSync(Scope.make())
+  let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    const target = (await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))) as Database.Target & {
-      _tag: "Server"
-    }
-    server = await start({ target: Effect.succeed(target) })
-    db = new pg.Client({ connectionString: target.url })
-    await db.connect()
+    const started = await startWithDatabase()
+    server = started.server
+    db = started.db
+    close = started.close
   }, 60_000)
-  afterAll(async () => {
-    await db?.end()
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  })
+  afterAll(() => close())
 
   /** What the database holds for an account: balance, held, ledger rows, active holds. */
   const money = async (accountId: string) => {

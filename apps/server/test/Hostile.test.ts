@@ -7,11 +7,9 @@
 //   sending; `Expect: 100-continue` over the limit gets an immediate 413 instead of `100 Continue`.
 import { connect, type Socket } from "node:net"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import type { Database } from "@pdr/store-pg"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
-import { account, post, type Running, request, start } from "./harness.js"
+import { account, post, type Running, request, startWithDatabase } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
 
@@ -42,20 +40,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe.skipIf(!serverUp)("hostile clients (issue 14)", () => {
   let server: Running
-  let target: Database.Target & { _tag: "Server" }
   let db: pg.Client
-  const scope = Effect.runSync(Scope.make())
+  let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    target = (await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))) as typeof target
-    server = await start({ target: Effect.succeed(target), options: { timeouts } })
-    db = new pg.Client({ connectionString: target.url })
-    await db.connect()
+    const started = await startWithDatabase({ options: { timeouts } })
+    server = started.server
+    db = started.db
+    close = started.close
   }, 60_000)
-  afterAll(async () => {
-    await db?.end()
-    await server?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  })
+  afterAll(() => close())
 
   it("D8: the store refusing the settle after the hold: the hold is released before the answer, nothing billed", async () => {
     const a = await account(server, 100, "refused-settle")

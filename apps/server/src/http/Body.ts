@@ -3,7 +3,6 @@
  * larger one before this runs) is read here straight from node's IncomingMessage in one asynchronous step; a chunked
  * body was already read, with its cap, by the Fallback middleware, and the text it kept is reused.
  */
-import type { IncomingMessage } from "node:http"
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Requests } from "@pdr/domain"
@@ -15,31 +14,6 @@ import * as Fallback from "./Fallback.js"
 const decodeError = (request: HttpServerRequest.HttpServerRequest, cause: unknown) =>
   new HttpServerError.RequestError({ request, reason: "Decode", cause })
 
-const readAll = (request: HttpServerRequest.HttpServerRequest, source: IncomingMessage) =>
-  Effect.async<string, HttpServerError.RequestError>((resume) => {
-    const chunks: Array<Buffer> = []
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk)
-    }
-    const onEnd = () => {
-      cleanup()
-      resume(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
-    }
-    const onError = (cause: unknown) => {
-      cleanup()
-      resume(Effect.fail(decodeError(request, cause)))
-    }
-    const cleanup = () => {
-      source.off("data", onData)
-      source.off("end", onEnd)
-      source.off("error", onError)
-    }
-    source.on("data", onData)
-    source.once("end", onEnd)
-    source.once("error", onError)
-    return Effect.sync(cleanup)
-  })
-
 /** The body as text. */
 export const text = (
   request: HttpServerRequest.HttpServerRequest
@@ -49,7 +23,13 @@ export const text = (
     const cached = Fallback.cachedText.get(source)
     return cached === undefined ? request.text : Effect.succeed(cached)
   }
-  return source.readableEnded ? request.text : readAll(request, source)
+  return source.readableEnded
+    ? request.text
+    : Effect.flatMap(Fallback.readCapped(source), (read) =>
+        read.text === undefined
+          ? Effect.fail(decodeError(request, read.error ?? new Error("the body is over the limit")))
+          : Effect.succeed(read.text)
+      )
 }
 
 /**

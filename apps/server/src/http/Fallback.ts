@@ -121,11 +121,11 @@ export const checkContinue = (server: Server) => (req: IncomingMessage, res: Ser
 }
 
 /**
- * Reads a body of unknown length (chunked) up to `maxBodyBytes`; past it, the rest is read and dropped up to
- * `drainCap`, and the answer is `undefined` (too large) as soon as it is known to be.
+ * Reads a body straight from node's IncomingMessage, in one asynchronous step, up to `maxBodyBytes`; past it, the rest
+ * is read and dropped up to `drainCap`, and the text is `undefined` (too large) as soon as that is known.
  */
-const readCapped = (source: IncomingMessage) =>
-  Effect.async<{ readonly text: string | undefined; readonly ended: boolean }>((resume) => {
+export const readCapped = (source: IncomingMessage) =>
+  Effect.async<{ readonly text: string | undefined; readonly ended: boolean; readonly error?: unknown }>((resume) => {
     const chunks: Array<Buffer> = []
     let total = 0
     const onData = (chunk: Buffer) => {
@@ -139,16 +139,17 @@ const readCapped = (source: IncomingMessage) =>
     }
     const onEnd = () => {
       cleanup()
-      resume(
-        Effect.succeed({
-          text: total <= maxBodyBytes ? Buffer.concat(chunks).toString("utf8") : undefined,
-          ended: true
-        })
-      )
+      const text =
+        total > maxBodyBytes
+          ? undefined
+          : chunks.length === 1
+            ? chunks[0]!.toString("utf8")
+            : Buffer.concat(chunks).toString("utf8")
+      resume(Effect.succeed({ text, ended: true }))
     }
-    const onError = () => {
+    const onError = (error: unknown) => {
       cleanup()
-      resume(Effect.succeed({ text: undefined, ended: false }))
+      resume(Effect.succeed({ text: undefined, ended: false, error }))
     }
     const cleanup = () => {
       source.off("data", onData)
