@@ -40,6 +40,7 @@ describe.skipIf(!serverUp)("crash safety and shutdown", () => {
     const account = await adminCall(first, "/admin/accounts", { name: "crash", credits: 100_000 })
     const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "crash" })
     let sent = 0
+    let answered = 0
     const calls = Array.from({ length: 200 }, async (_, i) => {
       await new Promise((r) => setTimeout(r, i * 3))
       sent++
@@ -48,11 +49,17 @@ describe.skipIf(!serverUp)("crash safety and shutdown", () => {
         headers: { "content-type": "application/json", "x-api-key": key.key },
         body: JSON.stringify({ request: { op: "places", subjects: [`ChIJcrash-${i}-a`, `ChIJcrash-${i}-b`] } })
       }).then(
-        (r) => r.status,
+        (r) => {
+          answered++
+          return r.status
+        },
         () => 0
       )
     })
+    // the kill comes once some calls were answered (350 ms on an idle machine; later on a loaded one)
+    const started = Date.now()
     await new Promise((r) => setTimeout(r, 350))
+    while (answered === 0 && Date.now() - started < 15_000) await new Promise((r) => setTimeout(r, 20))
     first.child.kill("SIGKILL")
     const statuses = await Promise.all(calls)
     assert.isAbove(statuses.filter((s) => s === 200).length, 0, "some calls completed before the kill")
