@@ -318,5 +318,8 @@ describe.skipIf(!serverUp)("fuzzing the op endpoint", () => {
     assert.isAbove(statuses.get(200) ?? 0, runs / 10, "a good share of the bodies were valid calls")
     assert.isAbove(statuses.get(400) ?? 0, runs / 10)
     assert.strictEqual(await balance(server, a.key), 10_000_000 - charged)
+    // and nothing is left held by any answer, error or not (read from the database)
+    const left = await money(a.accountId)
+    assert.deepStrictEqual([left.balance, left.held, left.holds], [10_000_000 - charged, 0, 0])
   }, 240_000)
 })
