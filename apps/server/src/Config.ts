@@ -1,6 +1,7 @@
 /** The server's configuration, read in one place. */
 import { Calls, RateLimits } from "@pdr/domain"
 import { Config, Duration } from "effect"
+import { listenerTimeouts } from "./Server.js"
 
 // the defaults are the domain's (D12 limits, call settings); the environment only overrides them
 const limits = RateLimits.RateLimits.defaults
@@ -26,7 +27,12 @@ export const server = Config.all({
   holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(calls.holdTtl))),
   unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(Duration.toMillis(calls.unitTimeout))),
   sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
-  shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000))
+  shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000)),
+  timeouts: Config.all({
+    headersMs: Config.integer("HEADERS_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.headersMs)),
+    requestMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.requestMs)),
+    keepAliveMs: Config.integer("KEEP_ALIVE_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.keepAliveMs))
+  })
 })
 
 /** The server's configuration. */

@@ -33,7 +33,22 @@ export interface Options {
   readonly holdTtlMs?: number
   readonly unitTimeoutMs?: number
   readonly sweepEveryMs?: number
+  /** Slow and idle clients: timeouts of both listeners (`listenerTimeouts` when absent). */
+  readonly timeouts?: ListenerTimeouts
 }
+
+/** How long a client may take to send its headers, its whole request, and how long an idle keep-alive lasts. */
+export interface ListenerTimeouts {
+  readonly headersMs: number
+  readonly requestMs: number
+  readonly keepAliveMs: number
+}
+
+/**
+ * The listeners' timeouts by default: headers and request well under node's (60 s, 300 s); keep-alive at node's 5 s
+ * (at 4 s, fetch clients under load reused connections the server was closing: resets in the 1,000-call test).
+ */
+export const listenerTimeouts: ListenerTimeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 }
 
 /** The domain services on the Postgres store, the synthetic upstream and node's crypto. */
 export const services = (options: Options) =>
@@ -123,8 +138,16 @@ const urlOf = Effect.map(HttpServer.HttpServer, (server) =>
  * An http.Server whose close (on shutdown) also closes each keep-alive connection as soon as it is idle, so calls in
  * flight finish and the process exits without waiting for clients' idle connections to time out.
  */
-const closingServer = () => {
-  const server = createServer()
+const closingServer = (timeouts: ListenerTimeouts) => () => {
+  const server = createServer({
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // how often node checks the two timeouts above (its default, 30 s, would let them run that much over)
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersMs / 4)))
+  })
+  // Expect: 100-continue with a body over the limit: an immediate 413, not 100 Continue
+  server.on("checkContinue", Fallback.checkContinue(server))
   const close = server.close.bind(server)
   server.close = ((callback?: (error?: Error) => void) => {
     close(callback)
@@ -138,13 +161,15 @@ const closingServer = () => {
 }
 
 /** Both listeners and the background work, over the services. */
-export const layer = (options: Options) =>
-  Layer.mergeAll(
+export const layer = (options: Options) => {
+  const listener = closingServer(options.timeouts ?? listenerTimeouts)
+  return Layer.mergeAll(
     Layer.merge(publicHttp.pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: options.host }))
+      Layer.provide(NodeHttpServer.layer(listener, { port: options.port, host: options.host }))
     ),
     Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(closingServer, { port: options.adminPort, host: options.adminHost }))
+      Layer.provide(NodeHttpServer.layer(listener, { port: options.adminPort, host: options.adminHost }))
     ),
     background(options.sweepEveryMs ?? 15_000)
   ).pipe(Layer.provideMerge(services(options)))
+}

@@ -146,6 +146,13 @@ describe.skipIf(!serverUp)("idempotency and overspend races", () => {
       [200, 200, 200, 200, 200]
     )
     assert.strictEqual(new Set(replies.map((r) => r.text)).size, 1, "identical bodies")
+    const original = replies[0]!.body.requestId
+    assert.match(original, /^req_/)
+    assert.deepStrictEqual(
+      replies.map((r) => r.headers.get("x-request-id")),
+      replies.map(() => original),
+      "D16/D17: a replay carries the original answer's request id in the header as in the body"
+    )
     assert.deepStrictEqual(
       replies.map((r) => r.headers.get("idempotent-replayed")),
       [null, "true", "true", "true", "true"]

@@ -5,7 +5,8 @@ import * as Testing from "@pdr/store-pg/Testing"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import { Clock, Effect, Layer, ManagedRuntime, Redacted, Schema, type Scope } from "effect"
+import { Clock, Effect, Exit, Layer, ManagedRuntime, Redacted, Schema, Scope } from "effect"
+import pg from "pg"
 import * as Server from "../src/Server.js"
 
 /** A clock that runs `offset.ms` ahead of the real one. */
@@ -210,3 +211,19 @@ export const account = async (server: Running, credits: number, name = "test") =
 /** Spendable credits of the key's account. */
 export const balance = async (server: Running, key: string) =>
   (await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": key } })).body.creditsRemaining as number
+
+/** A server on a fresh schema of the real PostgreSQL server, with a client of that schema to read what it holds. */
+export const startWithDatabase = async (options: Parameters<typeof start>[0] = {}) => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+  if (target._tag !== "Server") throw new Error("expected a server target")
+  const server = await start({ ...options, target: Effect.succeed(target) })
+  const db = new pg.Client({ connectionString: target.url })
+  await db.connect()
+  const close = async () => {
+    await db.end()
+    await server.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+  return { server, db, url: target.url, close }
+}

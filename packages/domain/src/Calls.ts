@@ -88,6 +88,25 @@ export interface Answer {
   readonly cost: { readonly creditsCharged: number; readonly creditsRemaining: number }
   readonly coverage: ReadonlyArray<CoverageItem>
   readonly estimate?: { readonly credits: number; readonly fitsMaxCredits?: boolean }
+  /** The answer's JSON text as kept for an idempotency key by the settle (D16); sent as it is. */
+  readonly kept?: string
+}
+
+/** What an idempotent call keeps with its settle: the key, and the members the HTTP layer adds after `coverage`. */
+export interface Keep {
+  readonly key: string
+  readonly envelope: Readonly<Record<string, unknown>>
+}
+
+/** The kept answer of a paid call around its cost: `{"data":...,"cost":` and `,"coverage":...,<envelope>}`. */
+const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => {
+  const envelope = JSON.stringify(keep.envelope)
+  return {
+    key: keep.key,
+    status: 200,
+    before: `{"data":${JSON.stringify(data)},"cost":`,
+    after: `,"coverage":${JSON.stringify(coverage)}${envelope === "{}" ? "}" : `,${envelope.slice(1)}`}`
+  }
 }
 
 type Part = "email" | "phone"
@@ -519,9 +538,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    /** D8 steps 2-4 and the answer. */
-    const execute = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
-      const toFetch = p.units.filter((u) => needsFetch(p, u))
+    /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
+    const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
       let holdId: string | null = null
       if (p.quote > 0) {
         const settings = yield* CallSettings
@@ -542,6 +560,46 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           )
         holdId = hold.id
       }
+      return holdId
+    })
+
+    // ---- issue 14: an error never leaves a hold behind (D8) ----
+    /**
+     * The hold, then what follows it: any end of `use` but a success (a failure, a defect, an interruption: the store
+     * refusing the settle, an adapter defect) releases the hold, exactly once, before the answer is written. Placing
+     * the hold is uninterruptible, so no exit between the hold and `use` escapes this. The expiry sweep is left only
+     * for a process that died.
+     */
+    const holding = <A, E, R>(
+      caller: Caller,
+      p: Plan,
+      use: (holdId: string | null) => Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | InsufficientCredits, R> =>
+      Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
+        holdId === null || Exit.isSuccess(exit)
+          ? Effect.void
+          : ledger
+              .release(holdId)
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
+                )
+              )
+      )
+    // ---- end issue 14 ----
+
+    /** D8 steps 2-4 and the answer. */
+    const execute = (caller: Caller, p: Plan, keep: Keep | undefined) =>
+      holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
+
+    /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
+    const deliver = Effect.fnUntraced(function* (
+      caller: Caller,
+      p: Plan,
+      holdId: string | null,
+      keep: Keep | undefined
+    ) {
+      const toFetch = p.units.filter((u) => needsFetch(p, u))
       const settings = yield* CallSettings
       // nothing or one unit to fetch (a stored answer, a single subject) forks no fibers
       const fetching =
@@ -550,8 +608,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           : toFetch.length === 1
             ? Effect.map(fetchShared(p, toFetch[0]!), (r) => [r])
             : Effect.forEach(toFetch, (u) => fetchShared(p, u), { concurrency: settings.concurrency })
-      const held = holdId
-      const results = yield* held === null ? fetching : Effect.onInterrupt(fetching, () => ledger.release(held))
+      const results = yield* fetching
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
@@ -616,10 +673,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const failed = fetched.filter(
         (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
       )
-      if (fetched.length > 0 && failed.length === p.units.length) {
-        if (holdId !== null) yield* ledger.release(holdId)
-        return yield* new EveryUnitFailed({ coverage })
-      }
+      // the failure releases the hold (`holding`)
+      if (fetched.length > 0 && failed.length === p.units.length) return yield* new EveryUnitFailed({ coverage })
       const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
       const charge = Math.min(exact, p.quote)
       if (exact > p.quote)
@@ -632,13 +687,26 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       // a call served entirely from the store has nothing to settle: one read of the balance
       // contact parts are charged by the settle itself, only for the parts this org did not hold yet (D10)
       const capture = holdId === null || p.op.price._tag === "PerPart" ? 0 : charge
-      const settled = nothingToWrite
+      // an idempotent call's answer is kept by the settle, in its transaction (D16)
+      const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
+      const settled: {
+        readonly account: { readonly spendable: number }
+        readonly captured: number
+        readonly kept?: string
+      } = nothingToWrite
         ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
-        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written }).pipe(
+        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
             Effect.catchTag("HoldNotHeld", () =>
               Effect.logWarning("hold expired before settle; delivered without charge").pipe(
                 Effect.zipRight(
-                  ledger.settle({ holdId: null, accountId: caller.accountId, capture: 0, reason, records: written })
+                  ledger.settle({
+                    holdId: null,
+                    accountId: caller.accountId,
+                    capture: 0,
+                    reason,
+                    records: written,
+                    kept
+                  })
                 )
               )
             ),
@@ -647,12 +715,18 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       return {
         data,
         cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
-        coverage
+        coverage,
+        ...(settled.kept === undefined ? {} : { kept: settled.kept })
       } satisfies Answer
     })
 
     /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
-    const callImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
+    const callImpl = Effect.fnUntraced(function* (
+      caller: Caller,
+      platformId: string,
+      body: unknown,
+      keep: Keep | undefined
+    ) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
       if (decoded.op.name === "history") {
@@ -673,11 +747,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       // D18: the cap is checked on the quote, before anything is held or fetched
       if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
         return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-      return yield* execute(caller, p)
+      return yield* execute(caller, p, keep)
     })
 
-    const call = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Answer, CallError> =>
-      callImpl(caller, platformId, body)
+    /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */
+    const call = (caller: Caller, platformId: string, body: unknown, keep?: Keep): Effect.Effect<Answer, CallError> =>
+      callImpl(caller, platformId, body, keep)
 
     const balance = (caller: Caller) => unspent(caller)
 

@@ -1000,7 +1000,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       stored: false,
       fields: {
         source: F.text(120),
-        input: F.withDefault(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {} as never),
+        input: F.withDefault(F.jsonObject({ maxDepth: 8, maxBytes: 8192 }), {} as never),
         limit: F.limit(10, 1, 100)
       },
       label: (r) => String(r["source"])

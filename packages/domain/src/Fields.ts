@@ -5,9 +5,14 @@
 import { Either, ParseResult, Schema } from "effect"
 import * as Subjects from "./Subjects.js"
 
+/** A string the store can keep as it is: no NUL, no unpaired surrogate (checked before any other rule). */
+export const Storable = Schema.String.pipe(
+  Schema.filter(Subjects.isStorable, { message: () => Subjects.unstorableMessage, jsonSchema: {} })
+)
+
 /** A string of at most `max` characters. */
 export const text = (max: number) =>
-  Schema.String.pipe(
+  Storable.pipe(
     Schema.maxLength(max, { message: () => `must be at most ${max} characters` }),
     Schema.minLength(1, { message: () => "must not be empty" })
   )
@@ -96,7 +101,7 @@ export const Alpha2 = Schema.String.pipe(
 
 const subjectString = (spec: Subjects.SubjectSpec) =>
   Schema.transformOrFail(
-    Schema.String.pipe(
+    Storable.pipe(
       Schema.maxLength(Subjects.maxLength),
       Schema.filter(() => true, {
         jsonSchema: {
@@ -243,3 +248,62 @@ export const Experience = Schema.Union(
   Schema.String.pipe(Schema.pattern(/^(?:[0-9]|1[0-9]|2[0-3])$/)),
   Schema.transform(int(0, 23), Schema.String, { strict: true, decode: String, encode: Number })
 ).annotations({ message: () => ({ message: 'must be "all" or an integer from 0 to 23', override: true }) })
+
+const utf8Length = (s: string): number => {
+  let n = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0x80) n += 1
+    else if (c < 0x800) n += 2
+    else if (c >= 0xd800 && c < 0xdc00) {
+      n += 4
+      i++
+    } else n += 3
+  }
+  return n
+}
+
+const prototypeKeys: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])
+
+/**
+ * A free-form JSON object (explore `run`'s `input`) within the given limits: at most `maxDepth` levels of nesting
+ * (the object itself is level 1) and `maxBytes` bytes as JSON; no `__proto__`, `constructor` or `prototype` key at
+ * any depth; every key and string storable. Checked with an explicit stack (no recursion) before the record is read.
+ */
+export const jsonObject = (limits: { readonly maxDepth: number; readonly maxBytes: number }) => {
+  const description =
+    `a JSON object of at most ${limits.maxDepth} levels and ${limits.maxBytes} bytes; ` +
+    "the keys __proto__, constructor and prototype are refused at any depth"
+  const check = (input: unknown): true | { path: ReadonlyArray<PropertyKey>; message: string } | string => {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return "must be a JSON object"
+    const work: Array<{ readonly v: unknown; readonly path: ReadonlyArray<PropertyKey>; readonly depth: number }> = [
+      { v: input, path: [], depth: 1 }
+    ]
+    while (work.length > 0) {
+      const { v, path, depth } = work.pop()!
+      if (typeof v === "string") {
+        if (!Subjects.isStorable(v)) return { path, message: Subjects.unstorableMessage }
+        continue
+      }
+      if (typeof v !== "object" || v === null) continue
+      if (depth > limits.maxDepth) return { path, message: `is nested deeper than ${limits.maxDepth} levels` }
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) work.push({ v: v[i], path: [...path, i], depth: depth + 1 })
+        continue
+      }
+      for (const key of Object.keys(v)) {
+        if (prototypeKeys.has(key)) return { path: [...path, key], message: "is a key that is not accepted" }
+        if (!Subjects.isStorable(key)) return { path: [...path, key], message: `key ${Subjects.unstorableMessage}` }
+        work.push({ v: (v as Record<string, unknown>)[key], path: [...path, key], depth: depth + 1 })
+      }
+    }
+    const bytes = utf8Length(JSON.stringify(input))
+    return bytes <= limits.maxBytes ? true : `must be at most ${limits.maxBytes} bytes as JSON (it is ${bytes})`
+  }
+  const jsonSchema = { type: "object", description, "x-maxDepth": limits.maxDepth, "x-maxBytes": limits.maxBytes }
+  return Schema.compose(
+    Schema.Unknown.annotations({ jsonSchema }).pipe(Schema.filter(check, { jsonSchema: {} })),
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    { strict: false }
+  )
+}

@@ -7,16 +7,44 @@ import type { OpDef, OpRequest } from "./Catalogue.js"
 /** Fields that name the unit or how many rows it asks for; every other field changes the answer. */
 const notAnswerChanging = new Set(["op", "subjects", "subject", "limit", "pages"])
 
-/** JSON with object keys sorted, so equal values have one spelling. */
+/**
+ * JSON with object keys sorted, so equal values have one spelling. Written with an explicit stack, not recursion, so
+ * no nesting depth can overflow the call stack.
+ */
 export const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`
+  let out = ""
+  // pieces of text, and values still to write, popped in order
+  const work: Array<string | { readonly v: unknown }> = [{ v: value }]
+  while (work.length > 0) {
+    const item = work.pop()!
+    if (typeof item === "string") {
+      out += item
+      continue
+    }
+    const v = item.v
+    if (Array.isArray(v)) {
+      work.push("]")
+      for (let i = v.length - 1; i >= 0; i--) {
+        work.push({ v: v[i] })
+        if (i > 0) work.push(",")
+      }
+      work.push("[")
+    } else if (v !== null && typeof v === "object") {
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      work.push("}")
+      for (let i = entries.length - 1; i >= 0; i--) {
+        work.push({ v: entries[i]![1] })
+        work.push(`${JSON.stringify(entries[i]![0])}:`)
+        if (i > 0) work.push(",")
+      }
+      work.push("{")
+    } else {
+      out += JSON.stringify(v) ?? ""
+    }
   }
-  return JSON.stringify(value)
+  return out
 }
 
 /** The answer-changing fields of a request, canonical JSON; `store` is the resolved store, not the locator. */

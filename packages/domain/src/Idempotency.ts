@@ -1,7 +1,8 @@
 /**
  * Idempotency (D16): the first completed answer to an `Idempotency-Key` (scoped to the account) is kept 24 hours and
  * replayed to a retry with the same body; another body is refused (422), a retry while the first is running too
- * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again.
+ * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again. A paid answer is kept
+ * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
 import { DateTime, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./Calls.js"
@@ -35,6 +36,8 @@ export class IdempotencyInFlight extends Schema.TaggedError<IdempotencyInFlight>
 export interface Kept {
   readonly status: number
   readonly body: unknown
+  /** The answer was already kept by the settle, in its transaction: nothing to write after it. */
+  readonly keptBySettle?: boolean
 }
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/
@@ -69,7 +72,9 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
           const kept = yield* answer.pipe(
             Effect.onExit((exit) =>
               Exit.isSuccess(exit) && exit.value.status < 500
-                ? store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
+                ? exit.value.keptBySettle === true
+                  ? Effect.void
+                  : store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
                 : store.abandon(claim)
             )
           )

@@ -37,6 +37,52 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
   }
 }
 
+/** The deepest nesting of arrays and objects a request body may have (the body itself is level 1). */
+export const maxJsonDepth = 64
+
+/**
+ * The path of the first array or object of a JSON text nested deeper than `max`, or undefined. A scan of the text
+ * with an explicit stack, no recursion and no parse, so it runs before the body is parsed or decoded; it expects the
+ * text to be JSON only as far as it reads it (a malformed text is refused later by the parse).
+ */
+export const tooDeep = (text: string, max: number = maxJsonDepth): string | undefined => {
+  const stack: Array<{ array: boolean; key: string | number; expectKey: boolean }> = []
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 0x22) {
+      let j = i + 1
+      while (j < text.length) {
+        const d = text.charCodeAt(j)
+        if (d === 0x5c) j += 2
+        else if (d === 0x22) break
+        else j++
+      }
+      const top = stack[stack.length - 1]
+      if (top?.expectKey) {
+        try {
+          top.key = String(JSON.parse(text.slice(i, j + 1)))
+        } catch {
+          top.key = text.slice(i + 1, Math.min(j, i + 41))
+        }
+        top.expectKey = false
+      }
+      i = j
+    } else if (c === 0x5b || c === 0x7b) {
+      if (stack.length >= max) return renderPath(stack.map((e) => e.key))
+      stack.push({ array: c === 0x5b, key: c === 0x5b ? 0 : "", expectKey: c === 0x7b })
+    } else if (c === 0x5d || c === 0x7d) {
+      stack.pop()
+    } else if (c === 0x2c) {
+      const top = stack[stack.length - 1]
+      if (top !== undefined) {
+        if (top.array) top.key = (top.key as number) + 1
+        else top.expectKey = true
+      }
+    }
+  }
+  return undefined
+}
+
 /** A decoded call: the op, its typed and defaulted request, and whether only a quote is asked. */
 export interface Call {
   readonly op: Catalogue.OpDef

@@ -96,6 +96,15 @@ export const jsonForms = (
   return forms
 }
 
+/** A UTF-16 surrogate that is not half of a pair: it has no UTF-8 form, so PostgreSQL text cannot keep it. */
+const unpairedSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** Whether a string can be kept as PostgreSQL text as it is (no NUL, no unpaired surrogate). */
+export const isStorable = (s: string): boolean => !s.includes("\u0000") && !unpairedSurrogate.test(s)
+
+/** What a field holding a character the store cannot keep is told. */
+export const unstorableMessage = "must not contain NUL (\\u0000) or an unpaired UTF-16 surrogate"
+
 /** Why a subject was refused: the message names the accepted forms. */
 export interface SubjectProblem {
   readonly message: string
@@ -103,6 +112,7 @@ export interface SubjectProblem {
 
 /** Normalizes one subject into its canonical entity key, or says why it is not of an accepted form. */
 export const normalize = (spec: SubjectSpec, raw: string): Either.Either<string, SubjectProblem> => {
+  if (!isStorable(raw)) return problem(unstorableMessage)
   const input = raw.trim()
   if (input.length === 0) return problem(`must not be empty; expected ${spec.describe}`)
   if (input.length > maxLength) return problem(`must be at most ${maxLength} characters; expected ${spec.describe}`)

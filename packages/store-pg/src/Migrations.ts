@@ -260,6 +260,27 @@ export const all = {
           RETURNING u.id, u.name, u.balance, u.held, u.created_at)
         SELECT a.id, a.name, a.balance, a.held, a.created_at, v_amount FROM a;
     END $$;
+  `),
+  "0007_settle_keeps_the_answer": migration(`
+    -- the settle of an idempotent call completes its idempotency record in the same transaction (D16): the kept
+    -- answer is the caller's text around the cost this settle computes, so a crash keeps both or neither
+    CREATE FUNCTION pdr_settle_kept(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                                    p_points jsonb, p_reveals jsonb, p_key text, p_status integer, p_before text,
+                                    p_after text)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      r record;
+      v_body text;
+    BEGIN
+      SELECT * INTO r FROM pdr_settle(p_hold, p_account, p_capture, p_reason, p_measurements, p_points, p_reveals);
+      IF NOT FOUND THEN RETURN; END IF;
+      v_body := p_before || '{"creditsCharged":' || r.captured || ',"creditsRemaining":' || (r.balance - r.held)
+        || '}' || p_after;
+      UPDATE idempotency i SET state = 'done', status = p_status, body = v_body
+        WHERE i.account_id = p_account AND i.key = p_key;
+      RETURN QUERY SELECT r.id, r.name, r.balance, r.held, r.created_at, r.captured, v_body;
+    END $$;
   `)
 }
 

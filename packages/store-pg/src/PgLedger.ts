@@ -85,11 +85,17 @@ const settleStatement = (
   accountId: string,
   capture: number,
   reason: string,
-  records: M.SettleRecords
+  records: M.SettleRecords,
+  kept: L.KeptAnswer | undefined
 ) => {
   const json = recordsJson(records, holdId)
-  return sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
-    ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
+  // with an answer to keep, pdr_settle_kept (migration 0007) completes its idempotency record in the same transaction
+  return kept === undefined
+    ? sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
+        ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
+    : sql`SELECT * FROM pdr_settle_kept(${holdId}, ${accountId}, ${capture}, ${reason},
+        ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb,
+        ${kept.key}, ${kept.status}, ${kept.before}, ${kept.after})`
 }
 
 /** The Ledger adapter. */
@@ -142,17 +148,21 @@ export const make = Effect.gen(function* () {
           return toHold(rows[0]!)
         })
       ),
-    settle: ({ holdId, accountId, capture, reason, records }) =>
+    settle: ({ holdId, accountId, capture, reason, records, kept }) =>
       orDie(
         Effect.suspend(() =>
           holdId === null && capture !== 0
             ? Effect.die(new Error("a settle without a hold cannot capture"))
-            : settleStatement(sql, holdId, accountId, capture, reason, records)
+            : settleStatement(sql, holdId, accountId, capture, reason, records, kept)
         ).pipe(
           Effect.flatMap((rows) =>
             rows.length === 0
               ? Effect.fail(new L.HoldNotHeld({ holdId: holdId ?? "" }))
-              : Effect.succeed({ account: toAccount(rows[0]!), captured: num(rows[0]!["captured"]) })
+              : Effect.succeed({
+                  account: toAccount(rows[0]!),
+                  captured: num(rows[0]!["captured"]),
+                  ...(kept === undefined ? {} : { kept: String(rows[0]!["kept"]) })
+                })
           )
         )
       ),

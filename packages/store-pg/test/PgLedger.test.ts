@@ -25,6 +25,68 @@ const audit = (accountId: string) =>
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`Ledger on ${t.name}`, () => {
     layer(services(t.target), { timeout: "60 seconds" })((it) => {
+      it.effect(
+        "D16: a settle with an answer to keep completes its idempotency record in the same statement; a refused one keeps nothing",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "kept", credits: 50 })
+            for (const key of ["k1", "k2"])
+              yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
+                         VALUES (${account.id}, ${key}, 'f', 'in_flight', now(), now() + interval '1 day')`
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 9,
+              expiresAt: later(60_000)
+            })
+            const kept = (key: string) => ({
+              key,
+              status: 200,
+              before: '{"data":[{"subject":"\u00e9"}],"cost":',
+              after: ',"coverage":[],"requestId":"req_1"}'
+            })
+            const empty = { measurements: [], points: [], reveals: [] }
+            const settled = yield* ledger.settle({
+              holdId: hold.id,
+              accountId: account.id,
+              capture: 4,
+              reason: "kept",
+              records: empty,
+              kept: kept("k1")
+            })
+            const text =
+              '{"data":[{"subject":"\u00e9"}],"cost":{"creditsCharged":4,"creditsRemaining":46},"coverage":[],"requestId":"req_1"}'
+            assert.strictEqual(settled.kept, text)
+            assert.strictEqual(settled.kept, Ledger.keptText(kept("k1"), { charged: 4, remaining: 46 }))
+            // the hold is no longer held: the settle is refused and the other key's record stays in flight
+            const refused = yield* Effect.either(
+              ledger.settle({
+                holdId: hold.id,
+                accountId: account.id,
+                capture: 4,
+                reason: "x",
+                records: empty,
+                kept: kept("k2")
+              })
+            )
+            assert.isTrue(Either.isLeft(refused))
+            const rows =
+              yield* sql`SELECT key, state, status, body FROM idempotency WHERE account_id = ${account.id} ORDER BY key`
+            assert.deepStrictEqual(
+              rows.map((r) => [r["key"], r["state"], r["status"], r["body"]]),
+              [
+                ["k1", "done", 200, text],
+                ["k2", "in_flight", null, null]
+              ]
+            )
+            assert.deepStrictEqual(JSON.parse(text).cost, { creditsCharged: 4, creditsRemaining: 46 })
+          })
+      )
+
       it.effect("D8: 200 concurrent holds on an account that can afford 37 place exactly 37", () =>
         Effect.gen(function* () {
           const accounts = yield* Accounts.Accounts

@@ -2,6 +2,9 @@
  * The API-level middleware: gives every request its id, renders every error in the D5 shape (including the
  * framework's own: malformed JSON, unknown routes, defects) and never answers HTML or an empty body.
  */
+
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import {
   HttpApiBuilder,
   HttpApiError,
@@ -10,6 +13,7 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api } from "@pdr/http-api"
 import { Cause, Effect, Option } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -62,15 +66,101 @@ const render = (cause: Cause.Cause<unknown>, requestId: string) => {
 /** The largest request body accepted (D12), after decompression (no content coding is accepted). */
 export const maxBodyBytes = 64 * 1024
 
-const tooLarge = (requestId: string) =>
-  ApiErrors.response(413, {
-    code: "payload_too_large",
-    message: `the body is over ${maxBodyBytes} bytes; nothing was read or billed`,
-    requestId
-  })
+const tooLargeError = (requestId: string) => ({
+  code: "payload_too_large",
+  message: `the body is over ${maxBodyBytes} bytes; nothing was read or billed`,
+  requestId
+})
+
+const tooLarge = (requestId: string) => ApiErrors.response(413, tooLargeError(requestId))
 
 /** Bodies up to this size are read to the end even when refused, so the client can read its 413. */
 const drainCap = 1024 * 1024
+
+/** How long a refused client still sending its body is read (and ignored) after its 413, before the close. */
+const lingerMs = 2_000
+
+/**
+ * Closes a connection whose client may still be sending, without a reset: once the answer is written the socket is
+ * half-closed (the client reads its answer and end of stream) and what still arrives is read and dropped, for at most
+ * `lingerMs`. Closing at once instead would make the kernel answer the late bytes with a reset, which can destroy
+ * the answer before the client reads it.
+ */
+const lingeringClose = (socket: Socket) => {
+  socket.destroySoon = () => {
+    socket.end()
+    socket.resume()
+    socket.once("end", () => socket.destroy())
+    setTimeout(() => socket.destroy(), lingerMs).unref()
+  }
+}
+
+/** A 413 written by hand (outside the framework) in the D5 shape, closing the connection politely. */
+const writeTooLarge = (res: ServerResponse) => {
+  const requestId = RequestId.make()
+  const body = JSON.stringify({ error: tooLargeError(requestId) })
+  res.writeHead(413, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "x-request-id": requestId,
+    connection: "close"
+  })
+  lingeringClose(res.socket as Socket)
+  res.end(body)
+}
+
+/**
+ * node's `checkContinue`: a request with `Expect: 100-continue` whose declared body is over the limit gets its 413 at
+ * once, instead of `100 Continue` and an upload that would be refused; any other gets `100 Continue` and is served.
+ */
+export const checkContinue = (server: Server) => (req: IncomingMessage, res: ServerResponse) => {
+  const length = req.headers["content-length"]
+  if (length !== undefined && Number(length) > maxBodyBytes) return writeTooLarge(res)
+  res.writeContinue()
+  server.emit("request", req, res)
+}
+
+/**
+ * Reads a body straight from node's IncomingMessage, in one asynchronous step, up to `maxBodyBytes`; past it, the rest
+ * is read and dropped up to `drainCap`, and the text is `undefined` (too large) as soon as that is known.
+ */
+export const readCapped = (source: IncomingMessage) =>
+  Effect.async<{ readonly text: string | undefined; readonly ended: boolean; readonly error?: unknown }>((resume) => {
+    const chunks: Array<Buffer> = []
+    let total = 0
+    const onData = (chunk: Buffer) => {
+      total += chunk.length
+      if (total <= maxBodyBytes) chunks.push(chunk)
+      else if (total > drainCap) {
+        cleanup()
+        source.pause()
+        resume(Effect.succeed({ text: undefined, ended: false }))
+      }
+    }
+    const onEnd = () => {
+      cleanup()
+      const text =
+        total > maxBodyBytes
+          ? undefined
+          : chunks.length === 1
+            ? chunks[0]!.toString("utf8")
+            : Buffer.concat(chunks).toString("utf8")
+      resume(Effect.succeed({ text, ended: true }))
+    }
+    const onError = (error: unknown) => {
+      cleanup()
+      resume(Effect.succeed({ text: undefined, ended: false, error }))
+    }
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    source.on("data", onData)
+    source.once("end", onEnd)
+    source.once("error", onError)
+    return Effect.sync(cleanup)
+  })
 
 /**
  * Refusals decided before the body is parsed: a content coding (415), a declared or actual length over the limit
@@ -90,15 +180,32 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
     }
     if (request.method === "GET" || request.method === "HEAD") return undefined
     const length = request.headers["content-length"]
+    const source = NodeHttpServerRequest.toIncomingMessage(request)
     if (length !== undefined) {
       const declared = Number(length)
       if (declared <= maxBodyBytes) return undefined
-      if (declared > drainCap) return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
+      if (declared > drainCap) {
+        lingeringClose(source.socket)
+        return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
+      }
+      const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(drainCap)), Effect.option)
+      if (Option.isNone(text) || Buffer.byteLength(text.value) > maxBodyBytes) return tooLarge(requestId)
+      return undefined
     }
-    const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(drainCap)), Effect.option)
-    if (Option.isNone(text) || Buffer.byteLength(text.value) > maxBodyBytes) return tooLarge(requestId)
-    return undefined
+    // chunked: read here, capped; the handler reuses the text (Body)
+    if (source.readableEnded) return undefined
+    const read = yield* readCapped(source)
+    if (read.text !== undefined) {
+      cachedText.set(source, read.text)
+      return undefined
+    }
+    if (read.ended) return tooLarge(requestId)
+    lingeringClose(source.socket)
+    return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
   })
+
+/** Chunked bodies read (capped) by the precheck, for the handler (Body). */
+export const cachedText = new WeakMap<IncomingMessage, string>()
 
 /** The API-level middleware layer. */
 export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>

@@ -32,11 +32,15 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
     const calls = yield* Calls.Calls
     const idempotency = yield* Idempotency.Idempotency
 
-    const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown) =>
+    /** The answer; with an idempotency key, a paid answer comes back as the text the settle kept (D16). */
+    const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown, key?: string) =>
       Effect.gen(function* () {
-        const result = yield* calls.call(caller, platform, payload).pipe(Effect.catchAll(ApiErrors.fromCallError))
         const request = yield* FiberRef.get(RequestId.current)
-        return { ...result, requestId: request.id, ...versions }
+        const envelope = { requestId: request.id, ...versions }
+        const { kept, ...result } = yield* calls
+          .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
+          .pipe(Effect.catchAll(ApiErrors.fromCallError))
+        return { body: { ...result, ...envelope }, kept }
       })
 
     return (
@@ -59,15 +63,17 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
               )
             )
             const key = request.headers["idempotency-key"]
-            if (key === undefined) return ok(yield* answer(caller, path.platform, payload))
+            if (key === undefined) return ok((yield* answer(caller, path.platform, payload)).body)
             const fingerprint = createHash("sha256")
               .update(`${path.platform}\n${Freshness.canonicalJson(payload)}`)
               .digest("hex")
             const kept = yield* idempotency
               .run(
                 { accountId: caller.accountId, key, fingerprint },
-                answer(caller, path.platform, payload).pipe(
-                  Effect.map((body) => ({ status: 200, body })),
+                answer(caller, path.platform, payload, key).pipe(
+                  Effect.map(({ body, kept }) =>
+                    kept === undefined ? { status: 200, body } : { status: 200, body: kept, keptBySettle: true }
+                  ),
                   Effect.catchAll((e) => Effect.succeed({ status: ApiErrors.statusOf(e) ?? 500, body: encodeError(e) }))
                 )
               )
@@ -81,7 +87,17 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
                   IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
                 })
               )
-            if (kept.replayed) yield* RequestId.addHeaders({ "idempotent-replayed": "true" })
+            if (kept.replayed) {
+              // a replay is the original answer: its request id too, in the body and the header (D16, D17)
+              const body = kept.body as { requestId?: unknown; error?: { requestId?: unknown } }
+              const original = body.requestId ?? body.error?.requestId
+              yield* RequestId.addHeaders({
+                "idempotent-replayed": "true",
+                ...(typeof original === "string" ? { "x-request-id": original } : {})
+              })
+            }
+            if (kept.keptBySettle === true)
+              return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
             if (kept.status === 200) return ok(kept.body)
             const body = kept.body as { error: Errors.ErrorObject }
             return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))

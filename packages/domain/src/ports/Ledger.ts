@@ -57,6 +57,22 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
 /** The hold is no longer held (already settled, released or expired). */
 export class HoldNotHeld extends Schema.TaggedError<HoldNotHeld>()("HoldNotHeld", { holdId: Schema.String }) {}
 
+/**
+ * An answer to keep for an idempotency key (D16), written by the settle in its own transaction: its JSON text is
+ * `before`, then the cost object only the settle knows (`{"creditsCharged":N,"creditsRemaining":M}`), then `after`.
+ */
+export interface KeptAnswer {
+  /** The account's idempotency key whose record the answer completes. */
+  readonly key: string
+  readonly status: number
+  readonly before: string
+  readonly after: string
+}
+
+/** The JSON text of a kept answer with its cost (the settle writes the same text). */
+export const keptText = (kept: KeptAnswer, cost: { readonly charged: number; readonly remaining: number }) =>
+  `${kept.before}{"creditsCharged":${cost.charged},"creditsRemaining":${cost.remaining}}${kept.after}`
+
 /** Port: the credit ledger. */
 export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
   Ledger,
@@ -90,7 +106,16 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
       readonly capture: number
       readonly reason: string
       readonly records: SettleRecords
-    }) => Effect.Effect<{ readonly account: Account; readonly captured: number }, HoldNotHeld>
+      /** The answer to keep for an idempotency key of `accountId`, in the same transaction (a crash keeps both or neither). */
+      readonly kept?: KeptAnswer | undefined
+    }) => Effect.Effect<
+      {
+        readonly account: Account
+        readonly captured: number /** the kept answer's text, if one was kept */
+        readonly kept?: string
+      },
+      HoldNotHeld
+    >
     /** Releases a hold whole (a call that failed). */
     readonly release: (holdId: string) => Effect.Effect<void>
     /** Marks holds past their expiry as expired and releases them; returns how many. */
