@@ -18,12 +18,14 @@ export interface RunnerProcess {
   readonly exited: Promise<number | null>
 }
 
-/** Spawns `runner` with these arguments and environment. */
+/** Spawns `runner` with these arguments and environment (a variable set to "" is removed). */
 export const spawnRunner = (args: ReadonlyArray<string>, env: Record<string, string>): RunnerProcess => {
   let output = ""
   let stdout = ""
+  const merged: Record<string, string | undefined> = { ...process.env, SYNTHETIC_SHORT_LISTS: "false", ...env }
+  for (const [k, v] of Object.entries(env)) if (v === "") delete merged[k]
   const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, ...args], {
-    env: { ...process.env, SYNTHETIC_SHORT_LISTS: "false", ...env },
+    env: merged,
     stdio: ["ignore", "pipe", "pipe"]
   })
   child.stdout!.on("data", (d) => {

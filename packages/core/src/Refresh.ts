@@ -9,6 +9,7 @@
  */
 
 import { createHash } from "node:crypto"
+import { hostname } from "node:os"
 import * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import { SqlClient } from "@effect/sql"
 import * as SqlPersistedQueue from "@effect/sql/SqlPersistedQueue"
@@ -184,9 +185,10 @@ export const make = (settings: Settings) =>
         })
       )
 
+    const runner = `${hostname()}:${process.pid}`
     const record = (task: typeof Task.Type, status: string, credits: number, detail: string | null) =>
-      sql`INSERT INTO refresh_results (pass_id, freshness_key, platform, status, credits, detail)
-          VALUES (${task.pass}, ${task.freshnessKey}, ${task.platform}, ${status}, ${credits}, ${detail})
+      sql`INSERT INTO refresh_results (pass_id, freshness_key, platform, status, credits, detail, runner)
+          VALUES (${task.pass}, ${task.freshnessKey}, ${task.platform}, ${status}, ${credits}, ${detail}, ${runner})
           ON CONFLICT (pass_id, freshness_key) DO NOTHING`
 
     /** One task: quote, reserve the quote in the pass budget, call, give back what was not charged, record. */

@@ -293,6 +293,7 @@ export const all = {
       status text NOT NULL CHECK (status IN ('refreshed', 'fresh', 'omitted', 'failed', 'over_budget')),
       credits bigint NOT NULL DEFAULT 0,
       detail text,
+      runner text NOT NULL,
       at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (pass_id, freshness_key)
     );
