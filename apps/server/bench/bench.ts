@@ -8,6 +8,7 @@
  *   c1  the same paid call on one account
  *   d   history for 10 subjects over 730 days, with 1,000,000 points in the table (latency: one connection;
  *       d10 repeats it with 10 connections)
+ *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
@@ -276,7 +277,22 @@ const main = async () => {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+// r1/r2 (issue 11): the nightly refresh's throughput, one runner and two, in its own script (BENCH_REFRESH=false skips)
+const refresh = () => {
+  if (process.env["BENCH_REFRESH"] === "false") return
+  console.log("\nnightly refresh (apps/runner/bench/refresh.ts):")
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@pdr/source", here("../../runner/bench/refresh.ts")],
+    {
+      stdio: ["ignore", "inherit", "inherit"]
+    }
+  )
+}
+
+main()
+  .then(refresh)
+  .catch((e) => {
+    console.error(e)
+    process.exit(1)
+  })

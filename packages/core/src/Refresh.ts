@@ -88,7 +88,8 @@ export const queueLayer = (settings: Pick<Settings, "lockExpiry">) =>
     Layer.provide(
       SqlPersistedQueue.layerStore({
         tableName: "refresh_queue",
-        pollInterval: Duration.millis(200),
+        // takers wait for the next poll when the mailbox runs dry: a short interval keeps the workers fed during a pass
+        pollInterval: Duration.millis(10),
         lockExpiration: settings.lockExpiry,
         lockRefreshInterval: Duration.millis(Math.max(500, Duration.toMillis(settings.lockExpiry) / 4))
       })
@@ -191,15 +192,22 @@ export const make = (settings: Settings) =>
           VALUES (${task.pass}, ${task.freshnessKey}, ${task.platform}, ${status}, ${credits}, ${detail}, ${runner})
           ON CONFLICT (pass_id, freshness_key) DO NOTHING`
 
+    const accounts = new Map<string, string>()
+    const accountOf = (pass: string) =>
+      accounts.has(pass)
+        ? Effect.succeed(accounts.get(pass))
+        : Effect.map(sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${pass}`, ([row]) => {
+            if (row !== undefined) accounts.set(pass, row.account_id)
+            return row?.account_id
+          })
+
     /** One task: quote, reserve the quote in the pass budget, call, give back what was not charged, record. */
     const handle = (task: typeof Task.Type) =>
       Effect.gen(function* () {
-        const seen =
-          yield* sql`SELECT 1 FROM refresh_results WHERE pass_id = ${task.pass} AND freshness_key = ${task.freshnessKey}`
-        if (seen.length > 0) return
-        const [pass] = yield* sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${task.pass}`
-        if (pass === undefined) return
-        const caller = { accountId: pass.account_id, keyId: `refresh:${task.pass}`, prefix: "refresh" }
+        // a task taken over after a crash runs again: its call finds the point already written and spends nothing
+        const accountId = yield* accountOf(task.pass)
+        if (accountId === undefined) return
+        const caller = { accountId, keyId: `refresh:${task.pass}`, prefix: "refresh" }
         const quote = yield* refreshing(
           calls.call(caller, task.platform, { request: task.request, estimateOnly: true })
         ).pipe(
