@@ -1,9 +1,8 @@
 // Tracked entities through the operator API and `pnpm admin track`: a paid call over HTTP notes its subjects' demand;
 // the operator pins (canonical subjects, the replay request kept), lists and unpins; an op without a freshness
 // window cannot be tracked (400 naming the op).
-import { execFile } from "node:child_process"
+import { spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { account, admin, post, type Running, request, start } from "./harness.js"
@@ -11,13 +10,22 @@ import { account, admin, post, type Running, request, start } from "./harness.js
 const serverUp = await Testing.serverAvailable()
 const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
+/** `pnpm admin ...` against the in-process test server (asynchronous: the server answers on this event loop). */
 const run = (server: Running, ...args: Array<string>) =>
-  promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
-    env: { ...process.env, ADMIN_URL: server.admin, ADMIN_TOKEN: server.token }
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string })
-  )
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
+      env: { ...process.env, ADMIN_URL: server.admin, ADMIN_TOKEN: server.token }
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => {
+      stdout += d
+    })
+    child.stderr.on("data", (d) => {
+      stderr += d
+    })
+    child.once("close", (code) => resolve({ code, stdout, stderr }))
+  })
 
 describe.skipIf(!serverUp)("tracked entities", () => {
   let server: Running
