@@ -51,9 +51,15 @@ for (const t of targets) {
             yield* calls.call(as(refresh.id), "short_video", {
               request: { op: "profiles", subjects: ["refreshed.only"] }
             })
+            // asked but never measured (the caller could not pay): noted, yet not due
+            const broke = yield* (yield* Accounts.Accounts).create({ name: "broke", credits: 0 })
+            const refused = yield* Effect.either(
+              calls.call(as(broke.id), "short_video", { request: { op: "profiles", subjects: ["never.measured"] } })
+            )
+            expect(refused._tag).toBe("Left")
             yield* Effect.sleep("1500 millis") // the adapter writes its buffer every second
             const tracked = yield* demand.list({ pinnedOnly: false })
-            expect(tracked.map((e) => e.subject).sort()).toEqual(["jane.doe", "some.one"])
+            expect(tracked.map((e) => e.subject).sort()).toEqual(["jane.doe", "never.measured", "some.one"])
             const jane = tracked.find((e) => e.subject === "jane.doe")!
             expect(jane.request).toEqual({ op: "profiles", subjects: ["jane.doe"] })
             expect([jane.platform, jane.op, jane.pinned, jane.demandedAt !== null]).toEqual([

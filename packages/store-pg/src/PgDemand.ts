@@ -109,7 +109,8 @@ export const make = (options: Options = {}) =>
         orDie(
           Effect.map(
             sql`SELECT t.* FROM tracked t
-                WHERE (t.pinned OR t.demanded_at >= ${demandedSince})
+                WHERE (t.pinned OR (t.demanded_at >= ${demandedSince}
+                  AND EXISTS (SELECT 1 FROM measurements w WHERE w.freshness_key = t.freshness_key)))
                 ${platform === undefined ? sql`` : sql`AND t.platform = ${platform}`}
                 AND NOT EXISTS (
                   SELECT 1 FROM measurements m

@@ -28,7 +28,10 @@ export class Demand extends Context.Reference<Demand>()("@pdr/domain/Demand", {
     readonly pin: (entries: ReadonlyArray<Omit<Noted, "demandedAt">>) => Effect.Effect<number>
     readonly unpin: (platform: string, subject: string) => Effect.Effect<number>
     readonly list: (options: { readonly pinnedOnly: boolean }) => Effect.Effect<ReadonlyArray<Tracked>>
-    /** Tracked entities with no measurement newer than `measuredBefore`, most recently demanded first. */
+    /**
+     * Tracked entities (pinned, or demanded since `demandedSince` and measured at least once) with no measurement
+     * newer than `measuredBefore`, most recently demanded first.
+     */
     readonly due: (options: {
       readonly demandedSince: Date
       readonly measuredBefore: Date
