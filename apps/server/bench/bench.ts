@@ -11,6 +11,7 @@
  *   u   paid storefronts calls (a new store each) through the native storefront adapter against the loopback fixture
  *       at zero latency, as a ratio to the same calls on the synthetic upstream (u0), in the same run
  *       (BENCH_ONLY=u runs only this one)
+ *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
@@ -347,10 +348,24 @@ const upstreams = async () => {
   }
 }
 
+// r1/r2 (issue 11): the nightly refresh's throughput, one runner and two, in its own script (BENCH_REFRESH=false skips)
+const refresh = () => {
+  if (process.env["BENCH_REFRESH"] === "false") return
+  console.log("\nnightly refresh (apps/runner/bench/refresh.ts):")
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", "--conditions=@pdr/source", here("../../runner/bench/refresh.ts")],
+    {
+      stdio: ["ignore", "inherit", "inherit"]
+    }
+  )
+}
+
 const only = process.env["BENCH_ONLY"]
 const all = async () => {
   if (only === undefined || only !== "u") await main()
   if (only === undefined || only === "u") await upstreams()
+  if (only === undefined || only === "r") refresh()
 }
 
 all().catch((e) => {

@@ -1,13 +1,8 @@
 /** The server's configuration, read in one place. */
-import { Calls, RateLimits } from "@pdr/domain"
-import { Config, Duration } from "effect"
+import { Config } from "effect"
 import { listenerTimeouts } from "./Server.js"
 
-// the defaults are the domain's (D12 limits, call settings); the environment only overrides them
-const limits = RateLimits.RateLimits.defaults
-const calls = Calls.CallSettings.defaultValue()
-
-/** Listeners, data location and operator token. */
+/** Listeners, data location and operator token (the core's settings are read by `Core.config`). */
 export const server = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(8080)),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
@@ -16,16 +11,6 @@ export const server = Config.all({
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
-  rateLimit: Config.all({
-    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(limits.perKey.perSecond)),
-    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(limits.perKey.burst))
-  }),
-  authFailureLimit: Config.all({
-    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(limits.failedAuth.perSecond)),
-    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(limits.failedAuth.burst))
-  }),
-  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(calls.holdTtl))),
-  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(Duration.toMillis(calls.unitTimeout))),
   sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000)),
   timeouts: Config.all({

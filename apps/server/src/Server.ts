@@ -3,12 +3,10 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits, type Upstream } from "@pdr/domain"
+import { Core } from "@pdr/core"
+import { IdempotencyStore, Keys, Ledger } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
-import { Database, NodeCrypto, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
-import { Upstreams } from "@pdr/upstream-http"
-import type { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { type ConfigError, Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
@@ -17,21 +15,13 @@ import * as McpHttp from "./http/McpHttp.js"
 import * as OpsHttp from "./http/OpsHttp.js"
 import { engineVersion } from "./Version.js"
 
-/** What a server instance needs to know. */
-export interface Options {
+/** What a server instance needs to know: its listeners and the core's options. */
+export interface Options extends Core.Options {
   readonly port: number
   readonly host: string
   readonly adminPort: number
   readonly adminHost: string
   readonly adminToken: Redacted.Redacted<string>
-  readonly target: Database.Target
-  readonly knobs: SyntheticUpstream.Knobs
-  /** The upstream router (default: from UPSTREAMS and the adapters' settings, synthetic everywhere when unset). */
-  readonly upstream?: Layer.Layer<Upstream.Upstream, ConfigError.ConfigError>
-  readonly rateLimit?: { readonly perSecond: number; readonly burst: number }
-  readonly authFailureLimit?: { readonly perSecond: number; readonly burst: number }
-  readonly holdTtlMs?: number
-  readonly unitTimeoutMs?: number
   readonly sweepEveryMs?: number
   /** Slow and idle clients: timeouts of both listeners (`listenerTimeouts` when absent). */
   readonly timeouts?: ListenerTimeouts
@@ -50,38 +40,8 @@ export interface ListenerTimeouts {
  */
 export const listenerTimeouts: ListenerTimeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 }
 
-/** The domain services on the Postgres store, the synthetic upstream and node's crypto. */
-export const services = (options: Options) =>
-  Layer.mergeAll(
-    Calls.Calls.Default,
-    Keys.Keys.Default,
-    Accounts.Accounts.Default,
-    Idempotency.Idempotency.Default
-  ).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(
-        PgLedger.layer,
-        PgKeyStore.layer,
-        PgMeasurements.layerCached(),
-        PgIdempotencyStore.layer,
-        NodeCrypto.layer,
-        options.upstream ?? Upstreams.layerConfig(options.knobs),
-        Layer.succeed(
-          RateLimits.RateLimits,
-          RateLimits.RateLimits.make(
-            { name: "default", ...(options.rateLimit ?? RateLimits.RateLimits.defaults.perKey) },
-            { name: "auth", ...(options.authFailureLimit ?? RateLimits.RateLimits.defaults.failedAuth) }
-          )
-        ),
-        Layer.succeed(Calls.CallSettings, {
-          ...Calls.CallSettings.defaultValue(),
-          ...(options.holdTtlMs === undefined ? {} : { holdTtl: Duration.millis(options.holdTtlMs) }),
-          ...(options.unitTimeoutMs === undefined ? {} : { unitTimeout: Duration.millis(options.unitTimeoutMs) })
-        })
-      )
-    ),
-    Layer.provideMerge(Database.layer(options.target))
-  )
+/** The domain services: the one core wiring (packages/core), shared with the runner and the tests. */
+export const services = (options: Options) => Core.layer(options)
 
 const ApiLive = HttpApiBuilder.api(Document.api(engineVersion)).pipe(
   Layer.provide([CatalogueHttp.layer, OpsHttp.layer]),

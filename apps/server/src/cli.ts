@@ -14,6 +14,9 @@ const usage = `usage: pnpm admin <command> [--json]
   key list --account A                       prefix, name, created, expires, revoked, last used, calls, spent
   key revoke --key-id K                      immediate and irreversible
   holds sweep                                release holds past their expiry now
+  track add --platform P --request JSON      pin the subjects of an op request for the nightly refresh
+  track remove --platform P --subject S      unpin a (canonical) subject
+  track list [--pinned]                      tracked entities: pinned, or asked for within TRACK_DAYS
 environment: ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, port 8081), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token)`
 
 const argv = process.argv.slice(2).filter((a) => a !== "--")
@@ -148,6 +151,32 @@ const main = async () => {
       const r = await call("POST", "/admin/holds/sweep")
       return print(r, () => `released ${r["released"]} expired holds`)
     }
+    // ---- issue 11: tracked entities (the nightly refresh's list); port with the operator contract ----
+    case "track add": {
+      let request: unknown
+      try {
+        request = JSON.parse(required("request"))
+      } catch {
+        return fail('--request must be JSON, e.g. \'{"op":"profiles","subjects":["jane.doe"]}\'')
+      }
+      const r = await call("POST", "/admin/tracked", { platform: required("platform"), request })
+      return print(
+        r,
+        () => `pinned ${r["tracked"].length}: ${r["tracked"].map((e: { subject: string }) => e.subject).join(", ")}`
+      )
+    }
+    case "track remove": {
+      const r = await call("POST", "/admin/tracked/remove", {
+        platform: required("platform"),
+        subject: required("subject")
+      })
+      return print(r, () => `unpinned ${r["removed"]}`)
+    }
+    case "track list": {
+      const r = await call("GET", `/admin/tracked${words.includes("--pinned") ? "?pinned=true" : ""}`)
+      return print(r, () => table(r["tracked"], ["platform", "op", "subject", "pinned", "demandedAt"]))
+    }
+    // ---- end of issue 11's block ----
     default:
       return fail(
         noun === undefined || noun === "help" || noun === "--help" ? "" : `unknown command: ${words.join(" ")}`,

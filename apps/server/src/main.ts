@@ -1,7 +1,6 @@
 /** Starts the service: the public API, the operator API and the background work. */
 import { NodeRuntime } from "@effect/platform-node"
-import { Database } from "@pdr/store-pg"
-import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { Core, Refresh } from "@pdr/core"
 import { Console, Effect, Layer } from "effect"
 import * as OperatorToken from "./admin/OperatorToken.js"
 import * as Config from "./Config.js"
@@ -10,8 +9,8 @@ import * as Server from "./Server.js"
 
 const main = Effect.gen(function* () {
   const config = yield* Config.server
-  const target = yield* Database.targetConfig
-  const knobs = yield* SyntheticUpstream.knobsConfig
+  const core = yield* Core.config
+  const target = core.target
   const adminToken = yield* OperatorToken.resolve(config.adminToken, config.dataDir)
   // graceful shutdown: on SIGTERM the listeners stop accepting and calls in flight finish, within this bound
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -34,9 +33,17 @@ const main = Effect.gen(function* () {
       ].join("\n")
     )
   })
+  // the embedded database is this process's alone: the nightly refresh runs here, on the same schedule as `pnpm runner`
+  const refresh = yield* Effect.either(Refresh.settingsConfig)
+  const inProcessRefresh =
+    target._tag !== "Embedded"
+      ? Layer.empty
+      : refresh._tag === "Right"
+        ? Refresh.scheduledLayer(refresh.right)
+        : Layer.effectDiscard(Effect.logInfo("nightly refresh off: set REFRESH_ACCOUNT_ID to an operator account"))
   return yield* Layer.launch(
-    Layer.effectDiscard(startup).pipe(
-      Layer.provideMerge(Server.layer({ ...config, adminToken, target, knobs })),
+    Layer.mergeAll(Layer.effectDiscard(startup), inProcessRefresh).pipe(
+      Layer.provideMerge(Server.layer({ ...config, ...core, adminToken })),
       // no trace exporter is configured: spans (one per SQL statement, per Effect.fn) would only be allocated and dropped
       Layer.provide(Layer.setTracerEnabled(false))
     )

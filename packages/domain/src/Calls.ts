@@ -12,6 +12,7 @@ import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
+import * as Demand from "./ports/Demand.js"
 import { Ledger } from "./ports/Ledger.js"
 import { type HistoryPoint, type Measurement, Measurements, type Reveal, type Row } from "./ports/Measurements.js"
 import { type UnitOutcome, Upstream, type UpstreamFailed } from "./ports/Upstream.js"
@@ -65,7 +66,9 @@ export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain
     /** How long a hold lives before the sweep releases it (a crashed call's credits come back, D8). */
     holdTtl: Duration.minutes(5),
     /** Units fetched at once per call. */
-    concurrency: 10
+    concurrency: 10,
+    /** A stored result older than this is not served even inside its window (the nightly refresh sets 20 hours). */
+    freshAtMost: Duration.infinity as Duration.Duration
   })
 }) {}
 
@@ -172,6 +175,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const measurements = yield* Measurements
     const upstream = yield* Upstream
     const crypto = yield* Crypto
+    const demand = yield* Demand.Demand
 
     const readSpendable = (accountId: string) =>
       Effect.map(ledger.findAccount(accountId), Option.match({ onNone: () => 0, onSome: (a) => a.spendable }))
@@ -229,7 +233,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           ? new Map<string, Measurement>()
           : yield* measurements.fresh({
               keys: keyed.map((k) => k.freshnessKey),
-              since: new Date(now.getTime() - op.freshSeconds * 1000),
+              since: new Date(
+                now.getTime() - Math.min(op.freshSeconds * 1000, Duration.toMillis((yield* CallSettings).freshAtMost))
+              ),
               minRows: asked
             })
       const reveals =
@@ -740,6 +746,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         } satisfies Answer
       }
       const p = yield* plan(caller, decoded.op, decoded.request)
+      // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
+      if (!decoded.estimateOnly && Demand.trackable(p.op))
+        yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
       if (decoded.estimateOnly) {
         const quoted = yield* estimate(caller, p)
         return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer

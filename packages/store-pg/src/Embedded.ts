@@ -3,12 +3,72 @@
  * loopback so the unchanged PgClient, migrator and transactions run against it.
  */
 
-import { mkdirSync } from "node:fs"
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+
+/** Another live process has the embedded database of this data directory open. */
+export class DataDirInUse extends Schema.TaggedError<DataDirInUse>()("DataDirInUse", {
+  dataDir: Schema.String,
+  pid: Schema.Number
+}) {
+  override get message() {
+    return (
+      `DATA_DIR ${this.dataDir} is in use by process ${this.pid}: the embedded database belongs to one process ` +
+      "(the server runs the nightly refresh itself; use `pnpm admin` against it, or set DATABASE_URL to share a PostgreSQL server)"
+    )
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The lock file of a data directory: its owner's pid; a lock whose owner is gone is taken over. */
+export const lockPath = (dataDir: string) => join(dataDir, "pdr.lock")
+
+/** Takes the data directory's lock for this process, released when the scope closes. */
+export const lock = (dataDir: string) =>
+  Effect.acquireRelease(
+    Effect.suspend(() => {
+      mkdirSync(dataDir, { recursive: true })
+      const path = lockPath(dataDir)
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          const fd = openSync(path, "wx", 0o600)
+          writeSync(fd, String(process.pid))
+          closeSync(fd)
+          return Effect.succeed(path)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") return Effect.die(e)
+        }
+        let owner = Number.NaN
+        try {
+          owner = Number(readFileSync(path, "utf8").trim())
+        } catch {}
+        if (Number.isInteger(owner) && owner > 0 && alive(owner))
+          return Effect.fail(new DataDirInUse({ dataDir, pid: owner }))
+        try {
+          unlinkSync(path)
+        } catch {}
+      }
+      return Effect.die(new Error(`could not take the lock ${path}`))
+    }),
+    (path) =>
+      Effect.sync(() => {
+        try {
+          if (readFileSync(path, "utf8").trim() === String(process.pid)) unlinkSync(path)
+        } catch {}
+      })
+  )
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -21,8 +81,11 @@ const freePort = () =>
     })
   })
 
-/** Starts PGlite on `dataDir` (or in memory when undefined) and its socket server; yields the connection URL. */
+/** Starts PGlite on `dataDir` (after taking its lock: one process per data directory) (or in memory when undefined) and its socket server; yields the connection URL. */
 export const start = (dataDir: string | undefined) =>
+  Effect.zipRight(dataDir === undefined ? Effect.void : lock(dataDir), startUnlocked(dataDir))
+
+const startUnlocked = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise(async () => {
       let db: PGlite

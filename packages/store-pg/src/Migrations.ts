@@ -281,6 +281,59 @@ export const all = {
         WHERE i.account_id = p_account AND i.key = p_key;
       RETURN QUERY SELECT r.id, r.name, r.balance, r.held, r.created_at, r.captured, v_body;
     END $$;
+  `),
+  // The nightly refresh (issue 11): tracked entities (demand noted by calls, or pinned by the operator), one row per
+  // pass (the planner that inserts it wins the night), each entity's outcome, and the job queue of
+  // @effect/sql's SqlPersistedQueue (its own DDL, created here so concurrent runners never race to create it).
+  "0008_refresh": migration(`
+    CREATE TABLE tracked (
+      freshness_key text PRIMARY KEY,
+      platform text NOT NULL,
+      op text NOT NULL,
+      subject text NOT NULL,
+      request jsonb NOT NULL,
+      demanded_at timestamptz,
+      pinned boolean NOT NULL DEFAULT false,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX tracked_by_demand ON tracked (demanded_at DESC NULLS LAST);
+    CREATE INDEX tracked_pinned ON tracked (platform, subject) WHERE pinned;
+    CREATE TABLE refresh_passes (
+      id text PRIMARY KEY,
+      account_id text NOT NULL,
+      planned_at timestamptz NOT NULL DEFAULT now(),
+      total integer NOT NULL,
+      budget bigint NOT NULL,
+      reserved bigint NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+      exhausted boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE refresh_results (
+      pass_id text NOT NULL REFERENCES refresh_passes(id),
+      freshness_key text NOT NULL,
+      platform text NOT NULL,
+      status text NOT NULL CHECK (status IN ('refreshed', 'fresh', 'omitted', 'failed', 'over_budget')),
+      credits bigint NOT NULL DEFAULT 0,
+      detail text,
+      runner text NOT NULL,
+      at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (pass_id, freshness_key)
+    );
+    CREATE TABLE IF NOT EXISTS refresh_queue (
+      sequence SERIAL PRIMARY KEY,
+      id VARCHAR(36) NOT NULL,
+      queue_name VARCHAR(100) NOT NULL,
+      element TEXT NOT NULL,
+      completed BOOLEAN NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      last_failure TEXT NULL,
+      acquired_at TIMESTAMP NULL,
+      acquired_by UUID NULL,
+      created_at TIMESTAMP NOT NULL,
+      updated_at TIMESTAMP NOT NULL
+    );
+    CREATE UNIQUE INDEX IF NOT EXISTS idx_refresh_queue_id ON refresh_queue (id);
+    CREATE INDEX IF NOT EXISTS idx_refresh_queue_take ON refresh_queue (queue_name, completed, attempts, acquired_at);
+    CREATE INDEX IF NOT EXISTS idx_refresh_queue_update ON refresh_queue (sequence, acquired_by);
   `)
 }
 

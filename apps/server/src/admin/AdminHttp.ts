@@ -5,7 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Accounts, Keys, Ledger } from "@pdr/domain"
+import { Accounts, Keys, Ledger, Tracking } from "@pdr/domain"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import * as RequestId from "../RequestId.js"
 
@@ -48,6 +48,52 @@ const body = <A, I>(schema: Schema.Schema<A, I>) =>
 const CreateAccount = Schema.Struct({ name: Schema.String, credits: Schema.optional(Schema.Number) })
 const Grant = Schema.Struct({ credits: Schema.Number, reason: Schema.String })
 const CreateKey = Schema.Struct({ name: Schema.String, expires: Schema.optional(Schema.String) })
+
+// ---- issue 11: tracked entities (the nightly refresh's list), thin calls into domain Tracking; port as one group ----
+const TrackAdd = Schema.Struct({
+  platform: Schema.String,
+  request: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+const TrackRemove = Schema.Struct({ platform: Schema.String, subject: Schema.String })
+const trackedView = (e: import("@pdr/domain").Demand.Tracked) => ({
+  platform: e.platform,
+  op: e.op,
+  subject: e.subject,
+  request: e.request,
+  pinned: e.pinned,
+  demandedAt: e.demandedAt === null ? null : e.demandedAt.toISOString()
+})
+const trackRoutes = <E, R>(router: HttpRouter.HttpRouter<E, R>) =>
+  router.pipe(
+    HttpRouter.post(
+      "/admin/tracked",
+      Effect.gen(function* () {
+        const input = yield* body(TrackAdd)
+        const pinned = yield* Tracking.pin(input.platform, input.request)
+        return yield* HttpServerResponse.json(
+          { tracked: pinned.map((e) => trackedView({ ...e, pinned: true, demandedAt: null })) },
+          { status: 201 }
+        )
+      })
+    ),
+    HttpRouter.post(
+      "/admin/tracked/remove",
+      Effect.gen(function* () {
+        const input = yield* body(TrackRemove)
+        return yield* HttpServerResponse.json({ removed: yield* Tracking.unpin(input.platform, input.subject) })
+      })
+    ),
+    HttpRouter.get(
+      "/admin/tracked",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const pinnedOnly = new URL(request.url, "http://x").searchParams.get("pinned") === "true"
+        return yield* HttpServerResponse.json({ tracked: (yield* Tracking.list(pinnedOnly)).map(trackedView) })
+      })
+    )
+  )
+const trackErrors = new Set(["InvalidRequest", "UnknownOp", "UnknownPlatform", "NotTrackable"])
+// ---- end of issue 11's block ----
 
 const param = (name: string) => Effect.map(HttpRouter.params, (p) => p[name] ?? "")
 
@@ -136,7 +182,8 @@ export const make = (token: Redacted.Redacted<string>) =>
           const released = yield* ledger.releaseExpired(DateTime.toDate(yield* DateTime.now))
           return yield* HttpServerResponse.json({ released })
         })
-      )
+      ),
+      trackRoutes // issue 11
     )
 
     const authorized = Effect.gen(function* () {
@@ -160,6 +207,9 @@ export const make = (token: Redacted.Redacted<string>) =>
         }
         if (tag === "AccountNotFound" || tag === "KeyNotFound") {
           return Effect.succeed(errorResponse(404, "not_found", (e as Error).message))
+        }
+        if (tag !== undefined && trackErrors.has(tag)) {
+          return Effect.succeed(errorResponse(400, "invalid_request", (e as Error).message)) // issue 11
         }
         if (tag === "RouteNotFound") return Effect.succeed(errorResponse(404, "not_found", "no such operator route"))
         if (tag === "RequestError" || tag === "ParseError") {

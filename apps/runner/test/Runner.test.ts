@@ -1,0 +1,126 @@
+// The nightly refresh against the real PostgreSQL server, with runner processes: two runners share one night's work
+// and refresh every tracked entity exactly once; a runner killed mid-pass and restarted completes it with no duplicate
+// point and no double charge, and the ledger reconciles; the budget stops the pass; a dry run spends nothing and
+// quotes what the real pass costs; an unknown refresh account is refused clearly.
+import * as Testing from "@pdr/store-pg/Testing"
+import { afterEach, describe, expect, it } from "vitest"
+import * as F from "./fixtures.js"
+
+const server = await Testing.serverAvailable()
+const worlds: Array<F.World> = []
+const open = async (n: number, credits?: number) => {
+  const w = await F.world(n, credits)
+  worlds.push(w)
+  return w
+}
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.close()
+})
+
+const results = async (url: string) =>
+  Object.fromEntries(
+    (await F.query(url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")).map((r) => [
+      r.status,
+      r.n
+    ])
+  )
+
+describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
+  it("two runners on one night's work refresh every tracked entity exactly once", async () => {
+    const w = await open(40)
+    const env = w.env({ SYNTHETIC_LATENCY_MS: "40", REFRESH_CONCURRENCY: "2" })
+    const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
+    expect([await a.exited, await b.exited]).toEqual([0, 0])
+    const points = await F.pointsPerSubject(w.url)
+    expect(points.size).toBe(40)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2) // the customer's point and one refresh
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 40, credits: 80 })
+    expect(await results(w.url)).toEqual({ refreshed: 40 })
+    // both processes took part (each took tasks from the queue), and exactly one planned the pass
+    const runners = await F.query(w.url, "SELECT DISTINCT runner FROM refresh_results")
+    expect(runners.length).toBe(2)
+    const [summaryA, summaryB] = [F.lastJson(a.stdout()), F.lastJson(b.stdout())]
+    expect([summaryA.total, summaryB.total]).toEqual([40, 40])
+    const planned = [a, b].filter((r) => r.output().includes("refresh pass planned")).length
+    expect(planned).toBe(1)
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a runner killed mid-pass and restarted completes it with no duplicate point and no double charge", async () => {
+    const w = await open(30)
+    const env = w.env({
+      SYNTHETIC_LATENCY_MS: "150",
+      REFRESH_CONCURRENCY: "3",
+      REFRESH_LOCK_EXPIRY_MS: "2000",
+      HOLD_TTL_MS: "1500"
+    })
+    const first = F.spawnRunner(["once"], env)
+    for (let i = 0; i < 600; i++) {
+      const [r] = await F.query(w.url, "SELECT count(*)::int AS n FROM refresh_results").catch(() => [{ n: 0 }])
+      if (r.n >= 5) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    first.child.kill("SIGKILL")
+    await first.exited
+    const [before] = await F.query(w.url, "SELECT count(*)::int AS n FROM refresh_results")
+    expect(before.n).toBeLessThan(30)
+    const second = F.spawnRunner(["once"], env)
+    expect(await second.exited, second.output()).toBe(0)
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    const captured = await F.captures(w.url, F.todaysPass())
+    expect(captured).toEqual({ n: 30, credits: 60 })
+    const summary = F.lastJson(second.stdout())
+    expect([summary.total, summary.failed, summary.creditsSpent]).toEqual([30, 0, 60])
+    // the killed runner's holds expire (HOLD_TTL_MS) and the next runner start releases them
+    await new Promise((resolve) => setTimeout(resolve, 1600))
+    const sweeper = F.spawnRunner(["once"], env)
+    expect(await sweeper.exited).toBe(0)
+    expect(await F.reconciles(w.url)).toBe(true)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual(captured)
+  }, 120_000)
+
+  it("the budget stops the pass cleanly when spent", async () => {
+    const w = await open(20)
+    const r = F.spawnRunner(["once"], w.env({ REFRESH_BUDGET: "11", REFRESH_CONCURRENCY: "2" }))
+    expect(await r.exited, r.output()).toBe(0)
+    const summary = F.lastJson(r.stdout())
+    // 2 credits each: 5 fit in 11, the rest are over budget; nothing above the budget was charged
+    expect([summary.refreshed, summary.overBudget, summary.creditsSpent]).toEqual([5, 15, 10])
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 5, credits: 10 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("--dry-run spends nothing and quotes what the real pass then costs", async () => {
+    const w = await open(20)
+    const balance = async () =>
+      (await F.query(w.url, "SELECT balance::int AS b FROM accounts WHERE id = $1", [w.refreshAccount]))[0].b
+    const before = await balance()
+    const pointsBefore = await F.pointsPerSubject(w.url)
+    const dry = F.spawnRunner(["once", "--dry-run"], w.env())
+    expect(await dry.exited, dry.output()).toBe(0)
+    const quoted = F.lastJson(dry.stdout())
+    expect([quoted.dryRun, quoted.entities, quoted.credits]).toEqual([true, 20, 40])
+    expect(dry.stdout()).toContain("refresh  short_video profiles creator.0  2 credits")
+    expect(await balance()).toBe(before)
+    expect(await F.pointsPerSubject(w.url)).toEqual(pointsBefore)
+    expect(await F.query(w.url, "SELECT * FROM refresh_passes")).toEqual([])
+    const real = F.spawnRunner(["once"], w.env())
+    expect(await real.exited).toBe(0)
+    expect(F.lastJson(real.stdout()).creditsSpent).toBe(quoted.credits)
+    expect(await balance()).toBe(before - quoted.credits)
+  }, 120_000)
+
+  it("--platform limits the pass to one platform; an unknown refresh account is a clear error and exit 1", async () => {
+    const w = await open(10)
+    const other = F.spawnRunner(["once", "--platform", "maps"], w.env())
+    expect(await other.exited).toBe(0)
+    expect(F.lastJson(other.stdout()).total).toBe(0)
+    const unknown = F.spawnRunner(["once"], w.env({ REFRESH_ACCOUNT_ID: "acct_nobody" }))
+    expect(await unknown.exited).toBe(1)
+    expect(unknown.output()).toContain("REFRESH_ACCOUNT_ID acct_nobody names no account")
+    const bad = F.spawnRunner(["twice"], w.env())
+    expect(await bad.exited).toBe(1)
+    expect(bad.output()).toContain("usage: pnpm runner")
+  }, 120_000)
+})

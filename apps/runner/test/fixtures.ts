@@ -1,0 +1,141 @@
+// Runner processes (spawned with tsx, killed by signal) over a fresh schema of the real server, and the set-up of
+// tracked entities through real calls (demand noted by Calls), aged a day so the refresh finds them due.
+import { type ChildProcess, spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { Core } from "@pdr/core"
+import { Accounts, Calls } from "@pdr/domain"
+import type { Database } from "@pdr/store-pg"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Effect, Exit, ManagedRuntime, Scope } from "effect"
+import pg from "pg"
+
+const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+
+export interface RunnerProcess {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly stdout: () => string
+  readonly exited: Promise<number | null>
+}
+
+/** Spawns `runner` with these arguments and environment (a variable set to "" is removed). */
+export const spawnRunner = (args: ReadonlyArray<string>, env: Record<string, string>): RunnerProcess => {
+  let output = ""
+  let stdout = ""
+  const merged: Record<string, string | undefined> = { ...process.env, SYNTHETIC_SHORT_LISTS: "false", ...env }
+  for (const [k, v] of Object.entries(env)) if (v === "") delete merged[k]
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, ...args], {
+    env: merged,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout!.on("data", (d) => {
+    output += d
+    stdout += d
+  })
+  child.stderr!.on("data", (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  return { child, output: () => output, stdout: () => stdout, exited }
+}
+
+/** The last JSON line a runner printed on stdout. */
+export const lastJson = (text: string): any =>
+  JSON.parse(
+    text
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .at(-1)!
+  )
+
+/** One query on the schema. */
+export const query = async (url: string, text: string, values: ReadonlyArray<unknown> = []): Promise<Array<any>> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text, values as Array<unknown>)).rows
+  } finally {
+    await client.end()
+  }
+}
+
+export interface World {
+  readonly url: string
+  readonly refreshAccount: string
+  readonly subjects: ReadonlyArray<string>
+  readonly env: (extra?: Record<string, string>) => Record<string, string>
+  readonly close: () => Promise<void>
+}
+
+/** `n` short_video profiles (2 credits each) asked by a customer, so they are tracked; measured a day ago. */
+export const world = async (n: number, refreshCredits = 100_000): Promise<World> => {
+  const scope = Effect.runSync(Scope.make())
+  const target = (await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))) as Extract<
+    Database.Target,
+    { _tag: "Server" }
+  >
+  const runtime = ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
+  const subjects = Array.from({ length: n }, (_, i) => `creator.${i}`)
+  const refreshAccount = await runtime.runPromise(
+    Effect.gen(function* () {
+      const accounts = yield* Accounts.Accounts
+      const calls = yield* Calls.Calls
+      const customer = yield* accounts.create({ name: "customer", credits: 1_000_000 })
+      const refresh = yield* accounts.create({ name: "refresh", credits: refreshCredits })
+      const caller = { accountId: customer.id, keyId: "k", prefix: "p" }
+      for (let i = 0; i < n; i += 10) {
+        yield* calls.call(caller, "short_video", { request: { op: "profiles", subjects: subjects.slice(i, i + 10) } })
+      }
+      return refresh.id
+    })
+  )
+  await runtime.dispose() // flushes the demand buffer
+  await query(target.url, "UPDATE measurements SET measured_at = measured_at - interval '1 day'")
+  await query(target.url, "UPDATE history_values SET measured_at = measured_at - interval '1 day'")
+  return {
+    url: target.url,
+    refreshAccount,
+    subjects,
+    env: (extra = {}) => ({
+      DATABASE_URL: target.url,
+      DATABASE_POOL: "4",
+      REFRESH_ACCOUNT_ID: refreshAccount,
+      ...extra
+    }),
+    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+/** History points (distinct measurement instants) per short_video subject. */
+export const pointsPerSubject = async (url: string) => {
+  const rows = await query(
+    url,
+    "SELECT entity, count(DISTINCT measured_at)::int AS n FROM history_values WHERE platform = 'short_video' GROUP BY entity"
+  )
+  return new Map(rows.map((r) => [r.entity as string, r.n as number]))
+}
+
+/** Captures of a pass in the ledger: how many and how many credits. */
+export const captures = async (url: string, pass: string) => {
+  const [r] = await query(
+    url,
+    "SELECT count(*)::int AS n, coalesce(-sum(credits), 0)::int AS credits FROM ledger WHERE key_id = $1 AND kind = 'capture'",
+    [`refresh:${pass}`]
+  )
+  return r as { n: number; credits: number }
+}
+
+/** Every account reconciles (balance == grants - captures) and no hold is left held. */
+export const reconciles = async (url: string) => {
+  const bad = await query(
+    url,
+    `SELECT a.id FROM accounts a LEFT JOIN ledger l ON l.account_id = a.id
+     GROUP BY a.id, a.balance HAVING a.balance <> coalesce(sum(l.credits), 0)`
+  )
+  const held = await query(url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")
+  return bad.length === 0 && held[0].n === 0
+}
+
+/** Today's pass id, as the runner names it. */
+export const todaysPass = () => new Date().toISOString().slice(0, 10)

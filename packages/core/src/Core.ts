@@ -1,0 +1,86 @@
+/**
+ * The one core wiring: configuration in, domain services out. The server, the runner and the tests all build their
+ * services here, so a setting or an adapter added once reaches each of them.
+ */
+import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@pdr/domain"
+import { Database, NodeCrypto, PgDemand, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import { Upstreams } from "@pdr/upstream-http"
+import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { type ConfigError, Config, Duration, Layer, Option } from "effect"
+
+/** What the core needs to know. */
+export interface Options {
+  readonly target: Database.Target
+  readonly knobs?: Partial<SyntheticUpstream.Knobs>
+  /** Overrides the upstream chosen by `upstream` (tests). */
+  readonly upstream?: Layer.Layer<Upstream.Upstream, ConfigError.ConfigError>
+  readonly rateLimit?: { readonly perSecond: number; readonly burst: number }
+  readonly authFailureLimit?: { readonly perSecond: number; readonly burst: number }
+  readonly holdTtlMs?: number
+  readonly unitTimeoutMs?: number
+  /** The refresh account: its calls are not demand (the refresh would otherwise track itself forever). */
+  readonly refreshAccountId?: string | undefined
+}
+
+/** The upstream selection: the router configured by UPSTREAMS (synthetic everywhere when unset), with these knobs. */
+export const upstream = (
+  knobs: Partial<SyntheticUpstream.Knobs> = {}
+): Layer.Layer<Upstream.Upstream, ConfigError.ConfigError> =>
+  Upstreams.layerConfig({ ...SyntheticUpstream.defaults, ...knobs })
+
+// the defaults are the domain's (D12 limits, call settings); the environment only overrides them
+const limits = RateLimits.RateLimits.defaults
+const callDefaults = Calls.CallSettings.defaultValue()
+
+/** Every core setting, read once from the environment. */
+export const config: Config.Config<Options> = Config.all({
+  target: Database.targetConfig,
+  knobs: SyntheticUpstream.knobsConfig,
+  rateLimit: Config.all({
+    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(limits.perKey.perSecond)),
+    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(limits.perKey.burst))
+  }),
+  authFailureLimit: Config.all({
+    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(limits.failedAuth.perSecond)),
+    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(limits.failedAuth.burst))
+  }),
+  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(callDefaults.holdTtl))),
+  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
+    Config.withDefault(Duration.toMillis(callDefaults.unitTimeout))
+  ),
+  refreshAccountId: Config.option(Config.string("REFRESH_ACCOUNT_ID")).pipe(Config.map(Option.getOrUndefined))
+})
+
+/** The domain services over the store, the upstream and node's crypto; the store's layers stay visible. */
+export const layer = (options: Options) =>
+  Layer.mergeAll(
+    Calls.Calls.Default,
+    Keys.Keys.Default,
+    Accounts.Accounts.Default,
+    Idempotency.Idempotency.Default
+  ).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PgLedger.layer,
+        PgKeyStore.layer,
+        PgMeasurements.layerCached(),
+        PgIdempotencyStore.layer,
+        PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
+        NodeCrypto.layer,
+        options.upstream ?? upstream(options.knobs),
+        Layer.succeed(
+          RateLimits.RateLimits,
+          RateLimits.RateLimits.make(
+            { name: "default", ...(options.rateLimit ?? limits.perKey) },
+            { name: "auth", ...(options.authFailureLimit ?? limits.failedAuth) }
+          )
+        ),
+        Layer.succeed(Calls.CallSettings, {
+          ...callDefaults,
+          ...(options.holdTtlMs === undefined ? {} : { holdTtl: Duration.millis(options.holdTtlMs) }),
+          ...(options.unitTimeoutMs === undefined ? {} : { unitTimeout: Duration.millis(options.unitTimeoutMs) })
+        })
+      )
+    ),
+    Layer.provideMerge(Database.layer(options.target))
+  )

@@ -1,0 +1,2 @@
+export * as Core from "./Core.js"
+export * as Refresh from "./Refresh.js"

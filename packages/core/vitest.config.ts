@@ -1,0 +1,3 @@
+import { config } from "@pdr/vitest-config"
+
+export default config()

@@ -1,0 +1,127 @@
+/**
+ * The Demand port on PostgreSQL. `note` only records into an in-memory map (one entry per freshness key, the
+ * latest demand kept); a background fiber writes the map in one statement every `flushEvery` and once more when the
+ * layer closes, so noting never adds a round trip to a call.
+ */
+import { SqlClient } from "@effect/sql"
+import { Demand } from "@pdr/domain"
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { date } from "./Rows.js"
+
+const toTracked = (r: Record<string, unknown>): Demand.Tracked => ({
+  freshnessKey: String(r["freshness_key"]),
+  platform: String(r["platform"]),
+  op: String(r["op"]),
+  subject: String(r["subject"]),
+  request: (typeof r["request"] === "string" ? JSON.parse(r["request"]) : r["request"]) as Demand.Tracked["request"],
+  demandedAt: r["demanded_at"] === null || r["demanded_at"] === undefined ? null : date(r["demanded_at"]),
+  pinned: Boolean(r["pinned"])
+})
+
+/** Options: accounts whose calls are not demand (the refresh account), and how often the buffer is written. */
+export interface Options {
+  readonly ignoreAccounts?: ReadonlyArray<string>
+  readonly flushEvery?: Duration.DurationInput
+}
+
+/** The adapter; scoped (its flusher runs while the scope is open). */
+export const make = (options: Options = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const ignored = new Set(options.ignoreAccounts ?? [])
+    let pending = new Map<string, Demand.Noted>()
+
+    const upsert = (entries: ReadonlyArray<Demand.Noted>, pinned: boolean) =>
+      sql`
+        INSERT INTO tracked (freshness_key, platform, op, subject, request, demanded_at, pinned)
+        SELECT x.freshness_key, x.platform, x.op, x.subject, x.request, x.demanded_at, ${pinned}
+        FROM jsonb_to_recordset(${JSON.stringify(
+          entries.map((e) => ({
+            freshness_key: e.freshnessKey,
+            platform: e.platform,
+            op: e.op,
+            subject: e.subject,
+            request: e.request,
+            demanded_at: e.demandedAt?.toISOString() ?? null
+          }))
+        )}::jsonb) AS x(freshness_key text, platform text, op text, subject text, request jsonb, demanded_at timestamptz)
+        ON CONFLICT (freshness_key) DO UPDATE SET
+          demanded_at = GREATEST(tracked.demanded_at, EXCLUDED.demanded_at),
+          request = EXCLUDED.request,
+          pinned = tracked.pinned OR EXCLUDED.pinned
+      `
+
+    const flush = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const batch = [...pending.values()]
+      pending = new Map()
+      return upsert(batch, false).pipe(
+        Effect.asVoid,
+        Effect.tapError((e) => Effect.logWarning("demand not recorded", e)),
+        Effect.ignore
+      )
+    })
+
+    yield* Effect.forkScoped(
+      Effect.repeat(flush, Schedule.spaced(Duration.decode(options.flushEvery ?? Duration.seconds(1))))
+    )
+    yield* Effect.addFinalizer(() => flush)
+
+    const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+
+    return {
+      note: (accountId, entries) =>
+        Effect.sync(() => {
+          if (ignored.has(accountId)) return
+          for (const e of entries) {
+            const known = pending.get(e.freshnessKey)
+            if (known === undefined || (known.demandedAt?.getTime() ?? 0) <= (e.demandedAt?.getTime() ?? 0))
+              pending.set(e.freshnessKey, e)
+          }
+        }),
+      pin: (entries) =>
+        orDie(
+          Effect.as(
+            upsert(
+              entries.map((e) => ({ ...e, demandedAt: null })),
+              true
+            ),
+            entries.length
+          )
+        ),
+      unpin: (platform, subject) =>
+        orDie(
+          Effect.map(
+            sql`UPDATE tracked SET pinned = false WHERE platform = ${platform} AND subject = ${subject} AND pinned
+                RETURNING freshness_key`,
+            (rows) => rows.length
+          )
+        ),
+      list: ({ pinnedOnly }) =>
+        orDie(
+          Effect.map(
+            sql`SELECT * FROM tracked ${pinnedOnly ? sql`WHERE pinned` : sql``}
+                ORDER BY demanded_at DESC NULLS LAST, freshness_key`,
+            (rows) => rows.map(toTracked)
+          )
+        ),
+      due: ({ demandedSince, measuredBefore, platform }) =>
+        orDie(
+          Effect.map(
+            sql`SELECT t.* FROM tracked t
+                WHERE (t.pinned OR (t.demanded_at >= ${demandedSince}
+                  AND EXISTS (SELECT 1 FROM measurements w WHERE w.freshness_key = t.freshness_key)))
+                ${platform === undefined ? sql`` : sql`AND t.platform = ${platform}`}
+                AND NOT EXISTS (
+                  SELECT 1 FROM measurements m
+                  WHERE m.freshness_key = t.freshness_key AND m.measured_at >= ${measuredBefore}
+                )
+                ORDER BY t.demanded_at DESC NULLS LAST, t.freshness_key`,
+            (rows) => rows.map(toTracked)
+          )
+        )
+    } satisfies typeof Demand.Demand.Service
+  })
+
+/** The Demand port on the SqlClient. */
+export const layer = (options: Options = {}) => Layer.scoped(Demand.Demand, make(options))
