@@ -3,12 +3,23 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits } from "@pdr/domain"
+import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, Members, RateLimits } from "@pdr/domain"
 import { Api } from "@pdr/http-api"
-import { Database, NodeCrypto, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import {
+  Database,
+  NodeCrypto,
+  NodePasswordHasher,
+  PgIdempotencyStore,
+  PgKeyStore,
+  PgLedger,
+  PgMeasurements,
+  PgMemberStore,
+  PgUsageReports
+} from "@pdr/store-pg"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
+import * as DashboardHttp from "./dashboard/DashboardHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
@@ -28,6 +39,13 @@ export interface Options {
   readonly holdTtlMs?: number
   readonly unitTimeoutMs?: number
   readonly sweepEveryMs?: number
+  /** The dashboard (D20): session lifetimes, the scrypt cost (tests lower it), Secure cookies behind a TLS proxy. */
+  readonly dashboard?: {
+    readonly secureCookies?: boolean
+    readonly idleTimeoutMs?: number
+    readonly absoluteTimeoutMs?: number
+    readonly scryptLogN?: number
+  }
 }
 
 /** The domain services on the Postgres store, the synthetic upstream and node's crypto. */
@@ -36,10 +54,26 @@ export const services = (options: Options) =>
     Calls.Calls.Default,
     Keys.Keys.Default,
     Accounts.Accounts.Default,
-    Idempotency.Idempotency.Default
+    Idempotency.Idempotency.Default,
+    Members.Members.Default
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
+        PgMemberStore.layer,
+        PgUsageReports.layer,
+        NodePasswordHasher.layer({
+          ...NodePasswordHasher.owasp,
+          ...(options.dashboard?.scryptLogN === undefined ? {} : { logN: options.dashboard.scryptLogN })
+        }),
+        Layer.succeed(Members.MemberSettings, {
+          ...Members.MemberSettings.defaultValue(),
+          ...(options.dashboard?.idleTimeoutMs === undefined
+            ? {}
+            : { idleTimeout: Duration.millis(options.dashboard.idleTimeoutMs) }),
+          ...(options.dashboard?.absoluteTimeoutMs === undefined
+            ? {}
+            : { absoluteTimeout: Duration.millis(options.dashboard.absoluteTimeoutMs) })
+        }),
         PgLedger.layer,
         PgKeyStore.layer,
         PgMeasurements.layerCached(),
@@ -63,19 +97,25 @@ export const services = (options: Options) =>
     Layer.provideMerge(Database.layer(options.target))
   )
 
-const ApiLive = HttpApiBuilder.api(Api.Api).pipe(
-  Layer.provide([CatalogueHttp.layer, OpsHttp.layer]),
-  Layer.provide(Authentication.layer)
-)
+const apiLive = (options: Options) =>
+  HttpApiBuilder.api(Api.Api).pipe(
+    Layer.provide([
+      CatalogueHttp.layer,
+      OpsHttp.layer,
+      DashboardHttp.layer({ secureCookies: options.dashboard?.secureCookies ?? false })
+    ]),
+    Layer.provide(Authentication.layer)
+  )
 
-/** The public API on the HttpServer it is given. */
-export const publicHttp = HttpApiBuilder.serve().pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(Fallback.layer),
-  Layer.provide(ApiLive),
-  HttpMiddleware.withTracerDisabledWhen(() => true)
-)
+/** The public API (and the dashboard, D20) on the HttpServer it is given. */
+export const publicHttp = (options: Options) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(Fallback.layer),
+    Layer.provide(apiLive(options)),
+    HttpMiddleware.withTracerDisabledWhen(() => true)
+  )
 
 /** The operator API on the HttpServer it is given. */
 export const adminHttp = (token: Redacted.Redacted<string>) =>
@@ -134,7 +174,7 @@ const closingServer = () => {
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) =>
   Layer.mergeAll(
-    Layer.merge(publicHttp.pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
+    Layer.merge(publicHttp(options).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
       Layer.provide(NodeHttpServer.layer(closingServer, { port: options.port, host: options.host }))
     ),
     Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(

@@ -142,9 +142,12 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       return { key, stored }
     })
 
-    const revoke = Effect.fn("Keys.revoke")(function* (keyId: string) {
+    /** Revokes the key; with `accountId`, only a key of that account (another account's key is not found). */
+    const revoke = Effect.fn("Keys.revoke")(function* (keyId: string, accountId?: string) {
       const found = yield* store.find(keyId)
-      if (Option.isNone(found)) return yield* new KeyNotFound({ keyId })
+      if (Option.isNone(found) || (accountId !== undefined && found.value.accountId !== accountId)) {
+        return yield* new KeyNotFound({ keyId })
+      }
       const revoked = yield* store.revoke(keyId)
       return { keyId, alreadyRevoked: !revoked }
     })

@@ -2,6 +2,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import * as Errors from "./Errors.js"
+import { DashboardGroup } from "./DashboardApi.js"
 import { Authentication } from "./Security.js"
 
 /** `contextVersion` of the envelope contract (D13). */
@@ -137,6 +138,7 @@ export class OpsGroup extends HttpApiGroup.make("ops")
 export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
   .add(OpsGroup)
+  .add(DashboardGroup)
   .addError(Errors.BadRequest)
   .addError(Errors.PaymentRequired)
   .addError(Errors.NotFound)
