@@ -5,7 +5,7 @@
 
 import { createHash } from "node:crypto"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Calls, Freshness, Idempotency } from "@pdr/domain"
+import { Calls, Catalogue, Freshness, Idempotency, Keys } from "@pdr/domain"
 import { Api, Errors, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -31,10 +31,16 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const calls = yield* Calls.Calls
     const idempotency = yield* Idempotency.Idempotency
+    const keys = yield* Keys.Keys
 
     const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown) =>
       Effect.gen(function* () {
         const result = yield* calls.call(caller, platform, payload).pipe(Effect.catchAll(ApiErrors.fromCallError))
+        // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
+        const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
+        if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
+          yield* keys.recordOp(caller.keyId, platform, op)
+        }
         const request = yield* FiberRef.get(RequestId.current)
         return { ...result, requestId: request.id, ...versions }
       })
