@@ -26,7 +26,8 @@ const securityHeaders = {
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // same-origin, not no-referrer: with no-referrer a form post says `Origin: null` and would be refused
+  "referrer-policy": "same-origin",
   "cache-control": "no-store"
 }
 
