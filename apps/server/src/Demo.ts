@@ -12,23 +12,24 @@ export const demoOwner = "owner@demo.example"
  * Creates the demo account and key when no account exists yet; prints the key once, labelled, and the owner's
  * one-time sign-up link for the dashboard at `publicUrl`.
  */
-export const seed = (publicUrl: string) => Effect.gen(function* () {
-  const accounts = yield* Accounts.Accounts
-  const keys = yield* Keys.Keys
-  const members = yield* Members.Members
-  if ((yield* accounts.list()).length > 0) return
-  const account = yield* accounts.create({ name: "Demo", credits: demoCredits })
-  const created = yield* keys.create({ accountId: account.id, name: "demo key" })
-  const invitation = yield* members.invite({ accountId: account.id, email: demoOwner, role: "owner" })
-  yield* Console.log(
-    [
-      "",
-      "  DEMO ACCOUNT (first start on an empty data directory)",
-      `  account: ${account.id}  credits: ${demoCredits}`,
-      `  DEMO API KEY (shown once, not stored): ${created.key}`,
-      `  DASHBOARD: sign up as ${demoOwner} (one-time link, valid 7 days):`,
-      `    ${publicUrl}/dashboard/sign-up?token=${invitation.token}`,
-      ""
-    ].join("\n")
-  )
-})
+export const seed = (publicUrl: string) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts.Accounts
+    const keys = yield* Keys.Keys
+    const members = yield* Members.Members
+    if ((yield* accounts.list()).length > 0) return
+    const account = yield* accounts.create({ name: "Demo", credits: demoCredits })
+    const created = yield* keys.create({ accountId: account.id, name: "demo key" })
+    const invitation = yield* members.invite({ accountId: account.id, email: demoOwner, role: "owner" })
+    yield* Console.log(
+      [
+        "",
+        "  DEMO ACCOUNT (first start on an empty data directory)",
+        `  account: ${account.id}  credits: ${demoCredits}`,
+        `  DEMO API KEY (shown once, not stored): ${created.key}`,
+        `  DASHBOARD: sign up as ${demoOwner} (one-time link, valid 7 days):`,
+        `    ${publicUrl}/dashboard/sign-up?token=${invitation.token}`,
+        ""
+      ].join("\n")
+    )
+  })

@@ -153,7 +153,12 @@ const main = async () => {
         ...(role === undefined ? {} : { role })
       })
       const publicUrl = process.env["PUBLIC_URL"] ?? `http://localhost:${process.env["PORT"] ?? "8080"}`
-      const out = { email: r["email"], role: r["role"], expiresAt: r["expiresAt"], link: `${publicUrl}${r["signUpPath"]}` }
+      const out = {
+        email: r["email"],
+        role: r["role"],
+        expiresAt: r["expiresAt"],
+        link: `${publicUrl}${r["signUpPath"]}`
+      }
       return print(out, () =>
         [`one-time sign-up link for ${out.email} (${out.role}), valid until ${out.expiresAt}:`, out.link].join("\n")
       )

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators, not DOM nodes
 // D20 in a real browser: Debian's chromium driven by playwright-core against the real server on PostgreSQL. An owner
 // accepts the operator's invitation, signs in, creates a key (shown once), calls an op with it, sees the call and its
 // credits on the keys and usage pages, revokes it (the next call gets 401), invites a member who cannot manage
@@ -20,7 +21,7 @@ const violations = async (page: Page) => {
   await page.addScriptTag({ path: axeSource })
   const result = await page.evaluate(async () => {
     const axe = (globalThis as any).axe
-    const r = await axe.run(document)
+    const r = await axe.run((globalThis as any).document)
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }))
   })
   return (result as Array<{ id: string; impact: string; nodes: number }>).filter(
@@ -59,7 +60,13 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     server = await start({ options: { dashboard: testScrypt } })
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
     })
   }, 60_000)
   afterAll(async () => {
@@ -102,7 +109,12 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     assert.notInclude(await page.content(), key)
     assert.include(await page.content(), key.slice(0, 13))
 
-    const call = await post(server, "/api/v1/platforms/short_video", { request: { op: "profiles", subjects: ["browser.entity"] } }, key)
+    const call = await post(
+      server,
+      "/api/v1/platforms/short_video",
+      { request: { op: "profiles", subjects: ["browser.entity"] } },
+      key
+    )
     assert.strictEqual(call.status, 200)
     const charged = call.body.cost.creditsCharged as number
     assert.isAbove(charged, 0)
@@ -117,8 +129,16 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
 
     await page.getByRole("link", { name: "Usage" }).click()
     await page.waitForURL(/\/dashboard\/usage$/)
-    const byOp = page.getByRole("table", { name: "By platform and op" }).getByRole("row").filter({ hasText: "profiles" })
-    assert.deepStrictEqual(await byOp.getByRole("cell").allInnerTexts(), ["short_video", "profiles", "1", String(charged)])
+    const byOp = page
+      .getByRole("table", { name: "By platform and op" })
+      .getByRole("row")
+      .filter({ hasText: "profiles" })
+    assert.deepStrictEqual(await byOp.getByRole("cell").allInnerTexts(), [
+      "short_video",
+      "profiles",
+      "1",
+      String(charged)
+    ])
     const byKey = page.getByRole("table", { name: "By key" }).getByRole("row").filter({ hasText: "dashboard key" })
     assert.deepStrictEqual(await byKey.getByRole("cell").allInnerTexts(), ["dashboard key", "1", String(charged)])
     await accessible(page, "usage")
@@ -148,7 +168,12 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.waitForURL(/\/dashboard\/keys$/)
     const revoked = await page.getByRole("row").filter({ hasText: "dashboard key" }).getByRole("cell").allInnerTexts()
     assert.strictEqual(revoked[7], "revoked")
-    const after = await post(server, "/api/v1/platforms/short_video", { request: { op: "profiles", subjects: ["browser.other"] } }, key)
+    const after = await post(
+      server,
+      "/api/v1/platforms/short_video",
+      { request: { op: "profiles", subjects: ["browser.other"] } },
+      key
+    )
     assert.strictEqual(after.status, 401)
   })
 

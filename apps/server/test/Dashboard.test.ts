@@ -45,7 +45,9 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
   beforeAll(async () => {
     release = capture()
     server = await start({
-      target: Effect.tap(Testing.freshServerSchema(), (t) => Effect.sync(() => (url = t._tag === "Server" ? t.url : ""))),
+      target: Effect.tap(Testing.freshServerSchema(), (t) =>
+        Effect.sync(() => (url = t._tag === "Server" ? t.url : ""))
+      ),
       options: { dashboard: testScrypt }
     })
   }, 60_000)
@@ -56,7 +58,12 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
 
   it("D20: an API key sent to a dashboard route gets the same 401 as any bad key on an op", async () => {
     const a = await account(server, 100, "sep")
-    const bad = await post(server, "/api/v1/platforms/maps", { request: { op: "places", subjects: ["x"] } }, "key_live_nope")
+    const bad = await post(
+      server,
+      "/api/v1/platforms/maps",
+      { request: { op: "places", subjects: ["x"] } },
+      "key_live_nope"
+    )
     assert.strictEqual(bad.status, 401)
     for (const headers of [{ "x-api-key": a.key }, { authorization: `Bearer ${a.key}` }]) {
       for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/usage.csv", "/dashboard/members"]) {
@@ -91,8 +98,14 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     const cookie = await member(server, a.accountId, "csrf@example.com", password)
     const csrf = await csrfOf(server, cookie)
     const forged = [
-      [{ csrf, name: "f1" }, { cookie, origin: "http://evil.example" }],
-      [{ csrf, name: "f2" }, { cookie, "sec-fetch-site": "cross-site" }],
+      [
+        { csrf, name: "f1" },
+        { cookie, origin: "http://evil.example" }
+      ],
+      [
+        { csrf, name: "f2" },
+        { cookie, "sec-fetch-site": "cross-site" }
+      ],
       [{ csrf: "0".repeat(64), name: "f3" }, { cookie }],
       [{ csrf: "", name: "f4" }, { cookie }]
     ] as const
@@ -103,11 +116,16 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     const signOut = await form(server, "/dashboard/sign-out", { csrf }, { cookie, origin: "http://evil.example" })
     assert.strictEqual(signOut.status, 403)
     assert.strictEqual((await admin(server, "GET", `/admin/accounts/${a.accountId}/keys`)).keys.length, 1)
-    const genuine = await form(server, "/dashboard/keys", { csrf, name: "ok" }, {
-      cookie,
-      origin: new URL(server.api).origin,
-      "sec-fetch-site": "same-origin"
-    })
+    const genuine = await form(
+      server,
+      "/dashboard/keys",
+      { csrf, name: "ok" },
+      {
+        cookie,
+        origin: new URL(server.api).origin,
+        "sec-fetch-site": "same-origin"
+      }
+    )
     assert.strictEqual(genuine.status, 200)
     assert.strictEqual((await admin(server, "GET", `/admin/accounts/${a.accountId}/keys`)).keys.length, 2)
   })
@@ -134,7 +152,12 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     assert.match(cookie, /SameSite=Lax/)
     assert.match(cookie, /Path=\/dashboard/)
     assert.notMatch(cookie, /Secure/)
-    const tls = await form(server, "/dashboard/sign-in", { email: "flags@example.com", password }, { "x-forwarded-proto": "https" })
+    const tls = await form(
+      server,
+      "/dashboard/sign-in",
+      { email: "flags@example.com", password },
+      { "x-forwarded-proto": "https" }
+    )
     assert.match(tls.headers.getSetCookie().find((c) => c.startsWith("pdr_session="))!, /Secure/)
   })
 
@@ -186,7 +209,10 @@ describe.skipIf(!serverUp)("dashboard sign-in limit", () => {
     const a = await account(server, 100, "limit")
     await member(server, a.accountId, "limited@example.com", password)
     for (let i = 0; i < 5; i++) {
-      const r = await form(server, "/dashboard/sign-in", { email: "limited@example.com", password: `wrong ${i} password` })
+      const r = await form(server, "/dashboard/sign-in", {
+        email: "limited@example.com",
+        password: `wrong ${i} password`
+      })
       assert.strictEqual(r.status, 401)
     }
     const limited = await form(server, "/dashboard/sign-in", { email: "limited@example.com", password })

@@ -7,11 +7,19 @@ export const testScrypt = { scryptLogN: 10 }
 /** A one-time sign-up link from the operator's `member invite`. */
 export const invite = async (server: Running, accountId: string, email: string, role: "owner" | "member" = "owner") => {
   const r = await admin(server, "POST", `/admin/accounts/${accountId}/members/invitations`, { email, role })
-  return { link: `${server.api}${r.signUpPath as string}`, token: new URL(`${server.api}${r.signUpPath}`).searchParams.get("token")! }
+  return {
+    link: `${server.api}${r.signUpPath as string}`,
+    token: new URL(`${server.api}${r.signUpPath}`).searchParams.get("token")!
+  }
 }
 
 /** A form post (same origin unless headers say otherwise), without following redirects. */
-export const form = (server: Running, path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+export const form = (
+  server: Running,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {}
+) =>
   fetch(`${server.api}${path}`, {
     method: "POST",
     redirect: "manual",
@@ -26,7 +34,13 @@ export const sessionCookie = (res: Response) => {
 }
 
 /** Accepts an invitation and signs in: the session cookie. */
-export const member = async (server: Running, accountId: string, email: string, password: string, role: "owner" | "member" = "owner") => {
+export const member = async (
+  server: Running,
+  accountId: string,
+  email: string,
+  password: string,
+  role: "owner" | "member" = "owner"
+) => {
   const { token } = await invite(server, accountId, email, role)
   const up = await form(server, "/dashboard/sign-up", { token, password })
   if (up.status !== 303) throw new Error(`sign-up: ${up.status} ${await up.text()}`)

@@ -106,9 +106,7 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
     const byAddress = RateLimits.buckets(settings.failedPerAddress)
     const byEmail = RateLimits.buckets(settings.failedPerEmail)
     // unknown emails are checked against this hash, so they cost what a wrong password costs
-    const dummyHash = yield* Effect.cached(
-      Effect.flatMap(Ids.base62(crypto, 24), (random) => hasher.hash(random))
-    )
+    const dummyHash = yield* Effect.cached(Effect.flatMap(Ids.base62(crypto, 24), (random) => hasher.hash(random)))
 
     const invite = Effect.fn("Members.invite")(function* (input: {
       readonly accountId: string

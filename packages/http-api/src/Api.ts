@@ -1,8 +1,8 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import * as Errors from "./Errors.js"
 import { DashboardGroup } from "./DashboardApi.js"
+import * as Errors from "./Errors.js"
 import { Authentication } from "./Security.js"
 
 /** `contextVersion` of the envelope contract (D13). */

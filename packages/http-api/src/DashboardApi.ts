@@ -47,9 +47,7 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
   )
   .add(page("usage", "/dashboard/usage"))
   .add(
-    HttpApiEndpoint.get("usageCsv", "/dashboard/usage.csv").addSuccess(
-      HttpApiSchema.Text({ contentType: "text/csv" })
-    )
+    HttpApiEndpoint.get("usageCsv", "/dashboard/usage.csv").addSuccess(HttpApiSchema.Text({ contentType: "text/csv" }))
   )
   .add(page("ledger", "/dashboard/ledger").setUrlParams(Schema.Struct({ before: Schema.optional(Schema.String) })))
   .add(page("members", "/dashboard/members"))

@@ -20,7 +20,10 @@ export const make = Effect.gen(function* () {
   return M.MemberStore.of({
     insertInvitation: (i) =>
       sql`INSERT INTO invitations (digest, account_id, email, role, expires_at)
-          VALUES (${i.digest}, ${i.accountId}, ${i.email}, ${i.role}, ${i.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
+          VALUES (${i.digest}, ${i.accountId}, ${i.email}, ${i.role}, ${i.expiresAt})`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
     acceptInvitation: (input) =>
       sql
         .withTransaction(
@@ -40,9 +43,7 @@ export const make = Effect.gen(function* () {
             return Option.some(toMember(rows[0]))
           })
         )
-        .pipe(
-          Effect.catchAll((e) => (e === "taken" ? Effect.succeed(Option.none()) : Effect.die(e)))
-        ),
+        .pipe(Effect.catchAll((e) => (e === "taken" ? Effect.succeed(Option.none()) : Effect.die(e)))),
     findInvitation: (digest) =>
       sql`SELECT * FROM invitations WHERE digest = ${digest}`.pipe(
         Effect.map((rows) =>

@@ -21,8 +21,7 @@ const memberServices = (target: Effect.Effect<Database.Target, never, Scope.Scop
     Layer.provideMerge(services(target))
   )
 
-const leftTag = <E extends { _tag: string }>(e: Either.Either<unknown, E>) =>
-  Either.isLeft(e) ? e.left._tag : "Right"
+const leftTag = <E extends { _tag: string }>(e: Either.Either<unknown, E>) => (Either.isLeft(e) ? e.left._tag : "Right")
 
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`Members on ${t.name}`, () => {
@@ -37,8 +36,14 @@ for (const t of targets) {
           const invited = yield* members.invite({ accountId: account.id, email: " Ann@Example.com ", role: "owner" })
           assert.strictEqual(invited.email, "ann@example.com")
           const member = yield* members.accept(invited.token, password)
-          assert.deepStrictEqual([member.email, member.role, member.accountId], ["ann@example.com", "owner", account.id])
-          assert.strictEqual(leftTag(yield* Effect.either(members.accept(invited.token, password))), "InvitationInvalid")
+          assert.deepStrictEqual(
+            [member.email, member.role, member.accountId],
+            ["ann@example.com", "owner", account.id]
+          )
+          assert.strictEqual(
+            leftTag(yield* Effect.either(members.accept(invited.token, password))),
+            "InvitationInvalid"
+          )
           const signedIn = yield* members.signIn({ email: "ANN@example.com", password, address: "a1" })
           assert.match(signedIn.token, /^ses_[0-9A-Za-z]{43}$/)
           const dump = JSON.stringify([
@@ -63,7 +68,10 @@ for (const t of targets) {
           const account = yield* accounts.create({ name: "late" })
           const invited = yield* members.invite({ accountId: account.id, email: "late@example.com", role: "member" })
           yield* TestClock.adjust(Duration.days(8))
-          assert.strictEqual(leftTag(yield* Effect.either(members.accept(invited.token, password))), "InvitationInvalid")
+          assert.strictEqual(
+            leftTag(yield* Effect.either(members.accept(invited.token, password))),
+            "InvitationInvalid"
+          )
         })
       )
 
@@ -76,7 +84,9 @@ for (const t of targets) {
           const invited = yield* members.invite({ accountId: account.id, email: "bo@example.com", role: "member" })
           yield* members.accept(invited.token, password)
           const unknown = yield* Effect.flip(members.signIn({ email: "nobody@example.com", password, address: "x1" }))
-          const wrong = yield* Effect.flip(members.signIn({ email: "bo@example.com", password: "wrong pass!", address: "x2" }))
+          const wrong = yield* Effect.flip(
+            members.signIn({ email: "bo@example.com", password: "wrong pass!", address: "x2" })
+          )
           assert.deepStrictEqual([unknown._tag, unknown.message], [wrong._tag, wrong.message])
           for (let i = 0; i < 4; i++) {
             yield* Effect.flip(members.signIn({ email: "bo@example.com", password: "wrong pass!", address: `y${i}` }))
@@ -135,7 +145,10 @@ for (const t of targets) {
           for (const s of [a, b]) {
             assert.strictEqual(leftTag(yield* Effect.either(members.authenticate(s.token))), "SessionInvalid")
           }
-          assert.strictEqual(leftTag(yield* Effect.either(members.inviteAs(member, "x@example.com", "member"))), "Forbidden")
+          assert.strictEqual(
+            leftTag(yield* Effect.either(members.inviteAs(member, "x@example.com", "member"))),
+            "Forbidden"
+          )
           assert.strictEqual(leftTag(yield* Effect.either(members.remove(member, owner.id))), "Forbidden")
           assert.strictEqual(leftTag(yield* Effect.either(members.remove(owner, owner.id))), "Forbidden")
           const c = yield* members.signIn({ email: "mem@example.com", password: "another long password", address: "p" })

@@ -38,7 +38,8 @@ const page = (body: string, status = 200) =>
     headers: securityHeaders
   })
 
-const seeOther = (location: string) => HttpServerResponse.empty({ status: 303, headers: { ...securityHeaders, location } })
+const seeOther = (location: string) =>
+  HttpServerResponse.empty({ status: 303, headers: { ...securityHeaders, location } })
 
 const ledgerPageSize = 50
 const usageDays = 30
@@ -149,7 +150,9 @@ export const layer = (options: Options) =>
                 page(Pages.message("Not found", "error", "No such member in this account.", chrome), 404)
               )
             case "KeyNotFound":
-              return Effect.succeed(page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404))
+              return Effect.succeed(
+                page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404)
+              )
           }
         }
 
@@ -314,24 +317,20 @@ export const layer = (options: Options) =>
             )
           })
         )
-        .handleRaw("members", ({ request }) =>
-          signedInPage(request, "members", (s, chrome) => membersPage(s, chrome))
-        )
+        .handleRaw("members", ({ request }) => signedInPage(request, "members", (s, chrome) => membersPage(s, chrome)))
         .handle("inviteMember", ({ payload, request }) =>
           signedInPost(request, payload.csrf, "members", (s, chrome) =>
-            members
-              .inviteAs(s.member, payload.email, payload.role === "owner" ? "owner" : "member")
-              .pipe(
-                Effect.flatMap((invited) =>
-                  membersPage(s, chrome, {
-                    invited: {
-                      email: invited.email,
-                      link: `${originOf(request)}/dashboard/sign-up?token=${invited.token}`
-                    }
-                  })
-                ),
-                Effect.catchAll((e) => (e._tag === "AccountNotFound" ? Effect.die(e) : refusal(chrome)(e)))
-              )
+            members.inviteAs(s.member, payload.email, payload.role === "owner" ? "owner" : "member").pipe(
+              Effect.flatMap((invited) =>
+                membersPage(s, chrome, {
+                  invited: {
+                    email: invited.email,
+                    link: `${originOf(request)}/dashboard/sign-up?token=${invited.token}`
+                  }
+                })
+              ),
+              Effect.catchAll((e) => (e._tag === "AccountNotFound" ? Effect.die(e) : refusal(chrome)(e)))
+            )
           )
         )
         .handle("changeRole", ({ path, payload, request }) =>
@@ -349,7 +348,9 @@ export const layer = (options: Options) =>
           )
         )
         .handleRaw("catalogue", ({ request }) =>
-          signedInPage(request, "catalogue", (_, chrome) => Effect.succeed(Pages.catalogue(chrome, Catalogue.publish())))
+          signedInPage(request, "catalogue", (_, chrome) =>
+            Effect.succeed(Pages.catalogue(chrome, Catalogue.publish()))
+          )
         )
         .handle("asset", ({ path }) => {
           const asset = assets.get(path.file)

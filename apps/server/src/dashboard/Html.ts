@@ -3,7 +3,7 @@
 const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 
 /** Text escaped for HTML content and attribute values. */
-export const escape = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => entities[c] ?? c)
+export const escapeHtml = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => entities[c] ?? c)
 
 /** A tagged template that escapes every interpolated value unless it is already `Raw`. */
 export class Raw {
@@ -25,7 +25,7 @@ export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<unk
         ? v.map(part).join("")
         : v === undefined || v === null || v === false
           ? ""
-          : escape(v)
+          : escapeHtml(v)
   return raw(strings.reduce((out, s, i) => out + s + (i < values.length ? part(values[i]) : ""), ""))
 }
 

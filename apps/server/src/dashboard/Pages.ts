@@ -131,9 +131,7 @@ ${table(
       k.calls,
       k.creditsSpent,
       state,
-      state === "revoked"
-        ? ""
-        : html`<a href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`
+      state === "revoked" ? "" : html`<a href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke</a>`
     ]
   })
 )}`,
@@ -189,13 +187,12 @@ const csvCell = (v: unknown) => {
 }
 
 /** The usage rows as CSV. */
-export const usageCsv = (rows: ReadonlyArray<UsageReports.UsageRow>, keyNames: ReadonlyMap<string, string>) =>
-  [
-    "day,key_id,key_name,platform,op,calls,credits",
-    ...rows.map((r) =>
-      [r.day, r.keyId, keyNames.get(r.keyId) ?? "", r.platform, r.op, r.calls, r.credits].map(csvCell).join(",")
-    )
-  ].join("\n") + "\n"
+export const usageCsv = (rows: ReadonlyArray<UsageReports.UsageRow>, keyNames: ReadonlyMap<string, string>) => {
+  const lines = rows.map((r) =>
+    [r.day, r.keyId, keyNames.get(r.keyId) ?? "", r.platform, r.op, r.calls, r.credits].map(csvCell).join(",")
+  )
+  return `${["day,key_id,key_name,platform,op,calls,credits", ...lines].join("\n")}\n`
+}
 
 /** The ledger page, newest first, with a link to older entries. */
 export const ledger = (chrome: Chrome, entries: ReadonlyArray<Ledger.LedgerEntry>, pageSize: number) =>
