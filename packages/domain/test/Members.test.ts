@@ -76,8 +76,16 @@ const memoryMembers = () => {
 const countingHasher = () => {
   const counts = { hash: 0, verify: 0 }
   const hasher = PasswordHasher.PasswordHasher.of({
-    hash: (p) => Effect.sync(() => (counts.hash++, `h:${sha256(p)}`)),
-    verify: (h, p) => Effect.sync(() => (counts.verify++, h === `h:${sha256(p)}`))
+    hash: (p) =>
+      Effect.sync(() => {
+        counts.hash++
+        return `h:${sha256(p)}`
+      }),
+    verify: (h, p) =>
+      Effect.sync(() => {
+        counts.verify++
+        return h === `h:${sha256(p)}`
+      })
   })
   return { hasher, counts }
 }
