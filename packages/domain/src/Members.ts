@@ -107,6 +107,8 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
     const byEmail = RateLimits.buckets(settings.failedPerEmail)
     // unknown emails are checked against this hash, so they cost what a wrong password costs
     const dummyHash = yield* Effect.cached(Effect.flatMap(Ids.base62(crypto, 24), (random) => hasher.hash(random)))
+    // computed ahead, so even the first unknown email costs one verification, not a hash and a verification
+    yield* Effect.forkDaemon(dummyHash)
 
     const invite = Effect.fn("Members.invite")(function* (input: {
       readonly accountId: string

@@ -141,6 +141,26 @@ describe("Members", () => {
     }).pipe(Effect.provide(t.layer))
   })
 
+  it.effect("D20: 10 failed sign-ins from one address (any emails) block it; another address still signs in", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_4", name: "d" })
+      const invited = yield* members.invite({ accountId: "acct_4", email: "r@x.example", role: "owner" })
+      yield* members.accept(invited.token, "a good password")
+      for (let i = 0; i < 10; i++) {
+        const e = yield* Effect.flip(members.signIn({ email: `n${i}@x.example`, password: "nope nope!", address: "9" }))
+        assert.strictEqual(e._tag, "SignInRefused")
+      }
+      const blocked = yield* Effect.flip(
+        members.signIn({ email: "r@x.example", password: "a good password", address: "9" })
+      )
+      assert.strictEqual(blocked._tag, "SignInLimited")
+      const other = yield* members.signIn({ email: "r@x.example", password: "a good password", address: "8" })
+      assert.strictEqual(other.member.email, "r@x.example")
+    }).pipe(Effect.provide(t.layer))
+  })
+
   it.effect("D20: an account keeps at least one owner; only owners change roles", () => {
     const t = setup()
     return Effect.gen(function* () {
