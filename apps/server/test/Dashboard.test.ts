@@ -78,6 +78,25 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     assert.strictEqual(keys.keys.length, 1)
   })
 
+  it("D20: the dashboard is not part of the public OpenAPI document; its assets are served by us", async () => {
+    const doc = await request(`${server.api}/openapi.json`)
+    assert.strictEqual(doc.status, 200)
+    const paths = Object.keys(doc.body.paths)
+    assert.include(paths, "/api/v1/platforms/{platform}")
+    assert.deepStrictEqual(
+      paths.filter((p) => p.startsWith("/dashboard")),
+      []
+    )
+    const htmx = await fetch(`${server.api}/dashboard/assets/htmx.min.js`)
+    assert.strictEqual(htmx.status, 200)
+    assert.match(htmx.headers.get("content-type") ?? "", /javascript/)
+    assert.include(await htmx.text(), "htmx")
+    assert.strictEqual((await fetch(`${server.api}/dashboard/assets/../../etc/passwd`)).status, 404)
+    const signIn = await fetch(`${server.api}/dashboard/sign-in`)
+    assert.include(signIn.headers.get("content-security-policy") ?? "", "script-src 'self'")
+    assert.notMatch(await signIn.text(), /https?:\/\/(?!127\.0\.0\.1)/)
+  })
+
   it("D20: a session cookie runs no op and reads no balance (401)", async () => {
     const a = await account(server, 100, "cookie")
     const cookie = await member(server, a.accountId, "cookie@example.com", password)
