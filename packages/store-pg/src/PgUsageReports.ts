@@ -3,9 +3,10 @@
  * buffer), credits from the ledger's captures (their reason is "<platform> <op>"), so money stays in the ledger.
  */
 import { SqlClient } from "@effect/sql"
-import { Ledger as L, UsageReports as U } from "@pdr/domain"
+import { UsageReports as U } from "@pdr/domain"
 import { Effect, Layer } from "effect"
-import { date, num, utc } from "./Rows.js"
+import { toEntry } from "./PgLedger.js"
+import { num } from "./Rows.js"
 
 /** The UsageReports adapter. */
 export const make = Effect.gen(function* () {
@@ -48,21 +49,7 @@ export const make = Effect.gen(function* () {
       sql`SELECT * FROM ledger WHERE account_id = ${accountId}
           ${before === undefined ? sql`` : sql`AND id < ${before}`}
           ORDER BY id DESC LIMIT ${limit}`.pipe(
-        Effect.map((rows) =>
-          rows.map(
-            (r) =>
-              new L.LedgerEntry({
-                id: num(r["id"]),
-                accountId: String(r["account_id"]),
-                kind: r["kind"] === "grant" ? "grant" : "capture",
-                credits: num(r["credits"]),
-                reason: String(r["reason"]),
-                keyId: (r["key_id"] as string | null) ?? null,
-                holdId: (r["hold_id"] as string | null) ?? null,
-                at: utc(date(r["created_at"]))
-              })
-          )
-        ),
+        Effect.map((rows) => rows.map(toEntry)),
         Effect.orDie
       )
   })

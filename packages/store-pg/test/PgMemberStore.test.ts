@@ -4,9 +4,9 @@
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Accounts, Keys, Members } from "@pdr/domain"
+import { Accounts, Keys, Ledger, Members, UsageReports } from "@pdr/domain"
 import { Duration, Effect, Either, Layer, type Scope, TestClock } from "effect"
-import { type Database, NodePasswordHasher, PgMemberStore } from "../src/index.js"
+import { type Database, NodePasswordHasher, PgMemberStore, PgUsageReports } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -18,6 +18,7 @@ const password = "correct horse battery"
 const memberServices = (target: Effect.Effect<Database.Target, never, Scope.Scope>) =>
   Members.Members.Default.pipe(
     Layer.provide(Layer.merge(PgMemberStore.layer, NodePasswordHasher.layer({ logN: 10, r: 8, p: 1, concurrency: 2 }))),
+    Layer.provideMerge(PgUsageReports.layer),
     Layer.provideMerge(services(target))
   )
 
@@ -159,6 +160,68 @@ for (const t of targets) {
             ["own@example.com"]
           )
         })
+      )
+
+      it.effect(
+        "D20: usage joins the flushed call counts with the ledger's captures; the ledger pages newest first",
+        () =>
+          Effect.gen(function* () {
+            // calls are dated by the service's clock, captures by the database's: both now
+            yield* TestClock.setTime(Date.now())
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const ledger = yield* Ledger.Ledger
+            const reports = yield* UsageReports.UsageReports
+            const account = yield* accounts.create({ name: "reports", credits: 100 })
+            const { stored } = yield* keys.create({ accountId: account.id, name: "r" })
+            const empty = { measurements: [], points: [], reveals: [] }
+            for (const [id, capture] of [
+              ["hold_r1", 3],
+              ["hold_r2", 4]
+            ] as const) {
+              yield* ledger.placeHold({
+                id,
+                accountId: account.id,
+                keyId: stored.id,
+                amount: 5,
+                expiresAt: new Date(Date.now() + 60_000)
+              })
+              yield* ledger.settle({
+                holdId: id,
+                accountId: account.id,
+                capture,
+                reason: "maps places",
+                records: empty
+              })
+              yield* keys.recordOp(stored.id, "maps", "places")
+            }
+            yield* keys.recordOp(stored.id, "maps", "reviews")
+            yield* keys.flushUsage()
+            const today = new Date().toISOString().slice(0, 10)
+            const rows = yield* reports.usage(account.id, today)
+            assert.deepStrictEqual(
+              rows.map((r) => [r.keyId, r.platform, r.op, r.calls, r.credits]),
+              [
+                [stored.id, "maps", "places", 2, 7],
+                [stored.id, "maps", "reviews", 1, 0]
+              ]
+            )
+            for (let i = 0; i < 4; i++) yield* accounts.grant({ accountId: account.id, credits: 1, reason: `g${i}` })
+            const first = yield* reports.ledgerPage(account.id, undefined, 3)
+            assert.deepStrictEqual(
+              first.map((e) => e.reason),
+              ["g3", "g2", "g1"]
+            )
+            const second = yield* reports.ledgerPage(account.id, first[2]!.id, 3)
+            assert.deepStrictEqual(
+              second.map((e) => [e.kind, e.reason]),
+              [
+                ["grant", "g0"],
+                ["capture", "maps places"],
+                ["capture", "maps places"]
+              ]
+            )
+          })
       )
 
       it.effect("D20: op calls are counted per key, day, platform and op by the usage flush", () =>
