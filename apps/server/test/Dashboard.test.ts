@@ -149,6 +149,38 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     assert.strictEqual((await admin(server, "GET", `/admin/accounts/${a.accountId}/keys`)).keys.length, 2)
   })
 
+  it("D20: a password change ends every session of the member; the new password signs in", async () => {
+    const a = await account(server, 100, "change")
+    const cookie = await member(server, a.accountId, "change@example.com", password)
+    const other = sessionCookie(await form(server, "/dashboard/sign-in", { email: "change@example.com", password }))!
+    const csrf = await csrfOf(server, cookie)
+    const wrong = await form(
+      server,
+      "/dashboard/password",
+      { csrf, current: "not it at all", next: "a brand new password" },
+      { cookie }
+    )
+    assert.strictEqual(wrong.status, 400)
+    const changed = await form(
+      server,
+      "/dashboard/password",
+      { csrf, current: password, next: "a brand new password" },
+      { cookie }
+    )
+    assert.deepStrictEqual([changed.status, changed.headers.get("location")], [303, "/dashboard/sign-in"])
+    for (const c of [cookie, other]) {
+      const r = await fetch(`${server.api}/dashboard/keys`, { headers: { cookie: c }, redirect: "manual" })
+      assert.deepStrictEqual([r.status, r.headers.get("location")], [303, "/dashboard/sign-in"])
+    }
+    const old = await form(server, "/dashboard/sign-in", { email: "change@example.com", password })
+    assert.strictEqual(old.status, 401)
+    const fresh = await form(server, "/dashboard/sign-in", {
+      email: "change@example.com",
+      password: "a brand new password"
+    })
+    assert.strictEqual(fresh.status, 303)
+  })
+
   it("D20: an unknown email and a wrong password get the same status and the same page", async () => {
     const a = await account(server, 100, "same")
     await member(server, a.accountId, "known@example.com", password)

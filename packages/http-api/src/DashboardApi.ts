@@ -68,6 +68,11 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       .setPayload(Form(csrf))
       .addSuccess(Html)
   )
+  .add(
+    HttpApiEndpoint.post("changePassword", "/dashboard/password")
+      .setPayload(Form({ ...csrf, current: Schema.String, next: Schema.String }))
+      .addSuccess(Html)
+  )
   .add(page("catalogue", "/dashboard/catalogue"))
   .add(
     HttpApiEndpoint.get("asset", "/dashboard/assets/:file")

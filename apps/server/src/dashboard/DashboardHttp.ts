@@ -347,6 +347,23 @@ export const layer = (options: Options) =>
               .pipe(Effect.as(seeOther("/dashboard/members")), Effect.catchAll(refusal(chrome)))
           )
         )
+        .handle("changePassword", ({ payload, request }) =>
+          signedInPost(request, payload.csrf, "members", (s, chrome) =>
+            members.changePassword(s.member.id, payload.current, payload.next).pipe(
+              // every session of the member ended with the change, this one included
+              Effect.as(seeOther("/dashboard/sign-in")),
+              Effect.catchTags({
+                SignInRefused: () =>
+                  Effect.map(membersPage(s, chrome, { error: "The current password is wrong." }), (html) =>
+                    page(html, 400)
+                  ),
+                InvalidInput: (e) =>
+                  Effect.map(membersPage(s, chrome, { error: `${e.field}: ${e.message}` }), (html) => page(html, 400)),
+                MemberNotFound: () => Effect.succeed(seeOther("/dashboard/sign-in"))
+              })
+            )
+          )
+        )
         .handleRaw("catalogue", ({ request }) =>
           signedInPage(request, "catalogue", (_, chrome) =>
             Effect.succeed(Pages.catalogue(chrome, Catalogue.publish()))

@@ -247,6 +247,13 @@ ${
 <p><button type="submit">Create invitation link</button></p></form>`
     : notice("info", "Only owners manage members.")
 }
+<h2>Your password</h2>
+<p>Changing it signs you out everywhere, this browser included.</p>
+<form method="post" action="/dashboard/password">${csrfField(chrome.csrf)}
+<input type="text" name="username" autocomplete="username" value="${chrome.email}" hidden>
+<label for="current-password">Current password</label><input id="current-password" name="current" type="password" autocomplete="current-password" required>
+<label for="new-password">New password</label><input id="new-password" name="next" type="password" autocomplete="new-password" minlength="10" required>
+<p><button type="submit">Change password</button></p></form>
 ${table(
   "Members of this account",
   owner ? ["Email", "Role", "Since", "Manage"] : ["Email", "Role", "Since"],
