@@ -181,6 +181,54 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     assert.strictEqual(fresh.status, 303)
   })
 
+  it("D20: a member's posts to manage members get 403; an owner changes a role and removes a member", async () => {
+    const a = await account(server, 100, "roles")
+    const owner = await member(server, a.accountId, "boss@example.com", password)
+    const worker = await member(server, a.accountId, "worker@example.com", password, "member")
+    const workerCsrf = await csrfOf(server, worker)
+    const ids = async () => {
+      const page = await (await fetch(`${server.api}/dashboard/members`, { headers: { cookie: owner } })).text()
+      return [...page.matchAll(/action="\/dashboard\/members\/(mem_[0-9A-Za-z]+)\/role"/g)].map((m) => m[1]!)
+    }
+    const [bossId, workerId] = await ids()
+    const refused = [
+      await form(
+        server,
+        "/dashboard/members/invite",
+        { csrf: workerCsrf, email: "x@example.com", role: "owner" },
+        { cookie: worker }
+      ),
+      await form(
+        server,
+        `/dashboard/members/${workerId}/role`,
+        { csrf: workerCsrf, role: "owner" },
+        { cookie: worker }
+      ),
+      await form(server, `/dashboard/members/${bossId}/remove`, { csrf: workerCsrf }, { cookie: worker })
+    ]
+    assert.deepStrictEqual(
+      refused.map((r) => r.status),
+      [403, 403, 403]
+    )
+    const ownerCsrf = await csrfOf(server, owner)
+    const promoted = await form(
+      server,
+      `/dashboard/members/${workerId}/role`,
+      { csrf: ownerCsrf, role: "owner" },
+      { cookie: owner }
+    )
+    assert.strictEqual(promoted.status, 303)
+    assert.include(
+      await (await fetch(`${server.api}/dashboard/members`, { headers: { cookie: worker } })).text(),
+      "Invite a member"
+    )
+    const removed = await form(server, `/dashboard/members/${workerId}/remove`, { csrf: ownerCsrf }, { cookie: owner })
+    assert.strictEqual(removed.status, 303)
+    const after = await fetch(`${server.api}/dashboard`, { headers: { cookie: worker }, redirect: "manual" })
+    assert.deepStrictEqual([after.status, after.headers.get("location")], [303, "/dashboard/sign-in"])
+    assert.deepStrictEqual(await ids(), [bossId])
+  })
+
   it("D20: an unknown email and a wrong password get the same status and the same page", async () => {
     const a = await account(server, 100, "same")
     await member(server, a.accountId, "known@example.com", password)
