@@ -1,6 +1,10 @@
 /** The server's configuration, read in one place. */
-import { Config } from "effect"
+import { Members } from "@pdr/domain"
+import { NodePasswordHasher } from "@pdr/store-pg"
+import { Config, Duration } from "effect"
 import { listenerTimeouts } from "./Server.js"
+
+const members = Members.MemberSettings.defaultValue()
 
 /** Listeners, data location and operator token (the core's settings are read by `Core.config`). */
 export const server = Config.all({
@@ -17,6 +21,19 @@ export const server = Config.all({
     headersMs: Config.integer("HEADERS_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.headersMs)),
     requestMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.requestMs)),
     keepAliveMs: Config.integer("KEEP_ALIVE_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.keepAliveMs))
+  }),
+  // the dashboard (D20): session lifetimes, Secure cookies behind a TLS proxy, the scrypt cost (2^17 = OWASP)
+  dashboard: Config.all({
+    secureCookies: Config.boolean("DASHBOARD_SECURE_COOKIES").pipe(Config.withDefault(false)),
+    idleTimeoutMs: Config.integer("SESSION_IDLE_MINUTES").pipe(
+      Config.withDefault(Duration.toMinutes(members.idleTimeout)),
+      Config.map((m) => m * 60_000)
+    ),
+    absoluteTimeoutMs: Config.integer("SESSION_MAX_HOURS").pipe(
+      Config.withDefault(Duration.toHours(members.absoluteTimeout)),
+      Config.map((h) => h * 3_600_000)
+    ),
+    scryptLogN: Config.integer("SCRYPT_LOG_N").pipe(Config.withDefault(NodePasswordHasher.owasp.logN))
   })
 })
 

@@ -4,10 +4,12 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Core } from "@pdr/core"
-import { IdempotencyStore, Keys, Ledger } from "@pdr/domain"
+import { IdempotencyStore, Keys, Ledger, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
+import { NodePasswordHasher, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
+import * as DashboardHttp from "./dashboard/DashboardHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
@@ -25,6 +27,13 @@ export interface Options extends Core.Options {
   readonly sweepEveryMs?: number
   /** Slow and idle clients: timeouts of both listeners (`listenerTimeouts` when absent). */
   readonly timeouts?: ListenerTimeouts
+  /** The dashboard (D20): session lifetimes, the scrypt cost (tests lower it), Secure cookies behind a TLS proxy. */
+  readonly dashboard?: {
+    readonly secureCookies?: boolean
+    readonly idleTimeoutMs?: number
+    readonly absoluteTimeoutMs?: number
+    readonly scryptLogN?: number
+  }
 }
 
 /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive lasts. */
@@ -40,23 +49,51 @@ export interface ListenerTimeouts {
  */
 export const listenerTimeouts: ListenerTimeouts = { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 5_000 }
 
-/** The domain services: the one core wiring (packages/core), shared with the runner and the tests. */
-export const services = (options: Options) => Core.layer(options)
+/** The domain services: the one core wiring (packages/core), shared with the runner and the tests, and the dashboard's members (D20). */
+export const services = (options: Options) =>
+  Members.Members.Default.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PgMemberStore.layer,
+        PgUsageReports.layer,
+        NodePasswordHasher.layer({
+          ...NodePasswordHasher.owasp,
+          ...(options.dashboard?.scryptLogN === undefined ? {} : { logN: options.dashboard.scryptLogN })
+        }),
+        Layer.succeed(Members.MemberSettings, {
+          ...Members.MemberSettings.defaultValue(),
+          ...(options.dashboard?.idleTimeoutMs === undefined
+            ? {}
+            : { idleTimeout: Duration.millis(options.dashboard.idleTimeoutMs) }),
+          ...(options.dashboard?.absoluteTimeoutMs === undefined
+            ? {}
+            : { absoluteTimeout: Duration.millis(options.dashboard.absoluteTimeoutMs) })
+        })
+      )
+    ),
+    Layer.provideMerge(Core.layer(options))
+  )
 
-const ApiLive = HttpApiBuilder.api(Document.api(engineVersion)).pipe(
-  Layer.provide([CatalogueHttp.layer, OpsHttp.layer]),
-  Layer.provide(Authentication.layer)
-)
+const apiLive = (options: Options) =>
+  HttpApiBuilder.api(Document.api(engineVersion)).pipe(
+    Layer.provide([
+      CatalogueHttp.layer,
+      OpsHttp.layer,
+      DashboardHttp.layer({ secureCookies: options.dashboard?.secureCookies ?? false })
+    ]),
+    Layer.provide(Authentication.layer)
+  )
 
-/** The public API on the HttpServer it is given, with the MCP server at `/mcp`. */
-export const publicHttp = HttpApiBuilder.serve().pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-  Layer.provide(McpHttp.layer(Effect.suspend(() => urlOf))),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
-  Layer.provide(Fallback.layer),
-  Layer.provide(ApiLive),
-  HttpMiddleware.withTracerDisabledWhen(() => true)
-)
+/** The public API, the dashboard (D20) and the MCP server at `/mcp`, on the HttpServer it is given. */
+export const publicHttp = (options: Options) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
+    Layer.provide(McpHttp.layer(Effect.suspend(() => urlOf))),
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(Fallback.layer),
+    Layer.provide(apiLive(options)),
+    HttpMiddleware.withTracerDisabledWhen(() => true)
+  )
 
 /** The operator API on the HttpServer it is given. */
 export const adminHttp = (token: Redacted.Redacted<string>) =>
@@ -124,7 +161,7 @@ const closingServer = (timeouts: ListenerTimeouts) => () => {
 export const layer = (options: Options) => {
   const listener = closingServer(options.timeouts ?? listenerTimeouts)
   return Layer.mergeAll(
-    Layer.merge(publicHttp.pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
+    Layer.merge(publicHttp(options).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
       Layer.provide(NodeHttpServer.layer(listener, { port: options.port, host: options.host }))
     ),
     Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(

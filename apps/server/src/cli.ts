@@ -17,7 +17,8 @@ const usage = `usage: pnpm admin <command> [--json]
   track add --platform P --request JSON      pin the subjects of an op request for the nightly refresh
   track remove --platform P --subject S      unpin a (canonical) subject
   track list [--pinned]                      tracked entities: pinned, or asked for within TRACK_DAYS
-environment: ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, port 8081), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token)`
+  member invite --account A --email E [--role owner|member]   prints a one-time dashboard sign-up link (default role owner)
+environment: PUBLIC_URL (default http://localhost:$PORT, for sign-up links), ADMIN_URL (default http://127.0.0.1:$ADMIN_PORT, port 8081), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token)`
 
 const argv = process.argv.slice(2).filter((a) => a !== "--")
 const json = argv.includes("--json")
@@ -147,6 +148,25 @@ const main = async () => {
       const r = await call("POST", `/admin/keys/${encodeURIComponent(required("key-id"))}/revoke`)
       return print(r, () => `${r["keyId"]} ${r["alreadyRevoked"] ? "was already revoked" : "revoked"}`)
     }
+    // ---- i12 (D20) member invite: BEGIN ----
+    case "member invite": {
+      const role = flag("role")
+      const r = await call("POST", `/admin/accounts/${encodeURIComponent(required("account"))}/members/invitations`, {
+        email: required("email"),
+        ...(role === undefined ? {} : { role })
+      })
+      const publicUrl = process.env["PUBLIC_URL"] ?? `http://localhost:${process.env["PORT"] ?? "8080"}`
+      const out = {
+        email: r["email"],
+        role: r["role"],
+        expiresAt: r["expiresAt"],
+        link: `${publicUrl}${r["signUpPath"]}`
+      }
+      return print(out, () =>
+        [`one-time sign-up link for ${out.email} (${out.role}), valid until ${out.expiresAt}:`, out.link].join("\n")
+      )
+    }
+    // ---- i12 member invite: END ----
     case "holds sweep": {
       const r = await call("POST", "/admin/holds/sweep")
       return print(r, () => `released ${r["released"]} expired holds`)

@@ -22,8 +22,8 @@ const main = Effect.gen(function* () {
     })
   }
   const startup = Effect.gen(function* () {
-    if (target._tag === "Embedded" && config.demo) yield* Demo.seed
     const shown = config.host === "0.0.0.0" ? "localhost" : config.host
+    if (target._tag === "Embedded" && config.demo) yield* Demo.seed(`http://${shown}:${config.port}`)
     yield* Console.log(
       [
         `Platform Data Retrieval API on ${target._tag === "Embedded" ? `the embedded database (${target.dataDir})` : "PostgreSQL (DATABASE_URL)"}`,

@@ -6,7 +6,7 @@ import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@
 import { Database, NodeCrypto, PgDemand, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
 import { Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { type ConfigError, Config, Duration, Layer, Option } from "effect"
+import { Config, type ConfigError, Duration, Layer, Option } from "effect"
 
 /** What the core needs to know. */
 export interface Options {

@@ -5,7 +5,7 @@
 import { DateTime, Effect, Option, Ref, Schema } from "effect"
 import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
-import { KeyStore, type StoredKey } from "./ports/KeyStore.js"
+import { type DailyUsage, KeyStore, type StoredKey } from "./ports/KeyStore.js"
 import { AccountNotFound, Ledger } from "./ports/Ledger.js"
 
 /** The fixed live-key prefix. */
@@ -90,6 +90,7 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
     const ledger = yield* Ledger
     const crypto = yield* Crypto
     const usage = yield* Ref.make(new Map<string, { calls: number; lastUsedAt: Date }>())
+    const daily = yield* Ref.make(new Map<string, DailyUsage>())
 
     const authenticate = Effect.fnUntraced(function* (credentials: Credentials) {
       const key = presentedKey(credentials)
@@ -141,9 +142,12 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       return { key, stored }
     })
 
-    const revoke = Effect.fn("Keys.revoke")(function* (keyId: string) {
+    /** Revokes the key; with `accountId`, only a key of that account (another account's key is not found). */
+    const revoke = Effect.fn("Keys.revoke")(function* (keyId: string, accountId?: string) {
       const found = yield* store.find(keyId)
-      if (Option.isNone(found)) return yield* new KeyNotFound({ keyId })
+      if (Option.isNone(found) || (accountId !== undefined && found.value.accountId !== accountId)) {
+        return yield* new KeyNotFound({ keyId })
+      }
       const revoked = yield* store.revoke(keyId)
       return { keyId, alreadyRevoked: !revoked }
     })
@@ -164,13 +168,29 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
         })
       )
 
+    /** Counts an answered op call per key, UTC day, platform and op, in the same buffer (D20 usage). */
+    const recordOp = (keyId: string, platform: string, op: string) =>
+      Effect.flatMap(DateTime.now, (now) =>
+        Ref.update(daily, (m) => {
+          const day = DateTime.formatIso(now).slice(0, 10)
+          const id = `${keyId}\t${day}\t${platform}\t${op}`
+          const entry = m.get(id)
+          m.set(id, { keyId, day, platform, op, calls: (entry?.calls ?? 0) + 1 })
+          return m
+        })
+      )
+
     const flushUsage = Effect.fn("Keys.flushUsage")(function* () {
       const pending = yield* Ref.getAndSet(usage, new Map())
-      if (pending.size === 0) return 0
-      yield* store.recordUsage([...pending].map(([keyId, u]) => ({ keyId, ...u })))
+      const days = yield* Ref.getAndSet(daily, new Map())
+      if (pending.size === 0 && days.size === 0) return 0
+      yield* store.recordUsage(
+        [...pending].map(([keyId, u]) => ({ keyId, ...u })),
+        [...days.values()]
+      )
       return pending.size
     })
 
-    return { authenticate, create, revoke, list, recordCall, flushUsage } as const
+    return { authenticate, create, revoke, list, recordCall, recordOp, flushUsage } as const
   })
 }) {}

@@ -2,6 +2,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Rows } from "@pdr/domain"
 import { Schema } from "effect"
+import { DashboardGroup } from "./DashboardApi.js"
 import * as Errors from "./Errors.js"
 import { Authentication } from "./Security.js"
 
@@ -176,6 +177,7 @@ export class OpsGroup extends HttpApiGroup.make("ops")
 export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
   .add(OpsGroup)
+  .add(DashboardGroup)
   .addError(Errors.BadRequest)
   .addError(Errors.PaymentRequired)
   .addError(Errors.NotFound)

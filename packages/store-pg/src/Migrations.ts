@@ -334,6 +334,45 @@ export const all = {
     CREATE UNIQUE INDEX IF NOT EXISTS idx_refresh_queue_id ON refresh_queue (id);
     CREATE INDEX IF NOT EXISTS idx_refresh_queue_take ON refresh_queue (queue_name, completed, attempts, acquired_at);
     CREATE INDEX IF NOT EXISTS idx_refresh_queue_update ON refresh_queue (sequence, acquired_by);
+  `),
+  // i12 (D20): members, invitations, sessions (only digests of their tokens), usage per key, day, platform and op
+  "0009_members_sessions_usage": migration(`
+    CREATE TABLE members (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id),
+      email text NOT NULL,
+      password_hash text NOT NULL,
+      role text NOT NULL CHECK (role IN ('owner', 'member')),
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE UNIQUE INDEX members_by_email ON members (lower(email));
+    CREATE INDEX members_by_account ON members (account_id);
+    CREATE TABLE invitations (
+      digest text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id),
+      email text NOT NULL,
+      role text NOT NULL CHECK (role IN ('owner', 'member')),
+      expires_at timestamptz NOT NULL,
+      used_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE TABLE sessions (
+      digest text PRIMARY KEY,
+      member_id text NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+      created_at timestamptz NOT NULL,
+      last_seen_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX sessions_by_member ON sessions (member_id);
+    CREATE TABLE key_usage_daily (
+      key_id text NOT NULL REFERENCES api_keys(id),
+      day date NOT NULL,
+      platform text NOT NULL,
+      op text NOT NULL,
+      calls bigint NOT NULL DEFAULT 0,
+      PRIMARY KEY (key_id, day, platform, op)
+    );
+    CREATE INDEX ledger_captures_by_account_day ON ledger (account_id, created_at) WHERE kind = 'capture';
   `)
 }
 

@@ -60,14 +60,29 @@ export const make = Effect.gen(function* () {
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
-    recordUsage: (usage) =>
-      usage.length === 0
-        ? Effect.void
-        : sql`UPDATE api_keys k SET calls = k.calls + u.calls,
+    recordUsage: (usage, daily) => {
+      const keys =
+        usage.length === 0
+          ? Effect.void
+          : sql`UPDATE api_keys k SET calls = k.calls + u.calls,
                 last_used_at = greatest(k.last_used_at, u.last_used_at)
               FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(usage)}::jsonb)
                     AS x("keyId" text, calls bigint, "lastUsedAt" timestamptz)) AS u(key_id, calls, last_used_at)
-              WHERE k.id = u.key_id`.pipe(Effect.asVoid, Effect.orDie)
+              WHERE k.id = u.key_id`.pipe(Effect.asVoid)
+      // one statement per flush (every 2 s), not a hot-row write per call
+      const days =
+        daily === undefined || daily.length === 0
+          ? Effect.void
+          : sql`INSERT INTO key_usage_daily AS d (key_id, day, platform, op, calls)
+              SELECT x."keyId", x.day, x.platform, x.op, x.calls
+              FROM jsonb_to_recordset(${JSON.stringify(daily)}::jsonb)
+                AS x("keyId" text, day date, platform text, op text, calls bigint)
+              WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x."keyId")
+              ON CONFLICT (key_id, day, platform, op) DO UPDATE SET calls = d.calls + EXCLUDED.calls`.pipe(
+              Effect.asVoid
+            )
+      return Effect.zipRight(keys, days).pipe(Effect.orDie)
+    }
   })
 })
 

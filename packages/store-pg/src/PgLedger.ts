@@ -25,6 +25,19 @@ const toHold = (r: Record<string, unknown>) =>
     expiresAt: utc(r["expires_at"])
   })
 
+/** A `ledger` row as a LedgerEntry (also read by PgUsageReports' ledger pages). */
+export const toEntry = (r: Record<string, unknown>) =>
+  new L.LedgerEntry({
+    id: num(r["id"]),
+    accountId: String(r["account_id"]),
+    kind: r["kind"] as "grant" | "capture",
+    credits: num(r["credits"]),
+    reason: String(r["reason"]),
+    keyId: (r["key_id"] as string | null) ?? null,
+    holdId: (r["hold_id"] as string | null) ?? null,
+    at: utc(date(r["created_at"]))
+  })
+
 const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
   Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
     A,
@@ -181,21 +194,7 @@ export const make = Effect.gen(function* () {
       ),
     entries: (accountId, limit) =>
       orDie(sql`SELECT * FROM ledger WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`).pipe(
-        Effect.map((rows) =>
-          rows.map(
-            (r) =>
-              new L.LedgerEntry({
-                id: num(r["id"]),
-                accountId: String(r["account_id"]),
-                kind: r["kind"] as "grant" | "capture",
-                credits: num(r["credits"]),
-                reason: String(r["reason"]),
-                keyId: (r["key_id"] as string | null) ?? null,
-                holdId: (r["hold_id"] as string | null) ?? null,
-                at: utc(date(r["created_at"]))
-              })
-          )
-        )
+        Effect.map((rows) => rows.map(toEntry))
       ),
     totals: (accountId) =>
       orDie(sql`

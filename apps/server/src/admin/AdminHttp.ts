@@ -5,7 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Accounts, Keys, Ledger, Tracking } from "@pdr/domain"
+import { Accounts, Keys, Ledger, Members, Tracking } from "@pdr/domain"
 import { DateTime, Effect, Option, Redacted, Schema } from "effect"
 import * as RequestId from "../RequestId.js"
 
@@ -95,6 +95,7 @@ const trackRoutes = <E, R>(router: HttpRouter.HttpRouter<E, R>) =>
 const trackErrors = new Set(["InvalidRequest", "UnknownOp", "UnknownPlatform", "NotTrackable"])
 // ---- end of issue 11's block ----
 
+const InviteMember = Schema.Struct({ email: Schema.String, role: Schema.optional(Schema.Literal("owner", "member")) })
 const param = (name: string) => Effect.map(HttpRouter.params, (p) => p[name] ?? "")
 
 /** The operator routes, behind the token check. */
@@ -103,6 +104,7 @@ export const make = (token: Redacted.Redacted<string>) =>
     const accounts = yield* Accounts.Accounts
     const keys = yield* Keys.Keys
     const ledger = yield* Ledger.Ledger
+    const members = yield* Members.Members
     const expected = digest(Redacted.value(token))
 
     const router = HttpRouter.empty.pipe(
@@ -165,6 +167,28 @@ export const make = (token: Redacted.Redacted<string>) =>
           return yield* HttpServerResponse.json({ keys: list.map(keyView) })
         })
       ),
+      // ---- i12 (D20) member invite: BEGIN (a thin call into Members.invite; port to the admin HttpApi group) ----
+      HttpRouter.post(
+        "/admin/accounts/:accountId/members/invitations",
+        Effect.gen(function* () {
+          const input = yield* body(InviteMember)
+          const invited = yield* members.invite({
+            accountId: yield* param("accountId"),
+            email: input.email,
+            role: input.role ?? "owner"
+          })
+          return yield* HttpServerResponse.json(
+            {
+              email: invited.email,
+              role: invited.role,
+              expiresAt: invited.expiresAt.toISOString(),
+              signUpPath: `/dashboard/sign-up?token=${invited.token}`
+            },
+            { status: 201 }
+          )
+        })
+      ),
+      // ---- i12 member invite: END ----
       HttpRouter.post(
         "/admin/keys/:keyId/revoke",
         Effect.gen(function* () {

@@ -5,7 +5,7 @@
 
 import { createHash } from "node:crypto"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Calls, Freshness, Idempotency } from "@pdr/domain"
+import { Calls, Catalogue, Freshness, Idempotency, Keys } from "@pdr/domain"
 import { Api, Errors, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -31,6 +31,7 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
   Effect.gen(function* () {
     const calls = yield* Calls.Calls
     const idempotency = yield* Idempotency.Idempotency
+    const keys = yield* Keys.Keys
 
     /** The answer; with an idempotency key, a paid answer comes back as the text the settle kept (D16). */
     const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown, key?: string) =>
@@ -40,6 +41,11 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
         const { kept, ...result } = yield* calls
           .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
           .pipe(Effect.catchAll(ApiErrors.fromCallError))
+        // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
+        const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
+        if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
+          yield* keys.recordOp(caller.keyId, platform, op)
+        }
         return { body: { ...result, ...envelope }, kept }
       })
 

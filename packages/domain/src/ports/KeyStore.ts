@@ -32,6 +32,15 @@ export interface KeyUsage {
   readonly lastUsedAt: Date
 }
 
+/** Calls of one key on one UTC day (`YYYY-MM-DD`) for one platform and op, since the last flush (D20 usage). */
+export interface DailyUsage {
+  readonly keyId: string
+  readonly day: string
+  readonly platform: string
+  readonly op: string
+  readonly calls: number
+}
+
 /** Port: API key storage. */
 export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
   KeyStore,
@@ -48,6 +57,10 @@ export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
     readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<StoredKey>>
     /** Marks the key revoked now; false when it was unknown or already revoked. */
     readonly revoke: (keyId: string) => Effect.Effect<boolean>
-    readonly recordUsage: (usage: ReadonlyArray<KeyUsage>) => Effect.Effect<void>
+    /** Adds the call counts to the keys, and the daily counts per platform and op when given. */
+    readonly recordUsage: (
+      usage: ReadonlyArray<KeyUsage>,
+      daily?: ReadonlyArray<DailyUsage> | undefined
+    ) => Effect.Effect<void>
   }
 >() {}

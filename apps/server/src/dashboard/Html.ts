@@ -1,0 +1,125 @@
+/** HTML for the dashboard: escaping, the page layout, and small building blocks. */
+
+const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
+
+/** Text escaped for HTML content and attribute values. */
+export const escapeHtml = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => entities[c] ?? c)
+
+/** A tagged template that escapes every interpolated value unless it is already `Raw`. */
+export class Raw {
+  constructor(readonly html: string) {}
+  toString() {
+    return this.html
+  }
+}
+
+/** HTML that is inserted as it is. */
+export const raw = (html: string) => new Raw(html)
+
+/** Builds HTML, escaping interpolations (arrays are joined, `Raw` kept, undefined/null/false dropped). */
+export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<unknown>): Raw => {
+  const part = (v: unknown): string =>
+    v instanceof Raw
+      ? v.html
+      : Array.isArray(v)
+        ? v.map(part).join("")
+        : v === undefined || v === null || v === false
+          ? ""
+          : escapeHtml(v)
+  return raw(strings.reduce((out, s, i) => out + s + (i < values.length ? part(values[i]) : ""), ""))
+}
+
+/** Where a signed-in page sits in the navigation. */
+export type Section = "overview" | "keys" | "usage" | "ledger" | "members" | "catalogue"
+
+const sections: ReadonlyArray<readonly [Section, string, string]> = [
+  ["overview", "Overview", "/dashboard"],
+  ["keys", "API keys", "/dashboard/keys"],
+  ["usage", "Usage", "/dashboard/usage"],
+  ["ledger", "Ledger", "/dashboard/ledger"],
+  ["members", "Members", "/dashboard/members"],
+  ["catalogue", "Catalogue", "/dashboard/catalogue"]
+]
+
+/** The signed-in part of a page: who, the navigation, sign-out. */
+export interface Chrome {
+  readonly section: Section
+  readonly email: string
+  readonly role: string
+  readonly csrf: string
+}
+
+/** A whole page. */
+export const layout = (title: string, body: Raw, chrome?: Chrome): string =>
+  html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="htmx-config" content='{"includeIndicatorStyles":false}'>
+<title>${title} · Platform Data API</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script src="/dashboard/assets/htmx.min.js" defer></script>
+<script src="/dashboard/assets/dashboard.js" defer></script>
+</head>
+<body>
+<header>
+<p class="brand">Platform Data API</p>
+${
+  chrome === undefined
+    ? ""
+    : html`<nav aria-label="Dashboard" hx-boost="true"><ul>${sections.map(
+        ([id, label, href]) =>
+          html`<li><a href="${href}"${raw(id === chrome.section ? ' aria-current="page"' : "")}>${label}</a></li>`
+      )}</ul></nav>
+<form method="post" action="/dashboard/sign-out" class="signout">
+<input type="hidden" name="csrf" value="${chrome.csrf}">
+<span>${chrome.email} (${chrome.role})</span> <button type="submit">Sign out</button>
+</form>`
+}
+</header>
+<main>
+<h1>${title}</h1>
+${body}
+</main>
+</body>
+</html>
+`.html
+
+/** A notice (role=alert for errors). */
+export const notice = (kind: "error" | "info" | "warning", text: unknown) =>
+  html`<p class="notice ${kind}"${raw(kind === "error" ? ' role="alert"' : "")}>${text}</p>`
+
+/** A table with a caption, header cells and rows of cells. */
+export const table = (caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+  html`<table><caption>${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${
+    rows.length === 0
+      ? html`<tr><td colspan="${head.length}">Nothing yet.</td></tr>`
+      : rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)
+  }</tbody></table>`
+
+/** A hidden CSRF field. */
+export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
+
+/** An inline SVG bar chart of values per label (e.g. credits per day), with a text alternative. */
+export const barChart = (title: string, points: ReadonlyArray<readonly [string, number]>) => {
+  const width = 600
+  const height = 160
+  const max = Math.max(1, ...points.map(([, v]) => v))
+  const bar = points.length === 0 ? 0 : width / points.length
+  const total = points.reduce((s, [, v]) => s + v, 0)
+  return html`<figure>
+<svg role="img" aria-labelledby="chart-title" viewBox="0 0 ${width} ${height + 20}" width="100%" class="chart">
+<title id="chart-title">${title}: ${total} in total</title>
+${points.map(([label, v], i) => {
+  const h = Math.round((v / max) * height)
+  return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${Math.max(1, bar - 2).toFixed(1)}" height="${h}"><title>${label}: ${v}</title></rect>`
+})}
+<line x1="0" y1="${height}" x2="${width}" y2="${height}" class="axis"></line>
+<text x="0" y="${height + 16}">${points[0]?.[0] ?? ""}</text>
+<text x="${width}" y="${height + 16}" text-anchor="end">${points[points.length - 1]?.[0] ?? ""}</text>
+</svg>
+<figcaption>${title}</figcaption>
+</figure>`
+}

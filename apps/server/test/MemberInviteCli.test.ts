@@ -1,0 +1,59 @@
+// D20: `pnpm admin member invite` prints a one-time sign-up link that creates the account's first owner.
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import * as Testing from "@pdr/store-pg/Testing"
+import { form, sessionCookie, testScrypt } from "./dashboard.js"
+import { account, type Running, start } from "./harness.js"
+
+const serverUp = await Testing.serverAvailable()
+const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
+
+const run = (server: Running, ...args: Array<string>) =>
+  promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
+    env: { ...process.env, ADMIN_URL: server.admin, ADMIN_TOKEN: server.token, PUBLIC_URL: server.api }
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string })
+  )
+
+describe.skipIf(!serverUp)("pnpm admin member invite", () => {
+  let server: Running
+  beforeAll(async () => {
+    server = await start({ options: { dashboard: testScrypt } })
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  it("D20: prints a one-time link; the owner it creates signs in; the link works once; a bad email exits non-zero", async () => {
+    const a = await account(server, 10, "cli-invite")
+    const out = await run(
+      server,
+      "member",
+      "invite",
+      "--account",
+      a.accountId,
+      "--email",
+      "first@cli.example",
+      "--json"
+    )
+    assert.strictEqual(out.code, 0, out.stderr)
+    const invited = JSON.parse(out.stdout)
+    assert.deepStrictEqual([invited.email, invited.role], ["first@cli.example", "owner"])
+    const token = new URL(invited.link).searchParams.get("token")!
+    assert.match(token, /^inv_[0-9A-Za-z]{32}$/)
+    const up = await form(server, "/dashboard/sign-up", { token, password: "first owner password" })
+    assert.strictEqual(up.status, 303)
+    const again = await form(server, "/dashboard/sign-up", { token, password: "first owner password" })
+    assert.strictEqual(again.status, 400)
+    const signIn = await form(server, "/dashboard/sign-in", {
+      email: "first@cli.example",
+      password: "first owner password"
+    })
+    assert.strictEqual(signIn.status, 303)
+    assert.isString(sessionCookie(signIn))
+    const bad = await run(server, "member", "invite", "--account", a.accountId, "--email", "not-an-email")
+    assert.notStrictEqual(bad.code, 0)
+    assert.include(bad.stderr, "email")
+  })
+})

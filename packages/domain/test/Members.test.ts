@@ -1,0 +1,193 @@
+// D20 in the domain, over in-memory fakes of MemberStore and PasswordHasher: the refusal of an unknown email costs
+// one password verification exactly like a wrong password; tokens reach the store only as digests; roles and limits.
+import { createHash } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer, Option } from "effect"
+import { Ledger, MemberStore, Members, PasswordHasher } from "../src/index.js"
+import { crypto, memoryStore } from "./fakes.js"
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
+
+/** A MemberStore in memory. */
+const memoryMembers = () => {
+  const members = new Map<string, { member: MemberStore.Member; passwordHash: string }>()
+  const invitations = new Map<string, MemberStore.Invitation>()
+  const sessions = new Map<string, { memberId: string; createdAt: Date; lastSeenAt: Date; expiresAt: Date }>()
+  const store = MemberStore.MemberStore.of({
+    insertInvitation: (i) => Effect.sync(() => void invitations.set(i.digest, { ...i, usedAt: Option.none() })),
+    acceptInvitation: (input) =>
+      Effect.sync(() => {
+        const i = invitations.get(input.digest)
+        if (!i || Option.isSome(i.usedAt) || i.expiresAt <= input.now) return Option.none()
+        if ([...members.values()].some((m) => m.member.email === i.email)) return Option.none()
+        invitations.set(i.digest, { ...i, usedAt: Option.some(input.now) })
+        const member = new MemberStore.Member({
+          id: input.memberId,
+          accountId: i.accountId,
+          email: i.email,
+          role: i.role,
+          createdAt: DateTime.unsafeMake(input.now)
+        })
+        members.set(member.id, { member, passwordHash: input.passwordHash })
+        return Option.some(member)
+      }),
+    findInvitation: (digest) => Effect.sync(() => Option.fromNullable(invitations.get(digest))),
+    findByEmail: (email) =>
+      Effect.sync(() => Option.fromNullable([...members.values()].find((m) => m.member.email === email.toLowerCase()))),
+    find: (id) => Effect.sync(() => Option.fromNullable(members.get(id)?.member)),
+    list: (accountId) =>
+      Effect.sync(() => [...members.values()].map((m) => m.member).filter((m) => m.accountId === accountId)),
+    setRole: (id, role) =>
+      Effect.sync(() => {
+        const m = members.get(id)
+        if (m) members.set(id, { ...m, member: new MemberStore.Member({ ...m.member, role }) })
+        return m !== undefined
+      }),
+    setPassword: (id, passwordHash) =>
+      Effect.sync(() => {
+        const m = members.get(id)
+        if (m) members.set(id, { ...m, passwordHash })
+        for (const [d, s] of sessions) if (s.memberId === id) sessions.delete(d)
+        return m !== undefined
+      }),
+    remove: (id) =>
+      Effect.sync(() => {
+        for (const [d, s] of sessions) if (s.memberId === id) sessions.delete(d)
+        return members.delete(id)
+      }),
+    insertSession: (s) => Effect.sync(() => void sessions.set(s.digest, { ...s, lastSeenAt: s.createdAt })),
+    findSession: (digest) =>
+      Effect.sync(() => {
+        const s = sessions.get(digest)
+        const m = s && members.get(s.memberId)
+        return s && m ? Option.some({ digest, member: m.member, ...s }) : Option.none()
+      }),
+    touchSession: (digest, at) =>
+      Effect.sync(() => {
+        const s = sessions.get(digest)
+        if (s) s.lastSeenAt = at
+      }),
+    deleteSession: (digest) => Effect.sync(() => void sessions.delete(digest))
+  })
+  return { store, state: { members, invitations, sessions } }
+}
+
+/** A PasswordHasher that counts its verifications (the hash is not memory-hard: the adapter's job). */
+const countingHasher = () => {
+  const counts = { hash: 0, verify: 0 }
+  const hasher = PasswordHasher.PasswordHasher.of({
+    hash: (p) =>
+      Effect.sync(() => {
+        counts.hash++
+        return `h:${sha256(p)}`
+      }),
+    verify: (h, p) =>
+      Effect.sync(() => {
+        counts.verify++
+        return h === `h:${sha256(p)}`
+      })
+  })
+  return { hasher, counts }
+}
+
+const setup = () => {
+  const mem = memoryStore()
+  const people = memoryMembers()
+  const hashing = countingHasher()
+  const layer = Members.Members.Default.pipe(
+    Layer.provide(
+      Layer.mergeAll(
+        Layer.succeed(MemberStore.MemberStore, people.store),
+        Layer.succeed(PasswordHasher.PasswordHasher, hashing.hasher),
+        Layer.succeed(Ledger.Ledger, mem.ledger),
+        crypto
+      )
+    )
+  )
+  return { mem, people, hashing, layer }
+}
+
+describe("Members", () => {
+  it.effect("D20: an unknown email costs one verification, like a wrong password, and gets the same refusal", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      const account = yield* t.mem.ledger.createAccount({ id: "acct_1", name: "a" })
+      const invited = yield* members.invite({ accountId: account.id, email: "a@x.example", role: "owner" })
+      yield* members.accept(invited.token, "a good password")
+      const before = t.hashing.counts.verify
+      const unknown = yield* Effect.flip(members.signIn({ email: "b@x.example", password: "whatever!!", address: "1" }))
+      assert.strictEqual(t.hashing.counts.verify - before, 1)
+      const wrong = yield* Effect.flip(members.signIn({ email: "a@x.example", password: "whatever!!", address: "2" }))
+      assert.strictEqual(t.hashing.counts.verify - before, 2)
+      assert.deepStrictEqual([unknown._tag, unknown.message], [wrong._tag, wrong.message])
+      assert.strictEqual(unknown._tag, "SignInRefused")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("D20: invitation and session tokens reach the store only as their SHA-256 digests", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_2", name: "b" })
+      const invited = yield* members.invite({ accountId: "acct_2", email: "c@x.example", role: "member" })
+      assert.deepStrictEqual([...t.people.state.invitations.keys()], [sha256(invited.token)])
+      yield* members.accept(invited.token, "a good password")
+      const s = yield* members.signIn({ email: "c@x.example", password: "a good password", address: "1" })
+      assert.deepStrictEqual([...t.people.state.sessions.keys()], [sha256(s.token)])
+      const stored = JSON.stringify([...t.people.state.members.values()])
+      assert.notInclude(stored, "a good password")
+      assert.strictEqual(leftOf(yield* Effect.either(members.authenticate("ses_short"))), "SessionInvalid")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("D20: 10 failed sign-ins from one address (any emails) block it; another address still signs in", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_4", name: "d" })
+      const invited = yield* members.invite({ accountId: "acct_4", email: "r@x.example", role: "owner" })
+      yield* members.accept(invited.token, "a good password")
+      for (let i = 0; i < 10; i++) {
+        const e = yield* Effect.flip(members.signIn({ email: `n${i}@x.example`, password: "nope nope!", address: "9" }))
+        assert.strictEqual(e._tag, "SignInRefused")
+      }
+      const blocked = yield* Effect.flip(
+        members.signIn({ email: "r@x.example", password: "a good password", address: "9" })
+      )
+      assert.strictEqual(blocked._tag, "SignInLimited")
+      const other = yield* members.signIn({ email: "r@x.example", password: "a good password", address: "8" })
+      assert.strictEqual(other.member.email, "r@x.example")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("D20: an account keeps at least one owner; only owners change roles", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_3", name: "c" })
+      const owner = yield* members.accept(
+        (yield* members.invite({ accountId: "acct_3", email: "o@x.example", role: "owner" })).token,
+        "a good password"
+      )
+      const member = yield* members.accept(
+        (yield* members.inviteAs(owner, "m@x.example", "member")).token,
+        "a good password"
+      )
+      assert.strictEqual(leftOf(yield* Effect.either(members.changeRole(owner, owner.id, "member"))), "Forbidden")
+      assert.strictEqual(leftOf(yield* Effect.either(members.changeRole(member, member.id, "owner"))), "Forbidden")
+      yield* members.changeRole(owner, member.id, "owner")
+      yield* members.changeRole(owner, owner.id, "member")
+      assert.deepStrictEqual(
+        (yield* members.list("acct_3")).map((m) => [m.email, m.role]),
+        [
+          ["o@x.example", "member"],
+          ["m@x.example", "owner"]
+        ]
+      )
+    }).pipe(Effect.provide(t.layer))
+  })
+})
+
+const leftOf = <E extends { _tag: string }>(e: { _tag: "Left"; left: E } | { _tag: "Right" }) =>
+  e._tag === "Left" ? e.left._tag : "Right"
