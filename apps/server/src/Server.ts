@@ -4,7 +4,7 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Accounts, Calls, Idempotency, IdempotencyStore, Keys, Ledger, RateLimits } from "@pdr/domain"
-import { Api } from "@pdr/http-api"
+import { Document } from "@pdr/http-api"
 import { Database, NodeCrypto, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
@@ -13,6 +13,7 @@ import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
 import * as OpsHttp from "./http/OpsHttp.js"
+import { engineVersion } from "./Version.js"
 
 /** What a server instance needs to know. */
 export interface Options {
@@ -63,7 +64,7 @@ export const services = (options: Options) =>
     Layer.provideMerge(Database.layer(options.target))
   )
 
-const ApiLive = HttpApiBuilder.api(Api.Api).pipe(
+const ApiLive = HttpApiBuilder.api(Document.api(engineVersion)).pipe(
   Layer.provide([CatalogueHttp.layer, OpsHttp.layer]),
   Layer.provide(Authentication.layer)
 )

@@ -34,7 +34,8 @@ for (const t of targets) {
       assert.strictEqual(r.status, 200)
       assert.match(r.body.openapi, /^3\.1\.\d+$/)
       assert.isString(r.body.info.title)
-      assert.containsAllKeys(r.body.paths, ["/api/v1/platforms", "/api/v1/platforms/{platform}", "/api/v1/balance"])
+      assert.containsAllKeys(r.body.paths, ["/api/v1/platforms", "/api/v1/platforms/maps", "/api/v1/balance"])
+      assert.strictEqual(r.body.info.version, (await request(`${server.api}/api/v1/platforms`)).body.engineVersion)
       const refs = [...r.text.matchAll(/"\$ref":"#\/([^"]+)"/g)].map((m) => m[1]!)
       for (const ref of refs) {
         const target = ref
@@ -195,6 +196,29 @@ for (const t of targets) {
       const unavailable = await post(server, "/api/v1/platforms/explore", { request: { op: "sources" } }, a.key)
       assert.deepStrictEqual([unavailable.status, unavailable.body.error.code], [503, "op_unavailable"])
       assert.strictEqual(await balance(server, a.key), 100)
+    })
+
+    it("D19: the catalogue lists the explore sources served now with their price; an unknown one is told the names", async () => {
+      const catalogue = await request(`${server.api}/api/v1/platforms`)
+      const run = catalogue.body.platforms
+        .find((p: any) => p.platform === "explore")
+        .ops.find((o: any) => o.op === "run")
+      assert.deepStrictEqual(
+        run.sources.find((s: any) => s.name === "synthetic/podcast-episodes"),
+        { name: "synthetic/podcast-episodes", price: { credits: 2, rows: 10 } }
+      )
+      const a = await account(server, 100, "explore")
+      const listed = await post(
+        server,
+        "/api/v1/platforms/explore",
+        { request: { op: "run", source: run.sources[0].name, limit: 10 } },
+        a.key
+      )
+      assert.strictEqual(listed.status, 200)
+      const unknown = await post(server, "/api/v1/platforms/explore", { request: { op: "run", source: "nope" } }, a.key)
+      assert.deepStrictEqual([unknown.status, unknown.body.error.code], [400, "invalid_request"])
+      assert.strictEqual(unknown.body.error.details[0].path, "request.source")
+      for (const s of run.sources) assert.include(unknown.body.error.details[0].message, s.name)
     })
   })
 }

@@ -215,6 +215,24 @@ describe.skipIf(!serverUp)("every op of every platform, end to end on PostgreSQL
     assert.strictEqual(free.body.coverage[0].status, "stored")
   })
 
+  it("D1: web_search search with pages: N delivers N pages of about ten results each and bills N", async () => {
+    const before = await balance(server, key)
+    const r = await post(
+      server,
+      "/api/v1/platforms/web_search",
+      { request: { op: "search", query: "pages", pages: 3 } },
+      key
+    )
+    assert.strictEqual(r.status, 200)
+    const pages = new Map<number, number>()
+    for (const row of r.body.data) pages.set(row.page, (pages.get(row.page) ?? 0) + 1)
+    assert.deepStrictEqual([...pages.keys()].sort(), [1, 2, 3])
+    for (const n of pages.values()) assert.isAtLeast(n, 8)
+    assert.strictEqual(r.body.cost.creditsCharged, 3)
+    assert.strictEqual(r.body.coverage[0].credits, 3)
+    assert.strictEqual(before - (await balance(server, key)), 3)
+  })
+
   it("D8: 402 with required and available before anything is fetched; nothing billed", async () => {
     const poor = await account(server, 3, "poor")
     const r = await post(

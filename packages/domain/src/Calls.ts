@@ -132,6 +132,13 @@ const partsOf = (r: Catalogue.OpRequest): ReadonlyArray<Part> => [...new Set(r["
 const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>
   op.price._tag === "PerPage" ? new Set(rows.map((r) => r["page"])).size : rows.length
 
+/**
+ * The part of a delivery a unit keeps: rows up to the number asked, or for per-page ops every row of the pages
+ * asked (a page holds about ten results; D1 bills per page delivered).
+ */
+const kept = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>, asked: number): ReadonlyArray<Row> =>
+  op.price._tag === "PerPage" ? rows.filter((r) => Number(r["page"]) <= asked) : rows.slice(0, asked)
+
 /** Whether a stay was priced (has dates), so history points carry it (D9). */
 const pricedStay = (r: Catalogue.OpRequest): Record<string, unknown> | null => {
   const stay = r["stay"] as Record<string, unknown> | undefined
@@ -179,9 +186,15 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           .exploreSource(String(request["source"]))
           .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
         if (Option.isNone(source)) {
+          const served = yield* upstream.exploreSources.pipe(Effect.orElseSucceed(() => []))
           return yield* new Requests.InvalidRequest({
             message: "unknown explore source",
-            details: [new Requests.FieldProblem({ path: "request.source", message: "names no source of the index" })]
+            details: [
+              new Requests.FieldProblem({
+                path: "request.source",
+                message: `names no source served now; the sources are ${served.map((s) => s.name).join(", ")}`
+              })
+            ]
           })
         }
         sourcePrice = source.value.price
@@ -285,7 +298,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const
         if (o._tag === "InvalidSubject")
           return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
-        return { unit: u, outcome: { ...o, rows: o.rows.slice(0, u.asked) }, at } as const
+        return { unit: u, outcome: { ...o, rows: kept(p.op, o.rows, u.asked) }, at } as const
       })
 
     /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
@@ -345,7 +358,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
 
     const shapeRows = (p: Plan, u: Unit, rows: ReadonlyArray<Row>, at: Date, source: string): ReadonlyArray<Row> => {
       const measuredAt = iso(at)
-      return rows.slice(0, u.asked).map((row) => ({
+      return kept(p.op, rows, u.asked).map((row) => ({
         subject: "subject" in u.label ? u.label.subject : (row["subject"] ?? u.label.query),
         ...row,
         measuredAt,
@@ -576,7 +589,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           const s = u.stored!
           const view = storedView(p, u, s)
           for (const row of view.rows) data.push(row)
-          coverage.push(cover(u, "stored", view.at, Math.min(s.rows.length, u.asked), 0, s.source))
+          coverage.push(cover(u, "stored", view.at, view.rows.length, 0, s.source))
         } else if ("omitted" in f) {
           if (p.op.price._tag === "PerPart" && u.held.length > 0)
             data.push(contactRow(u, undefined, undefined, undefined))

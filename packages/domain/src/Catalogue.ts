@@ -6,6 +6,17 @@
 import { JSONSchema, Schema } from "effect"
 import * as F from "./Fields.js"
 import { PriceRule, ruleName, startingPrice, startingRows } from "./Pricing.js"
+import * as Forum from "./rows/Forum.js"
+import * as Jobs from "./rows/Jobs.js"
+import * as Maps from "./rows/Maps.js"
+import * as QuickCommerce from "./rows/QuickCommerce.js"
+import * as R from "./rows/Row.js"
+import * as ShortVideo from "./rows/ShortVideo.js"
+import * as SocialNetwork from "./rows/SocialNetwork.js"
+import * as Special from "./rows/Special.js"
+import * as Stays from "./rows/Stays.js"
+import * as Stores from "./rows/Stores.js"
+import * as WebSearch from "./rows/WebSearch.js"
 import * as S from "./Subjects.js"
 
 /** How an op's work divides into units (D4 `coverage`): one per subject, its one subject, or its query. */
@@ -26,14 +37,26 @@ export interface OpDef {
   /** The request Schema (`op` plus the op's own fields), decoding to the typed, defaulted request. */
   readonly schema: Schema.Schema<OpRequest, unknown>
   readonly units: UnitShape
+  /** What a history point is kept per when this op measures it: the resolved store, the priced stay, or neither. */
+  readonly scope: HistoryScope
+  /** Rules of the whole request that its field Schemas do not say, as JSON Schema keywords or a description. */
+  readonly requestRule: object | undefined
+  /** The op's own request fields (without `op`), as declared. */
+  readonly fields: Schema.Struct.Fields
   /** The subject forms, for ops that take `subjects` or `subject`. */
   readonly subjectSpec: S.SubjectSpec | undefined
   /** The field that says how many rows (or pages) are asked for. */
   readonly rowsField: "limit" | "pages" | undefined
   /** For `history` ops: the metric enum. */
   readonly metrics: ReadonlyArray<string> | undefined
+  /** For `history` ops: per metric, the row field it is measured from and how a point aggregates rows. */
+  readonly metricSources: Readonly<Record<string, R.MetricSource>> | undefined
   /** Whether results are kept as measured data (explore `run` keeps nothing). */
   readonly stored: boolean
+  /** The Schema of one `data` row of the answer: the delivered fields plus the envelope (D4). */
+  readonly row: Schema.Schema.AnyNoContext
+  /** The Schema of one row as an upstream adapter delivers it (no envelope); undefined for `history`. */
+  readonly delivered: Schema.Schema.AnyNoContext | undefined
 }
 
 /** A decoded, defaulted op request: `op` and the op's own fields. */
@@ -64,8 +87,19 @@ interface OpInput {
   readonly check?: (
     request: Record<string, unknown>
   ) => true | string | { path: ReadonlyArray<string>; message: string }
+  /** How `check` reads in JSON Schema (a keyword such as `oneOf`, or a `description` when it cannot be one). */
+  readonly checkJsonSchema?: object
   readonly stored?: boolean
+  /** The fields of one delivered row (camelCase, units in descriptions). */
+  readonly rows: Schema.Struct.Fields
+  /** The answer row when it is not the delivered row plus the envelope (contacts, history). */
+  readonly answerRow?: Schema.Schema.AnyNoContext
+  readonly metricSources?: Readonly<Record<string, R.MetricSource>>
 }
+
+const unverifiedField = Schema.Literal(true).annotations({ description: "raw, unverified, not kept" })
+
+const rowOptions = { parseOptions: { onExcessProperty: "error" } } as const
 
 const op =
   (name: string, input: OpInput) =>
@@ -83,11 +117,31 @@ const op =
       freshSeconds: input.fresh ?? null,
       available: input.available ?? true,
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
+      fields: input.fields,
+      scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
+      requestRule: input.checkJsonSchema,
       units: "subjects" in input.fields ? "subjects" : "subject" in input.fields ? "subject" : "query",
       subjectSpec: input.subjects,
       rowsField: "limit" in input.fields ? "limit" : "pages" in input.fields ? "pages" : undefined,
       metrics: metricField ? metricValues(metricField) : undefined,
-      stored: input.stored ?? true
+      metricSources: input.metricSources,
+      stored: input.stored ?? true,
+      row:
+        input.answerRow ??
+        Schema.asSchema(
+          Schema.Struct({
+            ...R.envelope,
+            ...input.rows,
+            ...(input.stored === false ? { unverified: unverifiedField } : {})
+          } as Record<string, Schema.Schema.AnyNoContext>).annotations({
+            ...rowOptions,
+            identifier: `${platform}.${name}.Row`
+          })
+        ),
+      delivered:
+        name === "history"
+          ? undefined
+          : Schema.Struct({ subject: R.optional(R.envelope.subject), ...input.rows }).annotations(rowOptions)
     }
   }
 
@@ -128,11 +182,12 @@ const location = F.text(120)
 
 const history = (
   spec: S.SubjectSpec,
-  metrics: readonly [string, ...Array<string>],
+  sources: Readonly<Record<string, R.MetricSource>>,
   extra: Schema.Struct.Fields = {},
   maxSubjects = 10
-) =>
-  op("history", {
+) => {
+  const metrics = Object.keys(sources) as unknown as readonly [string, ...Array<string>]
+  return op("history", {
     description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,
     price: free,
     subjects: spec,
@@ -141,8 +196,12 @@ const history = (
       ...extra,
       metric: F.metric(metrics, metrics[0]),
       days: F.days
-    }
+    },
+    rows: {},
+    answerRow: Special.historyRow(metrics),
+    metricSources: sources
   })
+}
 
 // Subject forms per platform (D3)
 const qcProduct = S.urlOnly("a product URL of the app")
@@ -292,6 +351,7 @@ const qcOps = (app: string) => {
   const store = { store: F.Store }
   return [
     op("products", {
+      rows: QuickCommerce.product,
       description: `Product cards at one ${app} dark store: name, brand, pack size, price, mrp, discount, stock, rating.`,
       price: perSubject(1),
       fresh: 6 * HOUR,
@@ -299,18 +359,22 @@ const qcOps = (app: string) => {
       fields: { subjects: F.subjects(qcProduct, 10), ...store }
     }),
     op("search", {
+      rows: QuickCommerce.product,
       description: "Listings for a query with price, stock and rank at the store.",
       price: perRows(20, 20),
       fields: { query, ...store, limit: F.limit(20, 1, 100) }
     }),
     op("category", {
+      rows: QuickCommerce.product,
       description: "Listings of one category and sub-category of the app's own menu at the store.",
       price: perRows(20, 20),
       fields: { category: F.text(80), subCategory: F.text(80), ...store, limit: F.limit(20, 1, 100) }
     }),
-    history(qcProduct, ["price", "mrp", "discount_pct", "stock_count", "rating", "rating_count"], store)
+    history(qcProduct, QuickCommerce.metrics, store)
   ]
 }
+
+const dateOrderNote = { description: "`until` must not be before `since` (refused with a 400 naming `until`)" }
 
 const dateOrder = (r: Record<string, unknown>) =>
   typeof r["since"] === "string" && typeof r["until"] === "string" && r["until"] < r["since"]
@@ -323,6 +387,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
   platform("quick_commerce_b", "Quick-commerce app B: one dark store, prices per store.", "store", qcOps("app B")),
   platform("short_video", "Short-video app: accounts, posts, comments, followers and shop.", "none", [
     op("profiles", {
+      rows: ShortVideo.profile,
       description: "Profile cards: handle, name, followers, following, total likes, videos, verified, bio.",
       price: perSubject(2),
       fresh: 7 * DAY,
@@ -330,6 +395,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(svProfile, 10) }
     }),
     op("posts", {
+      rows: ShortVideo.post,
       description: "Recent posts of one account with views, likes, comments and shares.",
       price: perRows(29, 15),
       fresh: 1 * DAY,
@@ -337,6 +403,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subject: F.subject(svProfile), limit: F.limit(15, 1, 100) }
     }),
     op("videos", {
+      rows: ShortVideo.video,
       description: "Post cards by URL: caption, views, likes, comments, shares, duration, sound.",
       price: perSubject(2),
       fresh: 1 * DAY,
@@ -344,6 +411,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(svPost, 10) }
     }),
     op("searchPosts", {
+      rows: ShortVideo.foundPost,
       description: "Posts matching exactly one of a query, a hashtag or a sound URL.",
       price: perRows(39, 20),
       fields: {
@@ -351,6 +419,10 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         hashtag: F.optional(F.text(150)),
         soundUrl: F.optional(F.text(400)),
         limit: F.limit(20, 1, 100)
+      },
+      checkJsonSchema: {
+        oneOf: [{ required: ["query"] }, { required: ["hashtag"] }, { required: ["soundUrl"] }],
+        description: "exactly one of query, hashtag, soundUrl"
       },
       check: (r) => {
         const given = ["query", "hashtag", "soundUrl"].filter((k) => r[k] !== undefined)
@@ -364,11 +436,13 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("search", {
+      rows: ShortVideo.profile,
       description: "Accounts matching a query.",
       price: perRows(25, 10),
       fields: { query, limit: F.limit(10, 1, 100) }
     }),
     op("comments", {
+      rows: ShortVideo.comment,
       description: "Comments of posts by URL.",
       price: perRows(25, 50),
       fresh: 1 * DAY,
@@ -376,6 +450,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(svPost, 10), limit: F.limit(50, 1, 100) }
     }),
     op("followers", {
+      rows: ShortVideo.follower,
       description: "Followers or followings of accounts.",
       price: perRows(25, 25),
       fresh: 7 * DAY,
@@ -387,14 +462,16 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("shop", {
+      rows: ShortVideo.shopProduct,
       description: "Shop products matching a query.",
       price: perRows(145, 10),
       fields: { query, limit: F.limit(10, 1, 100) }
     }),
-    history(svProfile, ["followers", "following", "total_likes", "videos"])
+    history(svProfile, ShortVideo.metrics)
   ]),
   platform("forum", "Discussion forum: posts, communities, comments.", "none", [
     op("posts", {
+      rows: Forum.post,
       description: "Posts of one user: score, upvote ratio, comment count, kind, permalink.",
       price: perRows(25, 10),
       fresh: 1 * DAY,
@@ -402,6 +479,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subject: F.subject(forumUser), limit: F.limit(10, 1, 50) }
     }),
     op("subreddit", {
+      rows: Forum.post,
       description: "Listing of one community by sort.",
       price: perRows(25, 10),
       subjects: forumCommunity,
@@ -413,6 +491,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("comments", {
+      rows: Forum.comment,
       description: "Comments of posts by permalink or id.",
       price: perRows(3, 25),
       fresh: 1 * DAY,
@@ -420,6 +499,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(forumPost, 10), limit: F.limit(25, 1, 100) }
     }),
     op("search", {
+      rows: Forum.post,
       description: "Posts matching a query.",
       price: perRows(25, 10),
       fields: {
@@ -429,10 +509,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         limit: F.limit(10, 1, 50)
       }
     }),
-    history(forumPost, ["score", "comments_count"])
+    history(forumPost, Forum.metrics)
   ]),
   platform("maps", "Maps service: places, search, reviews.", "none", [
     op("places", {
+      rows: Maps.place,
       description:
         "Place cards: name, address, coordinates, rating, review count, categories, phone, website, hours, live occupancy.",
       price: perSubject(4),
@@ -441,6 +522,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(mapsPlace, 10) }
     }),
     op("search", {
+      rows: Maps.place,
       description: "Places matching a query near a location.",
       price: perRows(39, 10),
       fields: {
@@ -452,6 +534,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("reviews", {
+      rows: Maps.review,
       description: "Reviews of places.",
       price: perRows(7, 25),
       fresh: 3 * DAY,
@@ -462,10 +545,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         limit: F.limit(25, 1, 100)
       }
     }),
-    history(mapsPlace, ["rating", "reviews", "live_occupancy_percent"])
+    history(mapsPlace, Maps.metrics)
   ]),
   platform("jobs_in", "Job board A (India).", "none", [
     op("search", {
+      rows: Jobs.jobIn,
       description: "Jobs for a keyword or pasted search URL; bills a minimum of 50 rows.",
       price: PriceRule.MinimumRows({ credits: 97, rows: 50, minimum: 50 }),
       fields: {
@@ -488,15 +572,17 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         fetchDetails: F.withDefault(Schema.Boolean, true),
         limit: F.limit(50, 50, 200)
       },
+      checkJsonSchema: { description: "`salaryMax` must not be below `salaryMin`" },
       check: (r) =>
         typeof r["salaryMin"] === "number" && typeof r["salaryMax"] === "number" && r["salaryMax"] < r["salaryMin"]
           ? { path: ["salaryMax"], message: "must not be below salaryMin" }
           : true
     }),
-    history(jobsInJob, ["applicants", "views", "vacancies"])
+    history(jobsInJob, Jobs.jobInMetrics)
   ]),
   platform("jobs_global", "Job board B (multi-country).", "none", [
     op("search", {
+      rows: Jobs.jobGlobalFound,
       description: "Jobs matching a query in one country.",
       price: perRows(1, 20),
       fields: {
@@ -511,6 +597,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("jobs", {
+      rows: Jobs.jobGlobal,
       description: "Job cards by key or URL.",
       price: perSubject(1),
       fresh: 3 * DAY,
@@ -524,6 +611,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
     "none",
     [
       op("pages", {
+        rows: SocialNetwork.page,
         description: "Page cards: name, category, followers, likes, talking about, reviews, recommend percent.",
         price: perSubject(10),
         fresh: 7 * DAY,
@@ -531,6 +619,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         fields: { subjects: F.subjects(snPage, 10) }
       }),
       op("posts", {
+        rows: SocialNetwork.post,
         description: "Posts of a page, profile or group.",
         price: perRows(121, 25),
         fresh: 1 * DAY,
@@ -541,9 +630,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
           until: F.optional(F.Day),
           limit: F.limit(25, 1, 100)
         },
+        checkJsonSchema: dateOrderNote,
         check: dateOrder
       }),
       op("reels", {
+        rows: SocialNetwork.reel,
         description: "Reels of a page or profile.",
         price: perRows(97, 20),
         fresh: 1 * DAY,
@@ -551,6 +642,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         fields: { subject: F.subject(snPage), limit: F.limit(20, 1, 100) }
       }),
       op("reviews", {
+        rows: SocialNetwork.review,
         description: "Reviews of pages.",
         price: perRows(121, 50),
         fresh: 3 * DAY,
@@ -558,6 +650,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         fields: { subjects: F.subjects(snPage, 5), limit: F.limit(50, 1, 100) }
       }),
       op("followers", {
+        rows: SocialNetwork.follower,
         description: "Followers or followings of pages.",
         price: perRows(182, 25),
         fresh: 7 * DAY,
@@ -569,6 +662,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         }
       }),
       op("ads", {
+        rows: SocialNetwork.ad,
         description: "Ads run by pages.",
         price: perRows(121, 25),
         fresh: 1 * DAY,
@@ -580,18 +674,21 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         }
       }),
       op("events", {
+        rows: SocialNetwork.event,
         description: "Events matching a query.",
         price: perRows(194, 20),
         fields: { query, limit: F.limit(20, 1, 100) }
       }),
       op("marketplace", {
+        rows: SocialNetwork.listing,
         description: "Marketplace listings of a category or search URL.",
         price: perRows(194, 20),
         subjects: S.urlOnly("a marketplace category or search URL"),
         fields: { subject: F.subject(S.urlOnly("a marketplace category or search URL")), limit: F.limit(20, 1, 100) }
       }),
-      history(snPage, ["followers", "likes", "talking_about", "review_count", "recommend_percent"]),
+      history(snPage, SocialNetwork.metrics),
       op("comments", {
+        rows: SocialNetwork.comment,
         description: "Comments of posts, reels or photos by permalink.",
         price: perRows(121, 50),
         fresh: 1 * DAY,
@@ -607,6 +704,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
   ),
   platform("web_search", "Web search engine: results, news, images, shopping, app reviews.", "none", [
     op("search", {
+      rows: WebSearch.result,
       description: "Result pages of about ten results; supports site:, intitle: and OR.",
       price: PriceRule.PerPage({ credits: 1 }),
       fields: {
@@ -620,9 +718,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         until: F.optional(F.Day),
         fileTypes: F.list(F.text(8))
       },
+      checkJsonSchema: dateOrderNote,
       check: dateOrder
     }),
     op("news", {
+      rows: WebSearch.article,
       description: "News articles matching a query.",
       price: perRows(39, 20),
       fields: {
@@ -634,11 +734,13 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("images", {
+      rows: WebSearch.image,
       description: "Images matching a query.",
       price: perRows(20, 20),
       fields: { query, limit: F.limit(20, 1, 100) }
     }),
     op("shopping", {
+      rows: WebSearch.offer,
       description: "Shopping offers matching a query.",
       price: perRows(58, 20),
       fields: {
@@ -650,6 +752,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     }),
     op("playReviews", {
+      rows: WebSearch.appReview,
       description: "App store reviews of apps by package id or store URL.",
       price: perRows(5, 50),
       fresh: 1 * DAY,
@@ -665,6 +768,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
   ]),
   platform("lodging_booking", "Hotel booking site: properties by hotel page URL.", "stay", [
     op("properties", {
+      rows: Stays.property,
       description: "Property cards, priced for the stay when it has dates.",
       price: perSubject(2),
       fresh: 12 * HOUR,
@@ -672,6 +776,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(hotelPage, 10), stay: F.stay(F.LodgingStay) }
     }),
     op("search", {
+      rows: Stays.property,
       description: "Properties in a location, filtered and sorted.",
       price: perRows(24, 12),
       fields: {
@@ -685,12 +790,14 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         sort: F.withDefault(F.oneOf("relevance", "price_low", "rating_high", "distance"), "relevance"),
         limit: F.limit(12, 1, 100)
       },
+      checkJsonSchema: { description: "`priceMax` must not be below `priceMin`" },
       check: (r) =>
         typeof r["priceMin"] === "number" && typeof r["priceMax"] === "number" && r["priceMax"] < r["priceMin"]
           ? { path: ["priceMax"], message: "must not be below priceMin" }
           : true
     }),
     op("reviews", {
+      rows: Stays.propertyReview,
       description: "Guest reviews of properties.",
       price: perRows(49, 25),
       fresh: 3 * DAY,
@@ -703,11 +810,12 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         limit: F.limit(25, 1, 100)
       }
     }),
-    history(hotelPage, ["price_from", "guest_score", "review_count"])
+    history(hotelPage, Stays.propertyMetrics)
   ]),
   platform("travel_reviews", "Travel reviews site: hotels, restaurants, attractions by page URL.", "stay", [
     ...(["hotels", "restaurants", "attractions"] as const).map((kind) =>
       op(kind, {
+        rows: Stays.place,
         description: `Cards of ${kind} by page URL: name, rating, reviews, rank${kind === "hotels" ? ", price for the stay" : ""}.`,
         price: perSubject(2),
         fresh: 3 * DAY,
@@ -722,6 +830,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
     ),
     ...(["Hotels", "Restaurants", "Attractions"] as const).map((kind) =>
       op(`search${kind}`, {
+        rows: Stays.place,
         description: `${kind} matching a query.`,
         price: perRows(20, 10),
         fields: {
@@ -734,6 +843,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       })
     ),
     op("reviews", {
+      rows: Stays.placeReview,
       description: "Reviews of places of any kind.",
       price: perRows(49, 25),
       fresh: 3 * DAY,
@@ -746,10 +856,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         limit: F.limit(25, 1, 100)
       }
     }),
-    history(travelPage, ["rating", "reviews", "rank"])
+    history(travelPage, Stays.placeMetrics)
   ]),
   platform("home_rentals", "Home-rental site: listings by URL or room id.", "stay", [
     op("listings", {
+      rows: Stays.listing,
       description: "Listing cards; without stay dates a card comes back unpriced.",
       price: perSubject(2),
       fresh: 12 * HOUR,
@@ -757,6 +868,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(rentalListing, 10), stay: F.stay(F.RentalStay) }
     }),
     op("reviews", {
+      rows: Stays.listingReview,
       description: "Guest reviews of listings.",
       price: perRows(49, 25),
       fresh: 3 * DAY,
@@ -767,10 +879,11 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         limit: F.limit(25, 1, 100)
       }
     }),
-    history(rentalListing, ["price_per_night", "total_price", "rating_overall", "reviews_count"])
+    history(rentalListing, Stays.listingMetrics)
   ]),
   platform("fashion_marketplace", "Fashion marketplace: prices per storefront locale (read `currency`).", "none", [
     op("products", {
+      rows: Stores.fashionItem,
       description: "Product cards by URL or item id, with currency.",
       price: perSubject(1),
       fresh: 1 * DAY,
@@ -778,30 +891,34 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { subjects: F.subjects(fashionItem, 10) }
     }),
     op("listing", {
+      rows: Stores.fashionItem,
       description: "Products of a designer, category or sale page.",
       price: perRows(20, 20),
       subjects: S.urlOnly("a designer, category or sale page URL"),
       fields: { subject: F.subject(S.urlOnly("a designer, category or sale page URL")), limit: F.limit(20, 1, 100) }
     }),
     op("search", {
+      rows: Stores.fashionItem,
       description: "Full product cards matching a keyword.",
       price: perRows(20, 20),
       fields: { query, limit: F.limit(20, 1, 100) }
     }),
-    history(fashionItem, ["price", "full_price", "discount_percent", "stock_quantity"])
+    history(fashionItem, Stores.fashionMetrics)
   ]),
   platform("storefronts", "Hosted storefronts: any store by its URL.", "none", [
     op("products", {
+      rows: Stores.storefrontProduct,
       description: "Products of stores, with price range, stock and variants.",
       price: perRows(25, 25),
       fresh: 1 * DAY,
       subjects: storefront,
       fields: { subjects: F.subjects(storefront, 5), limit: F.limit(25, 1, 100) }
     }),
-    history(storefront, ["price_from", "price_to", "in_stock", "variant_count"], {}, 5)
+    history(storefront, Stores.storefrontMetrics, {}, 5)
   ]),
   platform("explore", "Uncatalogued sources: raw, unverified rows, not kept as measured data.", "none", [
     op("sources", {
+      rows: Special.exploreRow,
       description: "Best-matching sources with a per-row price (currently unavailable).",
       price: free,
       available: false,
@@ -809,6 +926,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { query: F.optional(F.text(300)) }
     }),
     op("schema", {
+      rows: Special.exploreRow,
       description: "A source's live input fields, a sample input and a credit estimate (currently unavailable).",
       price: free,
       available: false,
@@ -816,6 +934,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       fields: { source: F.text(120) }
     }),
     op("run", {
+      rows: Special.exploreRow,
       description: "Runs a source with the given input; rows raw and unverified, billed per row returned.",
       price: PriceRule.PerSourceRow({ credits: 1, rows: 10 }),
       stored: false,
@@ -828,6 +947,8 @@ export const platforms: ReadonlyArray<PlatformDef> = [
   ]),
   platform("contacts", "Contact reveal: emails and phones of professional profiles, per org.", "none", [
     op("reveal", {
+      rows: Special.contactDelivery,
+      answerRow: Special.contactRow,
       description: "Email and phone per person; owned parts free, nothing-on-file never bought again.",
       price: PriceRule.PerPart({ parts: { email: 18, phone: 87 } }),
       subjects: contactPerson,
@@ -857,12 +978,45 @@ export const findOp = (platformId: string, name: string): OpDef | undefined => b
 /** The `history` op of a platform, if it has one. */
 export const historyOp = (platformId: string): OpDef | undefined => findOp(platformId, "history")
 
-/** The JSON Schema of an op's request (`op` and its fields), generated from the Schema that validates it (D13). */
-export const requestJsonSchema = (def: OpDef): JSONSchema.JsonSchema7Root =>
-  JSONSchema.make(Schema.encodedBoundSchema(def.schema) as Schema.Schema<unknown, unknown>)
+/**
+ * The JSON Schema (2020-12) of an op's request (`op` and its fields), generated from the Schema that validates it
+ * (D13). With `definitions`, shared definitions go there (the OpenAPI document's `components/schemas`).
+ */
+export const requestJsonSchema = (
+  def: OpDef,
+  options?: { readonly definitions: Record<string, JSONSchema.JsonSchema7>; readonly definitionPath: string }
+): JSONSchema.JsonSchema7Root => {
+  const encoded = Schema.encodedBoundSchema(def.schema).ast
+  const definitions: Record<string, JSONSchema.JsonSchema7> = options?.definitions ?? {}
+  const schema = JSONSchema.fromAST(encoded, {
+    definitions,
+    ...(options ? { definitionPath: options.definitionPath } : {}),
+    target: options ? "openApi3.1" : "jsonSchema2020-12"
+  }) as unknown as Record<string, unknown>
+  // the rules a refinement of a struct states (dropped by the generator) are added from the op's facets
+  const properties = schema["properties"] as Record<string, Record<string, unknown>>
+  if (def.scope === "store") properties["store"] = { ...properties["store"], ...F.storeJsonRule }
+  if (def.scope === "stay") properties["stay"] = { ...properties["stay"], ...F.stayJsonRule }
+  const out = def.requestRule ? { ...schema, ...def.requestRule } : schema
+  if (options) return out as unknown as JSONSchema.JsonSchema7Root
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {}),
+    ...out
+  } as JSONSchema.JsonSchema7Root
+}
 
-/** The public catalogue (D13): every platform and op with price rule, window, availability and request schema. */
-export const publish = () =>
+/** An explore source as the catalogue lists it under explore `run` (D19). */
+export interface PublishedSource {
+  readonly name: string
+  readonly price: { readonly credits: number; readonly rows: number }
+}
+
+/**
+ * The public catalogue (D13): every platform and op with price rule, window, availability and request schema;
+ * explore `run` lists the sources served now with their per-row price (D19).
+ */
+export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
   platforms.map((p) => ({
     platform: p.id,
     description: p.description,
@@ -880,6 +1034,9 @@ export const publish = () =>
       units: o.units,
       subjects: o.subjectSpec?.describe ?? null,
       ...(o.metrics ? { metrics: o.metrics } : {}),
+      ...(o.price._tag === "PerSourceRow"
+        ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
+        : {}),
       requestSchema: requestJsonSchema(o)
     }))
   }))

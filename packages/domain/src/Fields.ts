@@ -148,6 +148,16 @@ export const Store = Schema.Struct({
   })
 )
 
+/** The locator rule in JSON Schema: exactly one form, and nothing else. */
+export const storeJsonRule = {
+  oneOf: [
+    { required: ["storeId"], maxProperties: 1 },
+    { required: ["pincode", "city"], maxProperties: 2 },
+    { required: ["lat", "lon"], maxProperties: 2 }
+  ],
+  description: "exactly one locator: storeId; or pincode with city; or lat with lon"
+}
+
 /** The decoded `store` locator. */
 export type Store = typeof Store.Type
 
@@ -162,6 +172,13 @@ const stayDates = <A extends { readonly checkIn?: string | undefined; readonly c
     return { path: ["checkOut"], message: "must be after checkIn" }
   }
   return true
+}
+
+/** The stay date rules in JSON Schema (the order of the dates cannot be a keyword: it is said). */
+export const stayJsonRule = {
+  dependentRequired: { checkIn: ["checkOut"], checkOut: ["checkIn"] },
+  description:
+    "checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut)"
 }
 
 /** `stay` of lodging_booking: dates, currency (USD), language (en-GB). */

@@ -1,5 +1,6 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import * as Errors from "./Errors.js"
 import { Authentication } from "./Security.js"
@@ -27,6 +28,15 @@ export const CatalogueOp = Schema.Struct({
   units: Schema.Literal("subjects", "subject", "query"),
   subjects: Schema.NullOr(Schema.String),
   metrics: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  sources: Schema.optionalWith(
+    Schema.Array(
+      Schema.Struct({
+        name: Schema.String,
+        price: Schema.Struct({ credits: Schema.Number, rows: Schema.Number })
+      })
+    ).annotations({ description: "explore run: the sources served now, each with its price per `rows` rows (D19)" }),
+    { exact: true }
+  ),
   requestSchema: Schema.Unknown
 })
 
@@ -43,26 +53,54 @@ export const BalanceResponse = Schema.Struct({ creditsRemaining: Schema.Number, 
 
 /** One unit of work in `coverage` (D4). */
 export const CoverageItem = Schema.Struct({
-  subject: Schema.optionalWith(Schema.String, { exact: true }),
-  query: Schema.optionalWith(Schema.String, { exact: true }),
-  status: Schema.Literal("fetched", "stored", "omitted", "fetch"),
-  measuredAt: Schema.NullOr(Schema.String),
-  rows: Schema.Number,
-  credits: Schema.Number,
+  subject: Schema.optionalWith(Schema.String.annotations({ description: "the unit's canonical subject" }), {
+    exact: true
+  }),
+  query: Schema.optionalWith(Schema.String.annotations({ description: "the unit's query (query ops)" }), {
+    exact: true
+  }),
+  status: Schema.Literal("fetched", "stored", "omitted", "fetch").annotations({
+    description: "fetched now, served from the store, left out, or (estimateOnly) would be fetched"
+  }),
+  measuredAt: Schema.NullOr(Rows.dateTime("when the unit's data was measured")),
+  rows: Schema.NonNegativeInt.annotations({ description: "rows (or pages) delivered, or quoted for" }),
+  credits: Schema.NonNegative.annotations({ description: "the exact, unrounded price of the unit (D17)" }),
   source: Schema.NullOr(Schema.String),
-  reason: Schema.optionalWith(Schema.String, { exact: true }),
+  reason: Schema.optionalWith(
+    Schema.Literal("not_found", "upstream_failed", "upstream_timeout", "nothing_on_file", "invalid_subject"),
+    { exact: true }
+  ),
   detail: Schema.optionalWith(Schema.String, { exact: true })
+}).annotations({ identifier: "CoverageItem" })
+
+/** `cost` of an answer (D4). */
+export const Cost = Schema.Struct({
+  creditsCharged: Schema.NonNegativeInt.annotations({ description: "credits this call captured" }),
+  creditsRemaining: Schema.Number.annotations({ description: "spendable credits after the call" })
 })
 
-/** The op answer envelope (D4). */
-export const OpResponse = Schema.Struct({
-  data: Schema.Array(Schema.Unknown),
-  cost: Schema.Struct({ creditsCharged: Schema.Number, creditsRemaining: Schema.Number }),
-  coverage: Schema.Array(CoverageItem),
-  estimate: Schema.optionalWith(Schema.Struct({ credits: Schema.Number }), { exact: true }),
-  requestId: Schema.String,
-  ...Versions
+/** `estimate` of an `estimateOnly` answer (D8, D18). */
+export const Estimate = Schema.Struct({
+  credits: Schema.NonNegativeInt.annotations({ description: "the exact quote of the call" }),
+  fitsMaxCredits: Schema.optionalWith(
+    Schema.Boolean.annotations({ description: "whether the quote fits maxCredits (present when it was given)" }),
+    { exact: true }
+  )
 })
+
+/** The answer envelope (D4) with rows of this Schema. */
+export const answerOf = <R extends Schema.Schema.AnyNoContext>(row: R) =>
+  Schema.Struct({
+    data: Schema.Array(row),
+    cost: Cost,
+    coverage: Schema.Array(CoverageItem),
+    estimate: Schema.optionalWith(Estimate, { exact: true }),
+    requestId: Schema.String,
+    ...Versions
+  })
+
+/** The op answer envelope (D4), rows of any op. */
+export const OpResponse = answerOf(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
 const envelopeJsonSchema = {
   type: "object",

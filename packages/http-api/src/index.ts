@@ -1,4 +1,5 @@
 export * as AdminApi from "./AdminApi.js"
 export * as Api from "./Api.js"
+export * as Document from "./Document.js"
 export * as Errors from "./Errors.js"
 export * as Security from "./Security.js"

@@ -2,6 +2,7 @@
  * Deterministic synthetic data: the same entity, request and day give the same rows; metrics drift plausibly from
  * day to day so that history series look real. Hosts are under `.example`: nothing here is measured data.
  */
+import { Catalogue, Rows } from "@pdr/domain"
 
 /** A seeded pseudo-random source (mulberry32 over an FNV-1a hash of the seed parts). */
 export class Rng {
@@ -298,27 +299,27 @@ const svProfile = (c: Ctx, handle: string): Generated => {
   }
 }
 
-const forumPost = (c: Ctx, id: string, community?: string): Generated => {
+const forumPost = (c: Ctx, id: string, i: number, opts: { community?: string; withSubject?: boolean } = {}) => {
   const r = new Rng(id)
   const score = Math.round(drift(id, "score", c.day, 800, 0.01, 0.05))
   const comments = Math.round(drift(id, "comments", c.day, 120, 0.01, 0.05))
-  const sub = community ?? r.pick(["programming", "india", "cooking", "travel", "personalfinance", "science"])
-  return {
-    row: {
-      subject: id,
-      id,
-      title: sentence(r, 9),
-      community: sub,
-      author: `${r.pick(words)}_${r.pick(nouns)}${r.int(1, 99)}`,
-      score,
-      upvoteRatio: round(0.6 + r.next() * 0.39, 2),
-      commentsCount: comments,
-      kind: r.pick(["text", "link", "image", "video"]),
-      permalink: `${host("forum")}/r/${sub}/comments/${id}/${slug(sentence(r, 4))}`,
-      postedAt: ago(r, c.now, 30)
-    },
-    point: { subject: id, metrics: { score, comments_count: comments } }
-  }
+  const sub = opts.community ?? r.pick(["programming", "india", "cooking", "travel", "personalfinance", "science"])
+  const kind = r.pick(["text", "link", "image", "video", "gallery", "poll"] as const)
+  const row: Record<string, unknown> = {}
+  if (opts.withSubject) row["subject"] = id
+  row["position"] = i + 1
+  row["postId"] = id
+  row["title"] = sentence(r, 9)
+  row["community"] = sub
+  row["author"] = r.next() < 0.05 ? null : `${r.pick(words)}_${r.pick(nouns)}${r.int(1, 99)}`
+  row["score"] = score
+  row["upvoteRatio"] = round(0.6 + r.next() * 0.39, 2)
+  row["commentsCount"] = comments
+  row["kind"] = kind
+  row["permalink"] = `${host("forum")}/r/${sub}/comments/${id}/${slug(sentence(r, 4))}`
+  row["url"] = kind === "link" ? `https://${slug(placeName(r))}.example/${r.id(6)}` : null
+  row["postedAt"] = ago(r, c.now, 30)
+  return { row, point: { subject: id, metrics: { score, comments_count: comments } } } satisfies Generated
 }
 
 const place = (c: Ctx, placeId: string): Generated => {
@@ -645,20 +646,28 @@ const list: Record<string, ListRow> = {
       shop: placeName(r)
     }
   }),
-  "forum/posts": (c, r) => forumPost(c, r.id(7)),
-  "forum/subreddit": (c, r) => forumPost(c, r.id(7), c.subject),
-  "forum/search": (c, r) => forumPost(c, r.id(7)),
-  "forum/comments": (c, r, i) => ({
-    row: {
-      position: i + 1,
-      commentId: r.id(7),
-      author: `${r.pick(words)}_${r.pick(nouns)}`,
-      body: sentence(r, 14),
-      score: r.int(-5, 900),
-      depth: r.int(0, 4),
-      postedAt: ago(r, c.now, 5)
+  "forum/posts": (c, r, i) => forumPost(c, r.id(7), i),
+  "forum/subreddit": (c, r, i) => forumPost(c, r.id(7), i, c.subject === undefined ? {} : { community: c.subject }),
+  "forum/search": (c, r, i) => forumPost(c, r.id(7), i, { withSubject: true }),
+  "forum/comments": (c, r, i) => {
+    const postId = c.subject ?? "post"
+    const commentId = r.id(7)
+    const depth = i === 0 ? 0 : r.int(0, 4)
+    return {
+      row: {
+        position: i + 1,
+        commentId,
+        postId,
+        parentId: depth === 0 ? null : r.id(7),
+        author: r.next() < 0.05 ? null : `${r.pick(words)}_${r.pick(nouns)}`,
+        body: sentence(r, 14),
+        score: r.int(-5, 900),
+        depth,
+        postedAt: ago(r, c.now, 5),
+        permalink: `${host("forum")}/r/${r.pick(words)}/comments/${postId}/_/${commentId}`
+      }
     }
-  }),
+  },
   "maps/search": (c, r) =>
     place(c, `ChIJ${r.id(23, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")}`),
   "maps/reviews": (c, r, i) => review(c, r, i, 5),
@@ -858,26 +867,48 @@ const list: Record<string, ListRow> = {
   }),
   "fashion_marketplace/listing": (c, r) => fashionItem(c, r.id(8, "0123456789").replace(/^0/, "1")),
   "fashion_marketplace/search": (c, r) => fashionItem(c, r.id(8, "0123456789").replace(/^0/, "1")),
-  "storefronts/products": (_c, r, i) => {
-    const from = round(5 + r.next() * 80, 2)
+  "storefronts/products": (c, r, i) => {
+    const origin = c.subject ?? host("storefronts")
+    const title = `${cap(r.pick(words))} ${r.pick(garments)}`
+    const handle = `${slug(title)}-${r.id(4)}`
+    const base = round(5 + r.next() * 80, 2)
+    const variants = Array.from({ length: r.int(1, 6) }, (_, v) => {
+      const price = round(base * (1 + v * 0.15), 2)
+      return {
+        variantId: r.id(14, "0123456789"),
+        title: r.pick(["XS", "S", "M", "L", "XL", "Default Title"]),
+        price,
+        compareAtPrice: r.next() < 0.3 ? round(price * 1.25, 2) : null,
+        available: r.next() < 0.8,
+        sku: r.next() < 0.7 ? r.id(8, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") : null
+      }
+    })
+    const prices = variants.map((v) => v.price)
+    const compareAt = variants.flatMap((v) => (v.compareAtPrice === null ? [] : [v.compareAtPrice]))
     return {
       row: {
         position: i + 1,
         productId: r.id(13, "0123456789"),
-        title: `${cap(r.pick(words))} ${r.pick(garments)}`,
-        priceFrom: from,
-        priceTo: round(from * (1 + r.next()), 2),
-        currency: "USD",
-        inStock: r.next() < 0.8,
-        variants: r.int(1, 12),
-        handle: slug(`${r.pick(words)} ${r.pick(garments)}`)
+        title,
+        handle,
+        vendor: r.next() < 0.9 ? placeName(r) : null,
+        productType: r.next() < 0.8 ? r.pick(["Apparel", "Shoes", "Accessories"]) : null,
+        url: `${origin}/products/${handle}`,
+        priceFrom: Math.min(...prices),
+        priceTo: Math.max(...prices),
+        compareAtPrice: compareAt.length > 0 ? Math.max(...compareAt) : null,
+        currency: null,
+        inStock: variants.some((v) => v.available),
+        variantCount: variants.length,
+        variants,
+        images: [`${origin}/cdn/shop/files/${handle}.jpg`],
+        updatedAt: ago(r, c.now, 60)
       }
     }
   },
   "explore/run": (c, r, i) => ({
     row: {
       position: i + 1,
-      source: String(c.request["source"]),
       raw: { title: sentence(r, 5), value: r.int(0, 10_000), url: `https://${slug(placeName(r))}.example/${r.id(6)}` },
       input: c.request["input"] ?? {}
     }
@@ -910,18 +941,19 @@ export const listFor = (c: Ctx, key: string, count: number): ReadonlyArray<Gener
 export const subjectPoint = (c: Ctx, rows: ReadonlyArray<Generated>): Generated["point"] | undefined => {
   if (c.subject === undefined) return undefined
   if (c.platform === "storefronts") {
-    const prices = rows.flatMap((g) => [Number(g.row["priceFrom"]), Number(g.row["priceTo"])])
-    return {
-      subject: c.subject,
-      metrics: {
-        price_from: prices.length ? Math.min(...prices) : 0,
-        price_to: prices.length ? Math.max(...prices) : 0,
-        in_stock: rows.filter((g) => g.row["inStock"] === true).length,
-        variant_count: rows.reduce((n, g) => n + Number(g.row["variants"]), 0)
-      }
+    // a store's point aggregates its rows as the catalogue says (D9)
+    const sources = Catalogue.historyOp(c.platform)?.metricSources ?? {}
+    const metrics: Record<string, number> = {}
+    for (const [metric, source] of Object.entries(sources)) {
+      const value = Rows.measure(
+        source,
+        rows.map((g) => g.row)
+      )
+      if (value !== undefined) metrics[metric] = value
     }
+    return { subject: c.subject, metrics }
   }
-  if (c.platform === "forum" && c.op === "comments") return forumPost(c, c.subject).point
+  if (c.platform === "forum" && c.op === "comments") return forumPost(c, c.subject, 0).point
   return undefined
 }
 

@@ -114,6 +114,7 @@ export const make = (knobs: Knobs) =>
           const lon = Number(locator["lon"])
           return Option.some(`store:${new G.Rng(Math.round(lat * 20), Math.round(lon * 20)).id(6, "0123456789")}`)
         }),
+      exploreSources: Effect.succeed(exploreSources),
       exploreSource: (name) => Effect.succeed(Option.fromNullable(exploreSources.find((s) => s.name === name)))
     })
   })

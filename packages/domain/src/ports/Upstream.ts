@@ -62,6 +62,8 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
       platform: string,
       locator: Readonly<Record<string, unknown>>
     ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
+    /** The explore sources served now, each with its per-row price (D19). */
+    readonly exploreSources: Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
     /** The explore source of this name, if the upstream knows it. */
     readonly exploreSource: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
   }

@@ -1,0 +1,340 @@
+/**
+ * The OpenAPI 3.1 document of the public API, generated from the catalogue: one path per platform whose body is a
+ * `oneOf` of its ops' request envelopes (each the op's own request Schema, the same one `GET /api/v1/platforms`
+ * publishes), whose 200 is typed with that op's rows, and which lists only the error statuses and codes the
+ * endpoint can answer (D5), with the request and response headers the server reads and writes.
+ */
+import { OpenApi } from "@effect/platform"
+import { Catalogue, Examples } from "@pdr/domain"
+import { JSONSchema, Schema } from "effect"
+import * as Api from "./Api.js"
+
+type Json = Record<string, unknown>
+
+/** What the document needs from the running server. */
+export interface DocumentOptions {
+  /** `info.version`: the engine version. */
+  readonly version: string
+  /** `servers`; by default the server answering the document. */
+  readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
+}
+
+/** The D5 error codes by HTTP status. */
+export const errorCodes = {
+  400: ["invalid_request", "unknown_op"],
+  401: ["unauthorized"],
+  402: ["insufficient_credits", "quote_above_max_credits"],
+  404: ["unknown_platform", "not_found"],
+  409: ["idempotency_in_flight"],
+  413: ["payload_too_large"],
+  415: ["unsupported_media_type"],
+  422: ["idempotency_mismatch"],
+  429: ["rate_limited"],
+  500: ["internal"],
+  502: ["upstream_failed"],
+  503: ["op_unavailable"]
+} as const
+
+const statusText: Record<number, string> = {
+  400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
+  401: "The API key is missing, malformed, unknown, revoked or expired.",
+  402: "The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed.",
+  404: "No such route or platform.",
+  409: "A call with this Idempotency-Key is still running.",
+  413: "The body is over 64 KiB; nothing was read or billed.",
+  415: "The body is not JSON, or is content-encoded.",
+  422: "This Idempotency-Key was used with another request.",
+  429: "The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds.",
+  500: "Internal error; the call was not billed.",
+  502: "Every unit failed upstream; nothing was billed.",
+  503: "The op is currently unavailable (D11); nothing was billed."
+}
+
+const fieldProblems = {
+  type: "array",
+  description: "every offending field: its path from the body's root and what is wrong with it",
+  items: {
+    type: "object",
+    required: ["path", "message"],
+    additionalProperties: false,
+    properties: {
+      path: { type: "string", description: "e.g. request.subjects[2]" },
+      message: { type: "string" }
+    }
+  }
+}
+
+const detailsOf = (status: number): Json | undefined => {
+  switch (status) {
+    case 400:
+      return fieldProblems
+    case 402:
+      return {
+        oneOf: [
+          {
+            type: "object",
+            description: "insufficient_credits",
+            required: ["required", "available"],
+            additionalProperties: false,
+            properties: {
+              required: { type: "integer", description: "the quote, in credits" },
+              available: { type: "number", description: "spendable credits" }
+            }
+          },
+          {
+            type: "object",
+            description: "quote_above_max_credits (D18)",
+            required: ["required", "maxCredits"],
+            additionalProperties: false,
+            properties: {
+              required: { type: "integer", description: "the quote, in credits" },
+              maxCredits: { type: "integer", minimum: 0, description: "the cap the request gave" }
+            }
+          }
+        ]
+      }
+    case 429:
+      return {
+        type: "object",
+        required: ["limit"],
+        additionalProperties: false,
+        properties: {
+          limit: {
+            type: "object",
+            required: ["name", "perSecond", "burst"],
+            additionalProperties: false,
+            properties: { name: { type: "string" }, perSecond: { type: "number" }, burst: { type: "number" } }
+          }
+        }
+      }
+    case 502:
+      return {
+        type: "object",
+        required: ["coverage"],
+        additionalProperties: false,
+        properties: { coverage: { type: "array", items: { $ref: "#/components/schemas/CoverageItem" } } }
+      }
+    default:
+      return undefined
+  }
+}
+
+const errorBody = (status: keyof typeof errorCodes): Json => {
+  const details = detailsOf(status)
+  return {
+    type: "object",
+    required: ["error"],
+    additionalProperties: false,
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message", "requestId"],
+        additionalProperties: false,
+        properties: {
+          code: { type: "string", enum: [...errorCodes[status]] },
+          message: { type: "string", description: "what happened, for a person" },
+          requestId: { type: "string" },
+          ...(details ? { details } : {})
+        }
+      }
+    }
+  }
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+const headers = {
+  "x-request-id": { description: "the request's id (also in the body)", schema: { type: "string" }, required: true },
+  RateLimit: {
+    description: "draft-10 RateLimit: the key's bucket after this call (`limit=, remaining=, reset=`)",
+    schema: { type: "string" }
+  },
+  "RateLimit-Policy": {
+    description: "draft-10 RateLimit-Policy: burst `q` and refill window `w` in seconds (D17)",
+    schema: { type: "string" }
+  },
+  "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+  "Idempotent-Replayed": {
+    description: "`true` when the answer is the replay of an earlier call with this Idempotency-Key (D16)",
+    schema: { type: "string", enum: ["true"] }
+  }
+} as const
+
+type HeaderName = keyof typeof headers
+
+const response = (description: string, schema: Json, names: ReadonlyArray<HeaderName>, examples?: Json) => ({
+  description,
+  headers: Object.fromEntries(names.map((n) => [n, headerRef(n.replace(/[^A-Za-z0-9]/g, ""))])),
+  content: { "application/json": { schema, ...(examples ? { examples } : {}) } }
+})
+
+const errorResponses = (statuses: ReadonlyArray<keyof typeof errorCodes>, keyed: boolean, replayable: boolean) =>
+  Object.fromEntries(
+    statuses.map((status) => {
+      const names: Array<HeaderName> = ["x-request-id"]
+      if (keyed && status !== 401) names.push("RateLimit", "RateLimit-Policy")
+      if (status === 429) names.push("Retry-After")
+      if (replayable) names.push("Idempotent-Replayed")
+      return [String(status), response(statusText[status]!, { $ref: `#/components/schemas/Error${status}` }, names)]
+    })
+  )
+
+/** Removes the `$id` the generator gives every `unknown` (one `$id` repeated breaks validators). */
+const withoutIds = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(withoutIds)
+  if (node === null || typeof node !== "object") return node
+  const out: Json = {}
+  for (const [k, v] of Object.entries(node)) if (k !== "$id") out[k] = withoutIds(v)
+  return out
+}
+
+const security = [{ apiKey: [] }, { bearer: [] }]
+
+const idempotencyKey = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters",
+  schema: { type: "string", minLength: 1, maxLength: 255 }
+}
+
+/** The request envelope of one op: its request Schema, `estimateOnly` and `maxCredits` (D18). */
+const envelopeOf = (op: Catalogue.OpDef, definitions: Record<string, JSONSchema.JsonSchema7>): Json => ({
+  type: "object",
+  title: `${op.platform} ${op.name}`,
+  description: op.description,
+  required: ["request"],
+  additionalProperties: false,
+  properties: {
+    request: Catalogue.requestJsonSchema(op, { definitions, definitionPath: "#/components/schemas/" }),
+    estimateOnly: { type: "boolean", description: "quote the exact cost without spending (D8)" },
+    maxCredits: {
+      type: "integer",
+      minimum: 0,
+      description: "refuse the call (402 quote_above_max_credits) when its quote is above this (D18)"
+    }
+  }
+})
+
+const schemaOf = (schema: Schema.Schema.AnyNoContext, definitions: Record<string, JSONSchema.JsonSchema7>) =>
+  JSONSchema.fromAST(schema.ast, {
+    definitions,
+    definitionPath: "#/components/schemas/",
+    target: "openApi3.1"
+  }) as unknown as Json
+
+/** The OpenAPI 3.1 document of the public API. */
+export const document = (options: DocumentOptions): Json => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  schemaOf(Api.CoverageItem, definitions)
+  const paths: Json = {
+    "/api/v1/platforms": {
+      get: {
+        operationId: "platforms",
+        tags: ["catalogue"],
+        security: [],
+        summary: "Every platform and op with prices, windows, availability and request schemas",
+        description:
+          "The public catalogue (D13), no key needed. Each op's `requestSchema` (JSON Schema 2020-12) is the `request` of that op's branch below; explore `run` lists the sources served now (D19).",
+        responses: {
+          "200": response("The catalogue.", schemaOf(Api.CatalogueResponse, definitions), ["x-request-id"]),
+          ...errorResponses([415, 500], false, false)
+        }
+      }
+    },
+    "/api/v1/balance": {
+      get: {
+        operationId: "balance",
+        tags: ["account"],
+        summary: "Spendable credits of the key's account (D7)",
+        security,
+        responses: {
+          "200": response("The balance.", schemaOf(Api.BalanceResponse, definitions), [
+            "x-request-id",
+            "RateLimit",
+            "RateLimit-Policy"
+          ]),
+          ...errorResponses([401, 415, 429, 500], true, false)
+        }
+      }
+    }
+  }
+  for (const p of Catalogue.platforms) {
+    const examples = Object.fromEntries(
+      p.ops
+        .filter((o) => o.available)
+        .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
+    )
+    const fetches = p.ops.some((o) => o.name !== "history" && o.available)
+    const statuses: Array<keyof typeof errorCodes> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
+    if (fetches) statuses.push(502)
+    if (p.ops.some((o) => !o.available)) statuses.push(503)
+    paths[`/api/v1/platforms/${p.id}`] = {
+      post: {
+        operationId: p.id,
+        tags: ["ops"],
+        summary: p.description,
+        description: `Calls one op of ${p.id} (or quotes it with estimateOnly). Ops: ${p.ops
+          .map((o) => `\`${o.name}\`${o.available ? "" : " (unavailable)"}`)
+          .join(", ")}. The body is one of the ops' envelopes, told apart by \`request.op\`.`,
+        security,
+        parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { oneOf: p.ops.map((o) => envelopeOf(o, definitions)) },
+              examples
+            }
+          }
+        },
+        responses: {
+          "200": response(
+            "The answer (D4): rows of the op, cost, coverage of every unit.",
+            {
+              anyOf: p.ops.map((o) => ({
+                ...schemaOf(Api.answerOf(o.row), definitions),
+                title: `${p.id} ${o.name}`
+              }))
+            },
+            ["x-request-id", "RateLimit", "RateLimit-Policy", "Idempotent-Replayed"]
+          ),
+          ...errorResponses(statuses, true, true)
+        }
+      }
+    }
+  }
+  const schemas: Json = { ...definitions }
+  for (const status of Object.keys(errorCodes)) schemas[`Error${status}`] = errorBody(Number(status) as never)
+  return withoutIds({
+    openapi: "3.1.0",
+    info: {
+      title: "Platform Data Retrieval API",
+      version: options.version,
+      description:
+        "Credit-billed measured public data about entities on many platforms. Every op of every platform is a path of its own; its body is the op's request envelope and its answer is typed with the op's rows."
+    },
+    servers: options.servers ?? [{ url: "/", description: "the server answering this document" }],
+    tags: [
+      { name: "catalogue", description: "What can be asked, and at what price" },
+      { name: "ops", description: "One path per platform" },
+      { name: "account", description: "The key's account" }
+    ],
+    paths,
+    components: {
+      schemas,
+      headers: Object.fromEntries(Object.entries(headers).map(([n, h]) => [n.replace(/[^A-Za-z0-9]/g, ""), h])),
+      parameters: { IdempotencyKey: idempotencyKey },
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "key_live_ followed by 32 characters" },
+        bearer: { type: "http", scheme: "bearer", description: "the same key as Authorization: Bearer <key>" }
+      }
+    }
+  }) as Json
+}
+
+const example = (op: Catalogue.OpDef): Json => Examples.minimal(op, "synthetic/app-charts")
+
+/** The public API whose OpenAPI document (`/openapi.json`, `/docs`) is this module's, for this engine version. */
+export const api = (version: string) => Api.Api.annotate(OpenApi.Transform, () => document({ version }) as never)
