@@ -2,8 +2,8 @@
 // package's `check`) fails if one of them ever compiles. Never run; only type-checked.
 import { Errors } from "@pdr/http-api"
 import { Effect } from "effect"
-import { createClient } from "../src/index.js"
 import * as PdrClient from "../src/effect.js"
+import { createClient } from "../src/index.js"
 
 export const promiseMistakes = async () => {
   const client = createClient({ baseUrl: "http://127.0.0.1:8080", apiKey: "key_live_x" })
@@ -61,9 +61,12 @@ export const effectMistakes = Effect.gen(function* () {
   )
   // @ts-expect-error wrong field of the balance answer
   balance?.credits
-  const caught = yield* client.ops
-    .balance()
-    .pipe(Effect.catchIf((e) => e instanceof Errors.PaymentRequired, (e) => Effect.succeed(e.error.code)))
+  const caught = yield* client.ops.balance().pipe(
+    Effect.catchIf(
+      (e) => e instanceof Errors.PaymentRequired,
+      (e) => Effect.succeed(e.error.code)
+    )
+  )
   // @ts-expect-error the balance or the error code, not a row
   caught.placeId
 
