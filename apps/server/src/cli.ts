@@ -15,6 +15,7 @@ import * as PdrClient from "@pdr/client/effect"
 import { Config, Console, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import * as OperatorToken from "./admin/OperatorToken.js"
 import * as ServerConfig from "./Config.js"
+import { engineVersion } from "./Version.js"
 
 /** A failure the CLI reports: its exit code, its JSON body (with `--json`) and its human line (on stderr). */
 class Failure extends Data.TaggedError("Failure")<{
@@ -22,6 +23,12 @@ class Failure extends Data.TaggedError("Failure")<{
   readonly body: { readonly error: { readonly code: string; readonly message: string } }
   readonly human: string
 }> {}
+
+/** A failure as a command reports it: with `--json` or not. */
+interface Reported {
+  readonly failure: Failure
+  readonly json: boolean
+}
 
 const usage = (message: string) =>
   new Failure({ exitCode: 2, body: { error: { code: "usage", message } }, human: message })
@@ -86,7 +93,7 @@ const leaf = <const C extends Command.Command.Config, A>(
       yield* Console.log(asJson(input) ? JSON.stringify(view(result)) : human(result))
     }).pipe(
       Effect.provide(OperatorLive),
-      Effect.mapError((failure) => ({ failure, json: asJson(input) }))
+      Effect.mapError((failure): Reported => ({ failure, json: asJson(input) }))
     )
   ).pipe(Command.withDescription(description))
 
@@ -97,7 +104,7 @@ const noun = <const L extends readonly [AnyCommand, ...Array<AnyCommand>]>(
   leaves: L
 ) =>
   Command.make(name, {}, () =>
-    Effect.fail({
+    Effect.fail<Reported>({
       failure: usage(`${name}: choose one of ${leaves.map((l) => [...Command.getNames(l)].join("|")).join(", ")}`),
       json: false
     })
@@ -254,7 +261,7 @@ const report = (failure: Failure, asJson: boolean) =>
 
 /** Runs the CLI on these arguments (`process.argv`); resolves to the exit code. */
 const run = (argv: ReadonlyArray<string>) =>
-  Command.run(root, { name: "pnpm admin", version: "0.1.0" })(argv).pipe(
+  Command.run(root, { name: "pnpm admin", version: engineVersion })(argv).pipe(
     Effect.as(0),
     Effect.catchAll((e) => {
       if (ValidationError.isValidationError(e)) {
@@ -262,7 +269,8 @@ const run = (argv: ReadonlyArray<string>) =>
         const message = HelpDoc.toAnsiText(e.error).trim()
         return report(usage(message), argv.includes("--json"))
       }
-      const reported = e as unknown as { readonly failure: Failure; readonly json: boolean }
+      // the commands' own failures (their type is lost through the `any` of the command tree)
+      const reported = e as unknown as Reported
       return report(reported.failure, reported.json)
     }),
     Effect.provide(NodeContext.layer)
