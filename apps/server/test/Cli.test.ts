@@ -1,11 +1,15 @@
 // The operator CLI (@effect/cli over the client derived from the operator contract) against a running server:
-// --json prints only JSON on stdout; API errors exit 1, usage errors 2. Also the operator listener's OpenAPI document.
+// --json prints only JSON on stdout; API errors exit 1, usage errors 2. The command flow runs in-process (the
+// commands' own `run`, with the environment as a ConfigProvider and stdout/stderr captured); the entry point runs
+// as a process for exit codes and clean stdout. Also the operator listener's OpenAPI document.
 
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
+import { ConfigProvider, Effect } from "effect"
+import * as Cli from "../src/admin/Cli.js"
 import { type Running, request, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
@@ -19,8 +23,28 @@ const runWith = (env: Record<string, string | undefined>, ...args: Array<string>
     (e) => ({ code: e.code as number, stdout: e.stdout as string, stderr: e.stderr as string })
   )
 
+/** The CLI in-process, as `node cli.ts ...args` with ADMIN_URL and ADMIN_TOKEN set. */
 const run = (server: Running, ...args: Array<string>) =>
-  runWith({ ADMIN_URL: server.admin, ADMIN_TOKEN: server.token }, ...args)
+  Effect.gen(function* () {
+    const out = { stdout: "", stderr: "" }
+    const console = yield* Effect.console
+    const code = yield* Cli.run(["node", "cli.ts", ...args]).pipe(
+      Effect.withConsole({
+        ...console,
+        log: (...line: ReadonlyArray<unknown>) => Effect.sync(() => void (out.stdout += `${line.join(" ")}\n`)),
+        error: (...line: ReadonlyArray<unknown>) => Effect.sync(() => void (out.stderr += `${line.join(" ")}\n`))
+      }),
+      Effect.withConfigProvider(
+        ConfigProvider.fromMap(
+          new Map([
+            ["ADMIN_URL", server.admin],
+            ["ADMIN_TOKEN", server.token]
+          ])
+        )
+      )
+    )
+    return { code, ...out }
+  }).pipe(Effect.runPromise)
 
 describe.skipIf(!serverUp)("pnpm admin", () => {
   let server: Running
@@ -69,7 +93,7 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
     assert.include(noun.stderr, "create, list, revoke")
   }, 60_000)
 
-  it("a wrong token and an unreachable server exit 1 with a JSON error; no token at all is a usage error", async () => {
+  it("as a process: a wrong token and an unreachable server exit 1 with a JSON error; no token is a usage error", async () => {
     const [wrong, unreachable, noToken] = await Promise.all([
       runWith({ ADMIN_URL: server.admin, ADMIN_TOKEN: "op_wrong" }, "holds", "sweep", "--json"),
       runWith({ ADMIN_URL: "http://127.0.0.1:1", ADMIN_TOKEN: "x" }, "account", "list", "--json"),
