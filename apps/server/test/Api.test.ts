@@ -3,7 +3,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect } from "effect"
-import { account, admin, balance, post, type Running, request, start } from "./harness.js"
+import { account, admin, balance, conforms, post, type Running, request, start } from "./harness.js"
 
 const targets = await Testing.targets()
 
@@ -196,6 +196,33 @@ for (const t of targets) {
       const unavailable = await post(server, "/api/v1/platforms/explore", { request: { op: "sources" } }, a.key)
       assert.deepStrictEqual([unavailable.status, unavailable.body.error.code], [503, "op_unavailable"])
       assert.strictEqual(await balance(server, a.key), 100)
+    })
+
+    it("the harness refuses answers that break the published contract (status, body, header)", async () => {
+      const a = await account(server, 100, "contract")
+      const good = await post(
+        server,
+        "/api/v1/platforms/maps",
+        { request: { op: "places", subjects: ["ChIJcontract-01"] } },
+        a.key
+      )
+      const url = `${server.api}/api/v1/platforms/maps`
+      const row = { ...good.body.data[0] }
+      delete row.rating
+      const broken = [
+        { ...good, body: { ...good.body, data: [row] } },
+        { ...good, body: { ...good.body, coverage: [{ ...good.body.coverage[0], status: "done" }] } },
+        { ...good, status: 404 },
+        { ...good, headers: new Headers({ "content-type": "application/json" }) }
+      ]
+      for (const reply of broken) {
+        const refused = await conforms(url, "POST", reply).then(
+          () => false,
+          () => true
+        )
+        assert.isTrue(refused)
+      }
+      await conforms(url, "POST", good)
     })
 
     it("D19: the catalogue lists the explore sources served now with their price; an unknown one is told the names", async () => {

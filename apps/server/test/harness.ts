@@ -3,6 +3,8 @@ import { Api } from "@pdr/http-api"
 import type { Database } from "@pdr/store-pg"
 import * as Testing from "@pdr/store-pg/Testing"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
 import { Clock, Effect, Layer, ManagedRuntime, Redacted, Schema, type Scope } from "effect"
 import * as Server from "../src/Server.js"
 
@@ -57,6 +59,7 @@ export const start = async (
   ).pipe(Layer.provide(Layer.setClock(offsetClock(offset))))
   const runtime = ManagedRuntime.make(layer)
   const api = await runtime.runPromise(Server.PublicUrl)
+  publicOrigins.add(api)
   const admin = await runtime.runPromise(Server.AdminUrl)
   return { api, admin, token, offset, close: () => runtime.dispose() }
 }
@@ -80,7 +83,100 @@ export const request = async (url: string, init: RequestInit = {}): Promise<Repl
   if (res.status === 200 && (init.method ?? "GET") === "POST" && /\/api\/v1\/platforms\/[^/]+$/.test(url)) {
     decodeOpResponse(body)
   }
-  return { status: res.status, headers: res.headers, body, text }
+  const reply = { status: res.status, headers: res.headers, body, text }
+  await conforms(url, init.method ?? "GET", reply)
+  return reply
+}
+
+// ajv-formats is CommonJS: its default export is the module object under NodeNext
+const formats = addFormatsModule as unknown as { default?: (ajv: Ajv2020) => unknown }
+const addFormats = (formats.default ?? (addFormatsModule as unknown as (ajv: Ajv2020) => unknown)) as (
+  ajv: Ajv2020
+) => unknown
+
+const publicOrigins = new Set<string>()
+const contracts = new Map<string, Promise<Contract>>()
+
+interface Contract {
+  readonly doc: any
+  readonly ajv: Ajv2020
+}
+
+const contractOf = (origin: string) => {
+  let found = contracts.get(origin)
+  if (found === undefined) {
+    found = fetch(`${origin}/openapi.json`)
+      .then((r) => r.json())
+      .then((doc: any) => {
+        const ajv = new Ajv2020({ strict: false, allErrors: true })
+        addFormats(ajv)
+        ajv.addSchema({ ...doc, $id: "openapi.json" })
+        return { doc, ajv }
+      })
+    contracts.set(origin, found)
+  }
+  return found
+}
+
+const pointer = (...parts: ReadonlyArray<string>) =>
+  parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/")
+
+const check = (contract: Contract, ref: string, value: unknown, what: string) => {
+  const validate = contract.ajv.getSchema(`openapi.json#/${ref}`)
+  if (validate === undefined) throw new Error(`the contract has no schema at ${ref}`)
+  if (!validate(value))
+    throw new Error(`${what} breaks the published contract: ${contract.ajv.errorsText(validate.errors).slice(0, 1500)}`)
+}
+
+/**
+ * Every answer of the public API must be what its OpenAPI document says (the document it serves): the status is one
+ * the endpoint declares, the body matches that status's schema, required headers are present and every declared
+ * header matches its schema. An undocumented route answers the generic 404 error body.
+ */
+export const conforms = async (url: string, method: string, reply: Reply) => {
+  const u = new URL(url)
+  if (!publicOrigins.has(u.origin) || u.pathname === "/openapi.json" || u.pathname === "/docs") return
+  const contract = await contractOf(u.origin)
+  const item = contract.doc.paths[u.pathname]?.[method.toLowerCase()]
+  const what = `${method} ${u.pathname} ${reply.status}`
+  if (item === undefined) {
+    if (reply.status === 404 || reply.status === 405)
+      return check(contract, pointer("components", "schemas", "Error404"), reply.body, what)
+    if (reply.status >= 400 && contract.doc.components.schemas[`Error${reply.status}`] !== undefined)
+      return check(contract, pointer("components", "schemas", `Error${reply.status}`), reply.body, what)
+    throw new Error(`${what}: an undocumented route answered ${reply.status}`)
+  }
+  const declared = item.responses[String(reply.status)]
+  if (declared === undefined) throw new Error(`${what}: status not declared for this endpoint`)
+  check(
+    contract,
+    pointer(
+      "paths",
+      u.pathname,
+      method.toLowerCase(),
+      "responses",
+      String(reply.status),
+      "content",
+      "application/json",
+      "schema"
+    ),
+    reply.body,
+    what
+  )
+  for (const [name, header] of Object.entries<any>(declared.headers ?? {})) {
+    const resolved = header.$ref ? contract.doc.components.headers[header.$ref.split("/").pop()] : header
+    const value = reply.headers.get(name)
+    if (value === null) {
+      if (resolved.required) throw new Error(`${what}: header ${name} is required by the contract`)
+      continue
+    }
+    const schema = resolved.schema
+    const typed = schema.type === "integer" || schema.type === "number" ? Number(value) : value
+    const ref = header.$ref
+      ? pointer("components", "headers", header.$ref.split("/").pop(), "schema")
+      : pointer("paths", u.pathname, method.toLowerCase(), "responses", String(reply.status), "headers", name, "schema")
+    check(contract, ref, typed, `${what} header ${name}`)
+  }
 }
 
 const decodeOpResponse = Schema.decodeUnknownSync(Api.OpResponse, { onExcessProperty: "error" })

@@ -115,19 +115,6 @@ type Fetched =
       readonly source: string
     }
 
-const queryLabel = (r: Catalogue.OpRequest): string => {
-  for (const k of ["query", "hashtag", "soundUrl", "source", "location"]) {
-    if (typeof r[k] === "string") return r[k] as string
-  }
-  if (typeof r["category"] === "string") return `${r["category"]} / ${String(r["subCategory"])}`
-  return ""
-}
-
-const askedRows = (op: Catalogue.OpDef, r: Catalogue.OpRequest): number =>
-  op.rowsField === undefined ? 1 : Number(r[op.rowsField])
-
-const partsOf = (r: Catalogue.OpRequest): ReadonlyArray<Part> => [...new Set(r["reveal"] as ReadonlyArray<Part>)]
-
 /** Billable quantity a delivery carries: pages for per-page ops, rows otherwise. */
 const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>
   op.price._tag === "PerPage" ? new Set(rows.map((r) => r["page"])).size : rows.length
@@ -138,12 +125,6 @@ const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): numbe
  */
 const kept = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>, asked: number): ReadonlyArray<Row> =>
   op.price._tag === "PerPage" ? rows.filter((r) => Number(r["page"]) <= asked) : rows.slice(0, asked)
-
-/** Whether a stay was priced (has dates), so history points carry it (D9). */
-const pricedStay = (r: Catalogue.OpRequest): Record<string, unknown> | null => {
-  const stay = r["stay"] as Record<string, unknown> | undefined
-  return stay && typeof stay["checkIn"] === "string" ? stay : null
-}
 
 const invalidStore = () =>
   new Requests.InvalidRequest({
@@ -168,9 +149,10 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
 
     const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
       Effect.gen(function* () {
-        if (request["store"] === undefined) return undefined
+        const locator = op.facets.store(request)
+        if (locator === undefined) return undefined
         const resolved = yield* upstream
-          .resolveStore(op.platform, request["store"] as Record<string, unknown>)
+          .resolveStore(op.platform, locator)
           .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
         if (Option.isNone(resolved)) return yield* invalidStore()
         return resolved.value
@@ -183,7 +165,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       let sourcePrice: Plan["sourcePrice"]
       if (op.price._tag === "PerSourceRow") {
         const source = yield* upstream
-          .exploreSource(String(request["source"]))
+          .exploreSource(op.facets.source(request) ?? "")
           .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
         if (Option.isNone(source)) {
           const served = yield* upstream.exploreSources.pipe(Effect.orElseSucceed(() => []))
@@ -200,13 +182,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         sourcePrice = source.value.price
       }
       const fields = Freshness.answerFields(request, store)
-      const asked = askedRows(op, request)
+      const asked = op.facets.asked(request)
       const labels: ReadonlyArray<Unit["label"]> =
-        op.units === "subjects"
-          ? [...new Set(request["subjects"] as ReadonlyArray<string>)].map((subject) => ({ subject }))
-          : op.units === "subject"
-            ? [{ subject: String(request["subject"]) }]
-            : [{ query: queryLabel(request) }]
+        op.units === "query"
+          ? [{ query: op.facets.label(request) }]
+          : op.facets.subjects(request).map((subject) => ({ subject }))
       const keyed = labels.map((label) => {
         const entity = "subject" in label ? label.subject : `query:${fields}`
         return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
@@ -226,7 +206,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const units = keyed.map((k): Unit => {
         const hit = stored.get(k.freshnessKey)
         const held = reveals.filter((r) => r.person === k.entity)
-        const buy = op.price._tag === "PerPart" ? partsOf(request).filter((p) => !held.some((r) => r.part === p)) : []
+        const buy =
+          op.price._tag === "PerPart" ? op.facets.parts(request).filter((p) => !held.some((r) => r.part === p)) : []
         const fetch = op.price._tag === "PerPart" ? buy.length > 0 : hit === undefined
         const price = fetch
           ? Pricing.unitPrice(op.price, {
@@ -471,7 +452,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
               platform: p.op.platform,
               entity: entity.right,
               store: p.store ?? "",
-              stay: pricedStay(p.request),
+              stay: p.op.facets.pricedStay(p.request),
               measuredAt: f.at,
               metrics: point.metrics,
               source: o.source

@@ -39,6 +39,8 @@ export interface OpDef {
   readonly units: UnitShape
   /** What a history point is kept per when this op measures it: the resolved store, the priced stay, or neither. */
   readonly scope: HistoryScope
+  /** Typed accessors of the request fields the core reads. */
+  readonly facets: Facets
   /** Rules of the whole request that its field Schemas do not say, as JSON Schema keywords or a description. */
   readonly requestRule: object | undefined
   /** The op's own request fields (without `op`), as declared. */
@@ -57,6 +59,27 @@ export interface OpDef {
   readonly row: Schema.Schema.AnyNoContext
   /** The Schema of one row as an upstream adapter delivers it (no envelope); undefined for `history`. */
   readonly delivered: Schema.Schema.AnyNoContext | undefined
+}
+
+/**
+ * What the core reads from a decoded request, as typed accessors of the op's declared fields: nothing outside the
+ * catalogue names a request field.
+ */
+export interface Facets {
+  /** The coverage label of a query unit (D4). */
+  readonly label: (request: OpRequest) => string
+  /** The canonical subjects of a `subjects` op, or the one subject of a `subject` op, in request order. */
+  readonly subjects: (request: OpRequest) => ReadonlyArray<string>
+  /** Rows (or pages) asked for: the op's `limit` or `pages`, else 1. */
+  readonly asked: (request: OpRequest) => number
+  /** The quick-commerce store locator, for store-scoped ops. */
+  readonly store: (request: OpRequest) => Readonly<Record<string, unknown>> | undefined
+  /** The stay, for stay-scoped ops, when it has dates (a priced stay, D9). */
+  readonly pricedStay: (request: OpRequest) => Readonly<Record<string, unknown>> | null
+  /** The explore source named, for ops priced per source row. */
+  readonly source: (request: OpRequest) => string | undefined
+  /** The contact parts asked for (distinct), for ops priced per part. */
+  readonly parts: (request: OpRequest) => ReadonlyArray<"email" | "phone">
 }
 
 /** A decoded, defaulted op request: `op` and the op's own fields. */
@@ -87,6 +110,8 @@ interface OpInput {
   readonly check?: (
     request: Record<string, unknown>
   ) => true | string | { path: ReadonlyArray<string>; message: string }
+  /** The coverage label of a query unit, when it is not the `query` field. */
+  readonly label?: (request: OpRequest) => string
   /** How `check` reads in JSON Schema (a keyword such as `oneOf`, or a `description` when it cannot be one). */
   readonly checkJsonSchema?: object
   readonly stored?: boolean
@@ -118,6 +143,7 @@ const op =
       available: input.available ?? true,
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
       fields: input.fields,
+      facets: facetsOf(input),
       scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
       requestRule: input.checkJsonSchema,
       units: "subjects" in input.fields ? "subjects" : "subject" in input.fields ? "subject" : "query",
@@ -144,6 +170,36 @@ const op =
           : Schema.Struct({ subject: R.optional(R.envelope.subject), ...input.rows }).annotations(rowOptions)
     }
   }
+
+const noParts: ReadonlyArray<"email" | "phone"> = []
+
+const facetsOf = (input: OpInput): Facets => {
+  const f = input.fields
+  const rowsField = "limit" in f ? "limit" : "pages" in f ? "pages" : undefined
+  return {
+    label: input.label ?? ("query" in f ? (r) => (typeof r["query"] === "string" ? r["query"] : "") : () => ""),
+    subjects:
+      "subjects" in f
+        ? (r) => [...new Set(r["subjects"] as ReadonlyArray<string>)]
+        : "subject" in f
+          ? (r) => [String(r["subject"])]
+          : () => [],
+    asked: rowsField === undefined ? () => 1 : (r) => Number(r[rowsField]),
+    store: "store" in f ? (r) => r["store"] as Readonly<Record<string, unknown>> | undefined : () => undefined,
+    pricedStay:
+      "stay" in f
+        ? (r) => {
+            const stay = r["stay"] as Readonly<Record<string, unknown>> | undefined
+            return stay && typeof stay["checkIn"] === "string" ? stay : null
+          }
+        : () => null,
+    source: input.price._tag === "PerSourceRow" ? (r) => String(r["source"]) : () => undefined,
+    parts:
+      input.price._tag === "PerPart"
+        ? (r) => [...new Set(r["reveal"] as ReadonlyArray<"email" | "phone">)]
+        : () => noParts
+  }
+}
 
 const metricValues = (field: Schema.Struct.Field): ReadonlyArray<string> => {
   const ast = Schema.isSchema(field) ? field.ast : (field as unknown as { ast: { type: { ast: unknown } } }).ast
@@ -368,7 +424,8 @@ const qcOps = (app: string) => {
       rows: QuickCommerce.product,
       description: "Listings of one category and sub-category of the app's own menu at the store.",
       price: perRows(20, 20),
-      fields: { category: F.text(80), subCategory: F.text(80), ...store, limit: F.limit(20, 1, 100) }
+      fields: { category: F.text(80), subCategory: F.text(80), ...store, limit: F.limit(20, 1, 100) },
+      label: (r) => `${r["category"]} / ${String(r["subCategory"])}`
     }),
     history(qcProduct, QuickCommerce.metrics, store)
   ]
@@ -420,6 +477,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         soundUrl: F.optional(F.text(400)),
         limit: F.limit(20, 1, 100)
       },
+      label: (r) => String(r["query"] ?? r["hashtag"] ?? r["soundUrl"]),
       checkJsonSchema: {
         oneOf: [{ required: ["query"] }, { required: ["hashtag"] }, { required: ["soundUrl"] }],
         description: "exactly one of query, hashtag, soundUrl"
@@ -790,6 +848,7 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         sort: F.withDefault(F.oneOf("relevance", "price_low", "rating_high", "distance"), "relevance"),
         limit: F.limit(12, 1, 100)
       },
+      label: (r) => String(r["location"]),
       checkJsonSchema: { description: "`priceMax` must not be below `priceMin`" },
       check: (r) =>
         typeof r["priceMin"] === "number" && typeof r["priceMax"] === "number" && r["priceMax"] < r["priceMin"]
@@ -931,7 +990,8 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       price: free,
       available: false,
       stored: false,
-      fields: { source: F.text(120) }
+      fields: { source: F.text(120) },
+      label: (r) => String(r["source"])
     }),
     op("run", {
       rows: Special.exploreRow,
@@ -942,7 +1002,8 @@ export const platforms: ReadonlyArray<PlatformDef> = [
         source: F.text(120),
         input: F.withDefault(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {} as never),
         limit: F.limit(10, 1, 100)
-      }
+      },
+      label: (r) => String(r["source"])
     })
   ]),
   platform("contacts", "Contact reveal: emails and phones of professional profiles, per org.", "none", [

@@ -96,7 +96,17 @@ export const Alpha2 = Schema.String.pipe(
 
 const subjectString = (spec: Subjects.SubjectSpec) =>
   Schema.transformOrFail(
-    Schema.String.pipe(Schema.maxLength(Subjects.maxLength)).annotations({ description: spec.describe }),
+    Schema.String.pipe(
+      Schema.maxLength(Subjects.maxLength),
+      Schema.filter(() => true, {
+        jsonSchema: {
+          type: "string",
+          maxLength: Subjects.maxLength,
+          description: spec.describe,
+          anyOf: Subjects.jsonForms(spec)
+        }
+      })
+    ).annotations({ description: spec.describe }),
     Schema.String,
     {
       strict: true,
@@ -111,10 +121,12 @@ const subjectString = (spec: Subjects.SubjectSpec) =>
 
 /** `subjects`: 1 to `max` subjects of the accepted forms, decoded into canonical entity keys (D3). */
 export const subjects = (spec: Subjects.SubjectSpec, max: number) =>
-  Schema.Array(subjectString(spec)).pipe(
-    Schema.minItems(1, { message: () => "must list at least one subject" }),
-    Schema.maxItems(max, { message: () => `must list at most ${max} subjects` })
-  )
+  Schema.Array(subjectString(spec))
+    .annotations({ message: () => ({ message: `must be a list of 1 to ${max} subjects`, override: false }) })
+    .pipe(
+      Schema.minItems(1, { message: () => "must list at least one subject" }),
+      Schema.maxItems(max, { message: () => `must list at most ${max} subjects` })
+    )
 
 /** `subject`: one subject of the accepted forms, decoded into its canonical entity key (D3). */
 export const subject = (spec: Subjects.SubjectSpec) => subjectString(spec)

@@ -59,6 +59,22 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const options = { errors: "all", onExcessProperty: "error" } as const
 
+/**
+ * A field message as a person reads it: the library's own type-mismatch text (`Expected ReadonlyArray<...>, actual
+ * "x"`) becomes what the field must be.
+ */
+export const readable = (message: string): string => {
+  if (!message.startsWith("Expected ")) return message
+  const expected = message.slice("Expected ".length)
+  if (expected.startsWith("string")) return "must be a string"
+  if (expected.startsWith("number") || expected.startsWith("Int") || expected.startsWith("int"))
+    return "must be a number"
+  if (expected.startsWith("boolean")) return "must be a boolean"
+  if (expected.startsWith("ReadonlyArray") || expected.startsWith("readonly [")) return "must be a list"
+  if (expected.startsWith("{")) return "must be an object"
+  return "has the wrong type"
+}
+
 /** The platform with this path segment, or `UnknownPlatform`. */
 export const platform = (id: string): Effect.Effect<Catalogue.PlatformDef, UnknownPlatform> => {
   const found = Catalogue.findPlatform(id)
@@ -105,7 +121,7 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
   const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
   if (Either.isLeft(decoded)) {
     for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
-      const problem = { path: renderPath(["request", ...issue.path]), message: issue.message }
+      const problem = { path: renderPath(["request", ...issue.path]), message: readable(issue.message) }
       if (!envelope.some((e) => e.path === problem.path)) envelope.push(problem)
     }
   }

@@ -80,6 +80,22 @@ export const canonicalUrl = (url: URL): string => {
   return `${url.protocol}//${url.host}${path}${query}`
 }
 
+/**
+ * The accepted forms as JSON Schema patterns (surrounding blanks are trimmed by the server): an absolute http(s)
+ * URL, a bare id of the op's shape, a handle. Whether a URL carries the id a platform needs cannot be a pattern: the
+ * description says which URLs name a subject.
+ */
+export const jsonForms = (
+  spec: SubjectSpec
+): ReadonlyArray<{ readonly pattern: string; readonly description: string }> => {
+  const forms: Array<{ pattern: string; description: string }> = []
+  if (spec.url || spec.fromUrl)
+    forms.push({ pattern: "^\\s*[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+", description: "an absolute http(s) URL" })
+  if (spec.id) forms.push({ pattern: `^\\s*(?:${spec.id.source.slice(1, -1)})\\s*$`, description: "a bare id" })
+  if (spec.handle) forms.push({ pattern: "^\\s*@?[A-Za-z0-9._-]{1,100}\\s*$", description: "a handle" })
+  return forms
+}
+
 /** Why a subject was refused: the message names the accepted forms. */
 export interface SubjectProblem {
   readonly message: string

@@ -114,7 +114,8 @@ const envelopeJsonSchema = {
       additionalProperties: true,
       description: "`op` and the op's own fields; each op's request JSON Schema is published by GET /api/v1/platforms"
     },
-    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" }
+    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" },
+    maxCredits: { type: "integer", minimum: 0, description: "refuse the call when its quote is above this (D18)" }
   }
 }
 

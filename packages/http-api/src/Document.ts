@@ -337,4 +337,11 @@ export const document = (options: DocumentOptions): Json => {
 const example = (op: Catalogue.OpDef): Json => Examples.minimal(op, "synthetic/app-charts")
 
 /** The public API whose OpenAPI document (`/openapi.json`, `/docs`) is this module's, for this engine version. */
-export const api = (version: string) => Api.Api.annotate(OpenApi.Transform, () => document({ version }) as never)
+export const api = (version: string) => {
+  // built once (about 0.3 s), shared by /openapi.json and /docs
+  let built: Json | undefined
+  return Api.Api.annotate(OpenApi.Transform, () => {
+    built ??= document({ version })
+    return built as never
+  })
+}

@@ -3014,7 +3014,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
                         readonly store: {
                             /**
@@ -3148,7 +3148,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
                         readonly store: {
                             /**
@@ -3489,7 +3489,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
                         readonly store: {
                             /**
@@ -3623,7 +3623,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
                         readonly store: {
                             /**
@@ -3964,7 +3964,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                     };
                     /** @description quote the exact cost without spending (D8) */
                     readonly estimateOnly?: boolean;
@@ -3974,11 +3974,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "posts";
-                        /**
-                         * maxLength(400)
-                         * @description a handle (letters, digits, '.', '_', '-'; '@' optional) or a profile URL
-                         */
-                        readonly subject: string;
+                        /** @description a handle (letters, digits, '.', '_', '-'; '@' optional) or a profile URL */
+                        readonly subject: string | unknown | unknown;
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -3998,7 +3995,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                     };
                     /** @description quote the exact cost without spending (D8) */
                     readonly estimateOnly?: boolean;
@@ -4063,7 +4060,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -4083,7 +4080,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default followers
                          * @enum {string}
@@ -4128,7 +4125,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default followers
                          * @enum {string}
@@ -4565,11 +4562,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "posts";
-                        /**
-                         * maxLength(400)
-                         * @description a user name or a profile URL
-                         */
-                        readonly subject: string;
+                        /** @description a user name or a profile URL */
+                        readonly subject: string | unknown | unknown;
                         /**
                          * between(1, 50)
                          * @description a number between 1 and 50
@@ -4585,11 +4579,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "subreddit";
-                        /**
-                         * maxLength(400)
-                         * @description a community name or a community URL
-                         */
-                        readonly subject: string;
+                        /** @description a community name or a community URL */
+                        readonly subject: string | unknown | unknown;
                         /**
                          * @default hot
                          * @enum {string}
@@ -4619,7 +4610,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -4669,7 +4660,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default score
                          * @enum {string}
@@ -5010,7 +5001,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                     };
                     /** @description quote the exact cost without spending (D8) */
                     readonly estimateOnly?: boolean;
@@ -5056,7 +5047,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default newest
                          * @enum {string}
@@ -5081,7 +5072,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default rating
                          * @enum {string}
@@ -5461,7 +5452,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default applicants
                          * @enum {string}
@@ -5771,7 +5762,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default US
                          * @enum {string}
@@ -6000,7 +5991,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                     };
                     /** @description quote the exact cost without spending (D8) */
                     readonly estimateOnly?: boolean;
@@ -6011,11 +6002,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "posts";
-                        /**
-                         * maxLength(400)
-                         * @description a page URL or a vanity handle
-                         */
-                        readonly subject: string;
+                        /** @description a page URL or a vanity handle */
+                        readonly subject: string | unknown | unknown;
                         readonly since?: components["schemas"]["Day"];
                         readonly until?: components["schemas"]["Day"];
                         /**
@@ -6033,11 +6021,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "reels";
-                        /**
-                         * maxLength(400)
-                         * @description a page URL or a vanity handle
-                         */
-                        readonly subject: string;
+                        /** @description a page URL or a vanity handle */
+                        readonly subject: string | unknown | unknown;
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -6057,7 +6042,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -6077,7 +6062,7 @@ export interface operations {
                          * maxItems(3)
                          * @description an array of at most 3 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default followers
                          * @enum {string}
@@ -6102,7 +6087,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default active
                          * @enum {string}
@@ -6143,11 +6128,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "marketplace";
-                        /**
-                         * maxLength(400)
-                         * @description a marketplace category or search URL (absolute http(s) URL)
-                         */
-                        readonly subject: string;
+                        /** @description a marketplace category or search URL (absolute http(s) URL) */
+                        readonly subject: string | unknown;
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -6167,7 +6149,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default followers
                          * @enum {string}
@@ -6192,7 +6174,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @default true */
                         readonly includeReplies?: boolean;
                         /**
@@ -6794,7 +6776,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @description a string matching the pattern ^[A-Z]{2}$
                          * @default US
@@ -7115,7 +7097,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
                         readonly stay?: {
                             readonly checkIn?: components["schemas"]["Day"];
@@ -7206,7 +7188,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * @default relevance
                          * @enum {string}
@@ -7234,7 +7216,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * @default price_from
                          * @enum {string}
@@ -7550,7 +7532,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * maxLength(35)
                          * @description a string at most 35 character(s) long
@@ -7577,7 +7559,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * maxLength(35)
                          * @description a string at most 35 character(s) long
@@ -7599,7 +7581,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * maxLength(35)
                          * @description a string at most 35 character(s) long
@@ -7710,7 +7692,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         readonly since?: components["schemas"]["Day"];
                         /** @default [] */
                         readonly ratings?: readonly number[];
@@ -7735,7 +7717,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * @default rating
                          * @enum {string}
@@ -8151,7 +8133,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
                         readonly stay?: {
                             readonly checkIn?: components["schemas"]["Day"];
@@ -8202,7 +8184,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * minLength(1)
                          * @description a string at least 1 character(s) long
@@ -8228,7 +8210,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default price_per_night
                          * @enum {string}
@@ -8519,7 +8501,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                     };
                     /** @description quote the exact cost without spending (D8) */
                     readonly estimateOnly?: boolean;
@@ -8529,11 +8511,8 @@ export interface operations {
                     readonly request: {
                         /** @enum {string} */
                         readonly op: "listing";
-                        /**
-                         * maxLength(400)
-                         * @description a designer, category or sale page URL (absolute http(s) URL)
-                         */
-                        readonly subject: string;
+                        /** @description a designer, category or sale page URL (absolute http(s) URL) */
+                        readonly subject: string | unknown;
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -8573,7 +8552,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * @default price
                          * @enum {string}
@@ -8889,7 +8868,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100
@@ -8909,7 +8888,7 @@ export interface operations {
                          * maxItems(5)
                          * @description an array of at most 5 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown)[];
                         /**
                          * @default price_from
                          * @enum {string}
@@ -9475,7 +9454,7 @@ export interface operations {
                          * maxItems(10)
                          * @description an array of at most 10 item(s)
                          */
-                        readonly subjects: readonly string[];
+                        readonly subjects: readonly (string | unknown | unknown)[];
                         /**
                          * maxItems(2)
                          * @description an array of at most 2 item(s)
