@@ -161,6 +161,20 @@ export class HoldsGroup extends HttpApiGroup.make("holds")
   )
   .middleware(OperatorAuth) {}
 
+/** Drops the `$id` that every `Schema.Unknown` carries (repeated, it makes the document invalid 3.1). */
+const withoutIds = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(withoutIds)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (k === "$id" ? [] : [[k, withoutIds(v)]])))
+      : value
+
+/** The document as served: no repeated `$id`, and the listener that serves it as its server. */
+const finish = (spec: Record<string, unknown>): Record<string, unknown> => ({
+  ...(withoutIds(spec) as Record<string, unknown>),
+  servers: [{ url: "/", description: "the operator listener (ADMIN_HOST:ADMIN_PORT, loopback by default)" }]
+})
+
 /** The operator API. */
 export class AdminApi extends HttpApi.make("pdr-admin")
   .add(AccountsGroup)
@@ -168,6 +182,7 @@ export class AdminApi extends HttpApi.make("pdr-admin")
   .add(KeysGroup)
   .add(HoldsGroup)
   .addError(Errors.Internal)
+  .annotate(OpenApi.Transform, finish)
   .annotate(OpenApi.Title, "Platform Data Retrieval API: operator")
   .annotate(
     OpenApi.Description,
