@@ -31,8 +31,14 @@ const run = (server: Running, ...args: Array<string>) =>
     const code = yield* Cli.run(["node", "cli.ts", ...args]).pipe(
       Effect.withConsole({
         ...console,
-        log: (...line: ReadonlyArray<unknown>) => Effect.sync(() => void (out.stdout += `${line.join(" ")}\n`)),
-        error: (...line: ReadonlyArray<unknown>) => Effect.sync(() => void (out.stderr += `${line.join(" ")}\n`))
+        log: (...line: ReadonlyArray<unknown>) =>
+          Effect.sync(() => {
+            out.stdout += `${line.join(" ")}\n`
+          }),
+        error: (...line: ReadonlyArray<unknown>) =>
+          Effect.sync(() => {
+            out.stderr += `${line.join(" ")}\n`
+          })
       }),
       Effect.withConfigProvider(
         ConfigProvider.fromMap(
