@@ -96,8 +96,7 @@ export const publicHttp = (options: Options) =>
   )
 
 /** The operator API on the HttpServer it is given. */
-export const adminHttp = (token: Redacted.Redacted<string>) =>
-  Layer.unwrapEffect(Effect.map(AdminHttp.make(token), (app) => HttpServer.serve(app)))
+export const adminHttp = (token: Redacted.Redacted<string>) => AdminHttp.layer(token)
 
 /** Background work: the hold sweep (D8), expired idempotency records (D16), the flush of key call counts (D6). */
 export const background = (sweepEveryMs: number) =>

@@ -1,8 +1,14 @@
 // Both typed clients (packages/client) against the real server over a real socket on PostgreSQL: a correct program,
 // a 429 retried after Retry-After, and a paid call retried after a lost answer with the same Idempotency-Key (D16).
+import { readFileSync } from "node:fs"
+import { FetchHttpClient } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createClient } from "@pdr/client"
+import * as PdrClient from "@pdr/client/effect"
+import { generate, target } from "@pdr/client/generate"
+import { Errors } from "@pdr/http-api"
 import * as Testing from "@pdr/store-pg/Testing"
+import { Effect } from "effect"
 import { account, balance, type Running, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
@@ -43,7 +49,7 @@ describe.skipIf(!serverUp)("Promise client", () => {
     assert.strictEqual(paid.requestId, paid.value.requestId)
     const left = await client.balance()
     assert.deepStrictEqual(left.ok && left.value.creditsRemaining, 100 - paid.value.cost.creditsCharged)
-    const bad = await client.call("jobs_global", { op: "jobz" })
+    const bad = await client.call("jobs_global", { op: "jobz" } as never)
     assert.isFalse(bad.ok)
     if (!bad.ok) assert.deepStrictEqual([bad.status, bad.error.code], [400, "unknown_op"])
   }, 60_000)
@@ -98,5 +104,63 @@ describe.skipIf(!serverUp)("Promise client", () => {
     const estimateKeys = keys.length
     await client.call("jobs_global", { op: "jobs", subjects: ["jobkey00000002"] }, { estimateOnly: true })
     assert.isNull(keys[estimateKeys], "a quote spends nothing and carries no key")
+  }, 60_000)
+})
+
+describe.skipIf(!serverUp)("Effect client and the served document", () => {
+  let server: Running
+  beforeAll(async () => {
+    server = await start()
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  it("the Promise client's committed types are those of the document the server serves", async () => {
+    const served = (await (await fetch(`${server.api}/openapi.json`)).json()) as object
+    assert.strictEqual(await generate(served), readFileSync(target, "utf8"))
+  }, 30_000)
+
+  it("a program on the derived clients: operator setup, catalogue, quote, call, balance, 402 caught", async () => {
+    const program = Effect.gen(function* () {
+      const admin = yield* PdrClient.makeAdmin({ baseUrl: server.admin, token: server.token })
+      const account = yield* admin.accounts.create({ payload: { name: "effect", credits: 3 } })
+      const key = yield* admin.keys.create({ path: { accountId: account.accountId }, payload: { name: "effect key" } })
+      const client = yield* PdrClient.make({ baseUrl: server.api, apiKey: key.key })
+      const catalogue = yield* client.catalogue.platforms()
+      const jobs = catalogue.platforms.find((p) => p.platform === "jobs_global")
+      const request = { op: "jobs", subjects: ["jobkey00000003"] }
+      const quote = yield* client.ops.call({
+        path: { platform: "jobs_global" },
+        payload: { request, estimateOnly: true }
+      })
+      const paid = yield* client.ops.call({ path: { platform: "jobs_global" }, payload: { request } })
+      const balance = yield* client.ops.balance()
+      const tooDear = yield* client.ops
+        .call({
+          path: { platform: "jobs_global" },
+          payload: { request: { op: "jobs", subjects: ["jobkey00000004", "jobkey00000005", "jobkey00000006"] } }
+        })
+        .pipe(
+          Effect.map(() => "charged" as const),
+          Effect.catchIf(
+            (e) => e instanceof Errors.PaymentRequired,
+            (e) => Effect.succeed(e.error)
+          )
+        )
+      const shown = yield* admin.accounts.show({ path: { accountId: account.accountId } })
+      return { jobs, quote, paid, balance, tooDear, shown }
+    })
+    const r = await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))
+    assert.isDefined(r.jobs)
+    assert.strictEqual(r.quote.cost.creditsCharged, 0)
+    assert.strictEqual(r.paid.cost.creditsCharged, r.quote.estimate?.credits)
+    assert.strictEqual(r.paid.data[0]?.["subject"], "jobkey00000003")
+    assert.strictEqual(r.balance.creditsRemaining, 3 - r.paid.cost.creditsCharged)
+    assert.notStrictEqual(r.tooDear, "charged")
+    if (r.tooDear !== "charged") assert.strictEqual(r.tooDear.code, "insufficient_credits")
+    assert.strictEqual(r.shown.balance, r.balance.creditsRemaining)
+    assert.deepStrictEqual(
+      r.shown.ledger.map((e) => e.kind),
+      ["capture", "grant"]
+    )
   }, 60_000)
 })

@@ -8,6 +8,7 @@ import type {
   CallErrorOf,
   CatalogueResponse,
   ErrorBody,
+  OpOf,
   OpResponseOf,
   Platform,
   RequestOf
@@ -127,11 +128,11 @@ export const createClient = (options: ClientOptions) => {
     /** Spendable credits of the key's account. */
     balance: (): Promise<Result<BalanceResponse>> => send("GET", "/api/v1/balance"),
     /** Calls (or, with `estimateOnly`, quotes) one op of one platform. */
-    call: <P extends Platform>(
+    call: <P extends Platform, O extends OpOf<P> = OpOf<P>>(
       platform: P,
-      request: RequestOf<P>,
+      request: RequestOf<P> & { readonly op: O },
       callOptions: CallOptions = {}
-    ): Promise<Result<OpResponseOf<P>, CallErrorOf<P>>> => {
+    ): Promise<Result<OpResponseOf<P, O>, CallErrorOf<P>>> => {
       const paid = callOptions.estimateOnly !== true
       const key = callOptions.idempotencyKey ?? (paid ? crypto.randomUUID() : undefined)
       return send(

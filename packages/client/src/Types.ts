@@ -2,7 +2,7 @@
  * Types of the public API, read from the types generated from its OpenAPI document (src/generated/openapi.ts):
  * they follow the document, so they are exactly as precise as the contract.
  */
-import type { paths } from "./generated/openapi.js"
+import type { components, paths } from "./generated/openapi.js"
 
 type JsonOf<R> = R extends { readonly content: { readonly "application/json": infer B } } ? B : never
 type Success<O> = O extends { readonly responses: infer R } ? JsonOf<R[200 & keyof R]> : never
@@ -45,8 +45,27 @@ export type EnvelopeOf<P extends Platform> =
 /** The `request` of a platform's call: `op` and that op's fields. */
 export type RequestOf<P extends Platform> = EnvelopeOf<P> extends { readonly request: infer R } ? R : never
 
-/** The 200 answer of a platform's call: rows, cost, coverage (D4). */
-export type OpResponseOf<P extends Platform> = Success<Post<P>>
+/** The ops of a platform (`request.op`). */
+export type OpOf<P extends Platform> = RequestOf<P> extends { readonly op: infer O } ? O : never
+
+/** The `request` of one op of a platform. */
+export type OpRequestOf<P extends Platform, O extends OpOf<P>> = Extract<RequestOf<P>, { readonly op: O }>
+
+type Schemas = components extends { readonly schemas: infer S } ? S : never
+
+/** The Schema of one op's `data` rows, as the document names it (`<platform>.<op>.Row`). */
+export type RowOf<P extends Platform, O extends OpOf<P> = OpOf<P>> = O extends string
+  ? `${P}.${O}.Row` extends keyof Schemas
+    ? Schemas[`${P}.${O}.Row`]
+    : Success<Post<P>> extends { readonly data: ReadonlyArray<infer R> }
+      ? R
+      : never
+  : never
+
+/** The 200 answer of a platform's call (of one op when `O` is given): rows, cost, coverage (D4). */
+export type OpResponseOf<P extends Platform, O extends OpOf<P> = OpOf<P>> = Omit<Success<Post<P>>, "data"> & {
+  readonly data: ReadonlyArray<RowOf<P, O>>
+}
 
 /** The error bodies a platform's call can answer. */
 export type CallErrorOf<P extends Platform> = Extract<Failure<Post<P>>, { readonly error: unknown }>

@@ -6,7 +6,10 @@ export type {
   CallErrorOf,
   CatalogueResponse,
   ErrorBody,
+  OpOf,
+  OpRequestOf,
   OpResponseOf,
   Platform,
-  RequestOf
+  RequestOf,
+  RowOf
 } from "./Types.js"

@@ -1,3 +1,4 @@
+export * as AdminApi from "./AdminApi.js"
 export * as Api from "./Api.js"
 export * as DashboardApi from "./DashboardApi.js"
 export * as Document from "./Document.js"

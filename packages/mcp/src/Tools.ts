@@ -4,7 +4,16 @@
  * subject whether it was fetched now or served from storage and when it was measured.
  */
 import { randomUUID } from "node:crypto"
-import type { ApiError, CatalogueOp, CatalogueResponse, CoverageItem, OpResponse, PdrClient, Result } from "./Client.js"
+import {
+  type ApiError,
+  type CatalogueOp,
+  type CatalogueResponse,
+  type CoverageItem,
+  dynamicCall,
+  type OpResponse,
+  type PdrClient,
+  type Result
+} from "./Client.js"
 
 /** Rows of an answer are cut to this many bytes of JSON, so a model can take the answer whole. */
 export const rowBudgetBytes = 20_000
@@ -509,7 +518,10 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
       if (isResult(request)) return request
       const cap = args["maxCredits"] as number | undefined
       const sent = await attempt(() =>
-        client.call(p.platform, request, { estimateOnly: true, ...(cap === undefined ? {} : { maxCredits: cap }) })
+        dynamicCall(client, p.platform, request, {
+          estimateOnly: true,
+          ...(cap === undefined ? {} : { maxCredits: cap })
+        })
       )
       if ("failed" in sent) return sent.failed
       const r = sent.done
@@ -581,7 +593,7 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
         )
       const key = typeof args["idempotencyKey"] === "string" ? args["idempotencyKey"] : randomUUID()
       const sent = await attempt(
-        () => client.call(p.platform, request, { maxCredits: cap as number, idempotencyKey: key }),
+        () => dynamicCall(client, p.platform, request, { maxCredits: cap as number, idempotencyKey: key }),
         key
       )
       if ("failed" in sent) return sent.failed
@@ -622,7 +634,7 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
         return toolError(
           'Error invalid_argument: `request` must be an object with the history fields, e.g. {"subjects":["..."],"metric":"..."}. Nothing was charged.'
         )
-      const sent = await attempt(() => client.call(p.platform, { ...given, op: "history" }))
+      const sent = await attempt(() => dynamicCall(client, p.platform, { ...given, op: "history" }))
       if ("failed" in sent) return sent.failed
       const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)

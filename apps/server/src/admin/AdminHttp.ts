@@ -1,26 +1,29 @@
 /**
- * The operator API, on its own listener (ADMIN_PORT, loopback by default), protected by the operator token.
- * API keys reach none of it (D6): only `Authorization: Bearer <operator token>` is accepted.
+ * The operator API (the `AdminApi` contract), on its own listener (ADMIN_PORT, loopback by default), protected by
+ * the operator token. API keys reach none of it (D6): only `Authorization: Bearer <operator token>` is accepted.
+ * Its OpenAPI document is served at `/openapi.json` on that listener.
  */
 
 import { createHash, timingSafeEqual } from "node:crypto"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Accounts, Keys, Ledger, Members, Tracking } from "@pdr/domain"
-import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import {
+  Headers,
+  HttpApiBuilder,
+  HttpApiError,
+  HttpServer,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { Accounts, type KeyStore, Keys, Ledger } from "@pdr/domain"
+import { AdminApi, Errors } from "@pdr/http-api"
+import { Cause, DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
+import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
-
-const digest = (s: string) => createHash("sha256").update(s).digest()
-
-const errorResponse = (status: number, code: string, message: string, details?: unknown) =>
-  HttpServerResponse.unsafeJson(
-    { error: { code, message, requestId: RequestId.make(), ...(details === undefined ? {} : { details }) } },
-    { status }
-  )
 
 const iso = (d: DateTime.Utc) => DateTime.formatIso(d)
 const isoOption = (d: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(d, iso))
 
-const accountView = (a: Ledger.Account) => ({
+const accountView = (a: Ledger.Account): typeof AdminApi.Account.Type => ({
   accountId: a.id,
   name: a.name,
   balance: a.balance,
@@ -29,7 +32,7 @@ const accountView = (a: Ledger.Account) => ({
   createdAt: iso(a.createdAt)
 })
 
-const keyView = (k: import("@pdr/domain").KeyStore.StoredKey) => ({
+const keyView = (k: KeyStore.StoredKey): typeof AdminApi.Key.Type => ({
   keyId: k.id,
   accountId: k.accountId,
   name: k.name,
@@ -42,89 +45,35 @@ const keyView = (k: import("@pdr/domain").KeyStore.StoredKey) => ({
   creditsSpent: k.creditsSpent
 })
 
-const body = <A, I>(schema: Schema.Schema<A, I>) =>
-  HttpServerRequest.schemaBodyJson(schema, { onExcessProperty: "error" })
+const errorObject = (code: string, message: string, details?: unknown) =>
+  Effect.map(FiberRef.get(RequestId.current), (request) => ({
+    code,
+    message,
+    requestId: request.id,
+    ...(details === undefined ? {} : { details })
+  }))
 
-const CreateAccount = Schema.Struct({ name: Schema.String, credits: Schema.optional(Schema.Number) })
-const Grant = Schema.Struct({ credits: Schema.Number, reason: Schema.String })
-const CreateKey = Schema.Struct({ name: Schema.String, expires: Schema.optional(Schema.String) })
-
-// ---- issue 11: tracked entities (the nightly refresh's list), thin calls into domain Tracking; port as one group ----
-const TrackAdd = Schema.Struct({
-  platform: Schema.String,
-  request: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-})
-const TrackRemove = Schema.Struct({ platform: Schema.String, subject: Schema.String })
-const trackedView = (e: import("@pdr/domain").Demand.Tracked) => ({
-  platform: e.platform,
-  op: e.op,
-  subject: e.subject,
-  request: e.request,
-  pinned: e.pinned,
-  demandedAt: e.demandedAt === null ? null : e.demandedAt.toISOString()
-})
-const trackRoutes = <E, R>(router: HttpRouter.HttpRouter<E, R>) =>
-  router.pipe(
-    HttpRouter.post(
-      "/admin/tracked",
-      Effect.gen(function* () {
-        const input = yield* body(TrackAdd)
-        const pinned = yield* Tracking.pin(input.platform, input.request)
-        return yield* HttpServerResponse.json(
-          { tracked: pinned.map((e) => trackedView({ ...e, pinned: true, demandedAt: null })) },
-          { status: 201 }
-        )
-      })
-    ),
-    HttpRouter.post(
-      "/admin/tracked/remove",
-      Effect.gen(function* () {
-        const input = yield* body(TrackRemove)
-        return yield* HttpServerResponse.json({ removed: yield* Tracking.unpin(input.platform, input.subject) })
-      })
-    ),
-    HttpRouter.get(
-      "/admin/tracked",
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const pinnedOnly = new URL(request.url, "http://x").searchParams.get("pinned") === "true"
-        return yield* HttpServerResponse.json({ tracked: (yield* Tracking.list(pinnedOnly)).map(trackedView) })
-      })
-    )
+/** 400 `invalid_request` naming the field. */
+const invalid = (e: Keys.InvalidInput) =>
+  Effect.flatMap(
+    errorObject("invalid_request", `${e.field} ${e.message}`, [{ path: e.field, message: e.message }]),
+    (error) => Effect.fail(new Errors.BadRequest({ error }))
   )
-const trackErrors = new Set(["InvalidRequest", "UnknownOp", "UnknownPlatform", "NotTrackable"])
-// ---- end of issue 11's block ----
 
-const InviteMember = Schema.Struct({ email: Schema.String, role: Schema.optional(Schema.Literal("owner", "member")) })
-const param = (name: string) => Effect.map(HttpRouter.params, (p) => p[name] ?? "")
+/** 404 `not_found`. */
+const notFound = (e: Ledger.AccountNotFound | Keys.KeyNotFound) =>
+  Effect.flatMap(errorObject("not_found", e.message), (error) => Effect.fail(new Errors.NotFound({ error })))
 
-/** The operator routes, behind the token check. */
-export const make = (token: Redacted.Redacted<string>) =>
-  Effect.gen(function* () {
-    const accounts = yield* Accounts.Accounts
-    const keys = yield* Keys.Keys
-    const ledger = yield* Ledger.Ledger
-    const members = yield* Members.Members
-    const expected = digest(Redacted.value(token))
-
-    const router = HttpRouter.empty.pipe(
-      HttpRouter.post(
-        "/admin/accounts",
-        Effect.gen(function* () {
-          const input = yield* body(CreateAccount)
-          const account = yield* accounts.create({ name: input.name, credits: input.credits })
-          return yield* HttpServerResponse.json(accountView(account), { status: 201 })
-        })
-      ),
-      HttpRouter.get(
-        "/admin/accounts",
-        Effect.flatMap(accounts.list(), (all) => HttpServerResponse.json({ accounts: all.map(accountView) }))
-      ),
-      HttpRouter.get(
-        "/admin/accounts/:accountId",
-        Effect.gen(function* () {
-          const shown = yield* accounts.show(yield* param("accountId"))
-          return yield* HttpServerResponse.json({
+const AccountsLive = HttpApiBuilder.group(AdminApi.AdminApi, "accounts", (handlers) =>
+  Effect.map(Accounts.Accounts, (accounts) =>
+    handlers
+      .handle("create", ({ payload }) =>
+        accounts.create(payload).pipe(Effect.map(accountView), Effect.catchTag("InvalidInput", invalid))
+      )
+      .handle("list", () => Effect.map(accounts.list(), (all) => ({ accounts: all.map(accountView) })))
+      .handle("show", ({ path }) =>
+        accounts.show(path.accountId).pipe(
+          Effect.map((shown) => ({
             ...accountView(shown.account),
             holds: shown.holds.map((h) => ({
               holdId: h.id,
@@ -140,110 +89,160 @@ export const make = (token: Redacted.Redacted<string>) =>
               keyId: e.keyId,
               at: iso(e.at)
             }))
-          })
-        })
-      ),
-      HttpRouter.post(
-        "/admin/accounts/:accountId/credits",
-        Effect.gen(function* () {
-          const input = yield* body(Grant)
-          const account = yield* accounts.grant({ accountId: yield* param("accountId"), ...input })
-          return yield* HttpServerResponse.json(accountView(account))
-        })
-      ),
-      HttpRouter.post(
-        "/admin/accounts/:accountId/keys",
-        Effect.gen(function* () {
-          const input = yield* body(CreateKey)
-          const expiresAt = input.expires === undefined ? undefined : new Date(input.expires)
-          const created = yield* keys.create({ accountId: yield* param("accountId"), name: input.name, expiresAt })
-          return yield* HttpServerResponse.json({ ...keyView(created.stored), key: created.key }, { status: 201 })
-        })
-      ),
-      HttpRouter.get(
-        "/admin/accounts/:accountId/keys",
-        Effect.gen(function* () {
-          const list = yield* keys.list(yield* param("accountId"))
-          return yield* HttpServerResponse.json({ keys: list.map(keyView) })
-        })
-      ),
-      // ---- i12 (D20) member invite: BEGIN (a thin call into Members.invite; port to the admin HttpApi group) ----
-      HttpRouter.post(
-        "/admin/accounts/:accountId/members/invitations",
-        Effect.gen(function* () {
-          const input = yield* body(InviteMember)
-          const invited = yield* members.invite({
-            accountId: yield* param("accountId"),
-            email: input.email,
-            role: input.role ?? "owner"
-          })
-          return yield* HttpServerResponse.json(
-            {
-              email: invited.email,
-              role: invited.role,
-              expiresAt: invited.expiresAt.toISOString(),
-              signUpPath: `/dashboard/sign-up?token=${invited.token}`
-            },
-            { status: 201 }
-          )
-        })
-      ),
-      // ---- i12 member invite: END ----
-      HttpRouter.post(
-        "/admin/keys/:keyId/revoke",
-        Effect.gen(function* () {
-          const result = yield* keys.revoke(yield* param("keyId"))
-          return yield* HttpServerResponse.json({
-            keyId: result.keyId,
-            revoked: true,
-            alreadyRevoked: result.alreadyRevoked
-          })
-        })
-      ),
-      HttpRouter.post(
-        "/admin/holds/sweep",
-        Effect.gen(function* () {
-          const released = yield* ledger.releaseExpired(DateTime.toDate(yield* DateTime.now))
-          return yield* HttpServerResponse.json({ released })
-        })
-      ),
-      trackRoutes // issue 11
-    )
-
-    const authorized = Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const match = /^Bearer (\S+)$/.exec(request.headers["authorization"] ?? "")
-      return match !== null && timingSafeEqual(digest(match[1]!), expected)
-    })
-
-    return Effect.gen(function* () {
-      if (!(yield* authorized))
-        return errorResponse(401, "unauthorized", "the operator token is required (Authorization: Bearer <token>)")
-      return yield* router
-    }).pipe(
-      Effect.catchAll((e: unknown) => {
-        const tag = (e as { _tag?: string })._tag
-        if (tag === "InvalidInput") {
-          const i = e as Keys.InvalidInput
-          return Effect.succeed(
-            errorResponse(400, "invalid_request", `${i.field} ${i.message}`, [{ path: i.field, message: i.message }])
-          )
-        }
-        if (tag === "AccountNotFound" || tag === "KeyNotFound") {
-          return Effect.succeed(errorResponse(404, "not_found", (e as Error).message))
-        }
-        if (tag !== undefined && trackErrors.has(tag)) {
-          return Effect.succeed(errorResponse(400, "invalid_request", (e as Error).message)) // issue 11
-        }
-        if (tag === "RouteNotFound") return Effect.succeed(errorResponse(404, "not_found", "no such operator route"))
-        if (tag === "RequestError" || tag === "ParseError") {
-          return Effect.succeed(
-            errorResponse(400, "invalid_request", "the body must be JSON of the documented shape", String(e))
-          )
-        }
-        return Effect.logError("operator API failure", e).pipe(
-          Effect.as(errorResponse(500, "internal", "internal error"))
+          })),
+          Effect.catchTag("AccountNotFound", notFound)
         )
-      })
+      )
+  )
+)
+
+const CreditsLive = HttpApiBuilder.group(AdminApi.AdminApi, "credits", (handlers) =>
+  Effect.map(Accounts.Accounts, (accounts) =>
+    handlers.handle("grant", ({ path, payload }) =>
+      accounts
+        .grant({ accountId: path.accountId, ...payload })
+        .pipe(Effect.map(accountView), Effect.catchTags({ InvalidInput: invalid, AccountNotFound: notFound }))
+    )
+  )
+)
+
+const KeysLive = HttpApiBuilder.group(AdminApi.AdminApi, "keys", (handlers) =>
+  Effect.map(Keys.Keys, (keys) =>
+    handlers
+      .handle("create", ({ path, payload }) =>
+        keys
+          .create({
+            accountId: path.accountId,
+            name: payload.name,
+            expiresAt: payload.expires === undefined ? undefined : new Date(payload.expires)
+          })
+          .pipe(
+            Effect.map((created) => ({ ...keyView(created.stored), key: created.key })),
+            Effect.catchTags({ InvalidInput: invalid, AccountNotFound: notFound })
+          )
+      )
+      .handle("list", ({ path }) =>
+        keys.list(path.accountId).pipe(
+          Effect.map((list) => ({ keys: list.map(keyView) })),
+          Effect.catchTag("AccountNotFound", notFound)
+        )
+      )
+      .handle("revoke", ({ path }) =>
+        keys.revoke(path.keyId).pipe(
+          Effect.map((r) => ({ keyId: r.keyId, revoked: true as const, alreadyRevoked: r.alreadyRevoked })),
+          Effect.catchTag("KeyNotFound", notFound)
+        )
+      )
+  )
+)
+
+const HoldsLive = HttpApiBuilder.group(AdminApi.AdminApi, "holds", (handlers) =>
+  Effect.map(Ledger.Ledger, (ledger) =>
+    handlers.handle("sweep", () =>
+      Effect.map(
+        Effect.flatMap(DateTime.now, (now) => ledger.releaseExpired(DateTime.toDate(now))),
+        (released) => ({ released })
+      )
+    )
+  )
+)
+
+const digest = (s: string) => createHash("sha256").update(s).digest()
+
+/** The operator token check; the `Bearer ` prefix is checked here (the framework's decoder does not). */
+const authLayer = (token: Redacted.Redacted<string>) =>
+  Layer.sync(AdminApi.OperatorAuth, () => {
+    const expected = digest(Redacted.value(token))
+    return AdminApi.OperatorAuth.of({
+      operator: () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const match = /^Bearer (\S+)$/.exec(request.headers["authorization"] ?? "")
+          if (match !== null && timingSafeEqual(digest(match[1]!), expected)) return
+          const error = yield* errorObject(
+            "unauthorized",
+            "the operator token is required (Authorization: Bearer <token>)"
+          )
+          return yield* Effect.fail(new Errors.Unauthorized({ error }))
+        })
+    })
+  })
+
+const render = (cause: Cause.Cause<unknown>, requestId: string) => {
+  const error = Option.getOrUndefined(Cause.failureOption(cause)) ?? Option.getOrUndefined(Cause.dieOption(cause))
+  const status = ApiErrors.statusOf(error)
+  if (status !== undefined) return Effect.succeed(ApiErrors.response(status, (error as Errors.ApiError).error))
+  if (error instanceof HttpServerError.RouteNotFound) {
+    return Effect.succeed(ApiErrors.response(404, { code: "not_found", message: "no such operator route", requestId }))
+  }
+  if (error instanceof HttpServerError.RequestError) {
+    const { message, details } = ApiErrors.notJson
+    return Effect.succeed(ApiErrors.response(400, { code: "invalid_request", message, requestId, details }))
+  }
+  if (error instanceof HttpApiError.HttpApiDecodeError) {
+    const details = error.issues.map((i) => ({ path: i.path.join("."), message: i.message }))
+    const message = `the body must be JSON of the documented shape: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`
+    return Effect.succeed(ApiErrors.response(400, { code: "invalid_request", message, requestId, details }))
+  }
+  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+  return Effect.logError("operator API failure", cause).pipe(
+    Effect.as(ApiErrors.response(500, { code: "internal", message: "internal error", requestId }))
+  )
+}
+
+/**
+ * Request ids and D5 bodies for every answer of the operator API, the framework's own errors included; every body is
+ * read as JSON whatever its content type (fetch sends a string body as text/plain).
+ */
+const errorsLayer = HttpApiBuilder.middleware(AdminApi.AdminApi, (app) =>
+  Effect.gen(function* () {
+    const request = RequestId.start()
+    const incoming = yield* HttpServerRequest.HttpServerRequest
+    const asJson =
+      !(incoming.headers["content-type"] ?? "").includes("application/json") && incoming.method !== "GET"
+        ? Effect.provideService(
+            app,
+            HttpServerRequest.HttpServerRequest,
+            incoming.modify({ headers: Headers.set(incoming.headers, "content-type", "application/json") })
+          )
+        : app
+    return yield* asJson.pipe(
+      Effect.catchAllCause((cause) => render(cause, request.id)),
+      Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
+      Effect.locally(RequestId.current, request)
     )
   })
+)
+
+/** The operator API's routes, its OpenAPI document and its error rendering, over the domain services. */
+const routes = (token: Redacted.Redacted<string>) =>
+  Layer.mergeAll(
+    HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+    errorsLayer,
+    HttpApiBuilder.Router.Live,
+    HttpApiBuilder.Middleware.layer
+  ).pipe(
+    Layer.provideMerge(
+      HttpApiBuilder.api(AdminApi.AdminApi).pipe(
+        Layer.provide([AccountsLive, CreditsLive, KeysLive, HoldsLive]),
+        Layer.provide(authLayer(token))
+      )
+    )
+  )
+
+/**
+ * The operator API served on the HttpServer it is given. Its routes are built with a memo map of their own: the
+ * HttpApiBuilder router and middleware are module-level layers that would otherwise be shared with the public API.
+ */
+export const layer = (token: Redacted.Redacted<string>) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const services = yield* Effect.context<Accounts.Accounts | Keys.Keys | Ledger.Ledger>()
+      const context = yield* Layer.buildWithMemoMap(
+        routes(token).pipe(Layer.provide(Layer.succeedContext(services))),
+        yield* Layer.makeMemoMap,
+        yield* Effect.scope
+      )
+      return HttpServer.serve(yield* Effect.provide(HttpApiBuilder.httpApp, context))
+    })
+  )

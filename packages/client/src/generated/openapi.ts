@@ -8,27 +8,13 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Every platform and op with prices, windows, availability and request schemas */
-        readonly get: operations["catalogue.platforms"];
+        /**
+         * Every platform and op with prices, windows, availability and request schemas
+         * @description The public catalogue (D13), no key needed. Each op's `requestSchema` (JSON Schema 2020-12) is the `request` of that op's branch below; explore `run` lists the sources served now (D19).
+         */
+        readonly get: operations["platforms"];
         readonly put?: never;
         readonly post?: never;
-        readonly delete?: never;
-        readonly options?: never;
-        readonly head?: never;
-        readonly patch?: never;
-        readonly trace?: never;
-    };
-    readonly "/api/v1/platforms/{platform}": {
-        readonly parameters: {
-            readonly query?: never;
-            readonly header?: never;
-            readonly path?: never;
-            readonly cookie?: never;
-        };
-        readonly get?: never;
-        readonly put?: never;
-        /** Call one op of one platform (or quote it with estimateOnly) */
-        readonly post: operations["ops.call"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -42,10 +28,330 @@ export interface paths {
             readonly path?: never;
             readonly cookie?: never;
         };
-        /** Spendable credits of the key's account */
-        readonly get: operations["ops.balance"];
+        /** Spendable credits of the key's account (D7) */
+        readonly get: operations["balance"];
         readonly put?: never;
         readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/quick_commerce_a": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Quick-commerce app A: one dark store, prices per store.
+         * @description Calls one op of quick_commerce_a (or quotes it with estimateOnly). Ops: `products`, `search`, `category`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["quick_commerce_a"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/quick_commerce_b": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Quick-commerce app B: one dark store, prices per store.
+         * @description Calls one op of quick_commerce_b (or quotes it with estimateOnly). Ops: `products`, `search`, `category`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["quick_commerce_b"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/short_video": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Short-video app: accounts, posts, comments, followers and shop.
+         * @description Calls one op of short_video (or quotes it with estimateOnly). Ops: `profiles`, `posts`, `videos`, `searchPosts`, `search`, `comments`, `followers`, `shop`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["short_video"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/forum": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Discussion forum: posts, communities, comments.
+         * @description Calls one op of forum (or quotes it with estimateOnly). Ops: `posts`, `subreddit`, `comments`, `search`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["forum"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/maps": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Maps service: places, search, reviews.
+         * @description Calls one op of maps (or quotes it with estimateOnly). Ops: `places`, `search`, `reviews`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["maps"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/jobs_in": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Job board A (India).
+         * @description Calls one op of jobs_in (or quotes it with estimateOnly). Ops: `search`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["jobs_in"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/jobs_global": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Job board B (multi-country).
+         * @description Calls one op of jobs_global (or quotes it with estimateOnly). Ops: `search`, `jobs`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["jobs_global"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/social_network": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Social network: pages, posts, reels, reviews, followers, ads, events, marketplace.
+         * @description Calls one op of social_network (or quotes it with estimateOnly). Ops: `pages`, `posts`, `reels`, `reviews`, `followers`, `ads`, `events`, `marketplace`, `history`, `comments`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["social_network"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/web_search": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Web search engine: results, news, images, shopping, app reviews.
+         * @description Calls one op of web_search (or quotes it with estimateOnly). Ops: `search`, `news`, `images`, `shopping`, `playReviews`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["web_search"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/lodging_booking": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Hotel booking site: properties by hotel page URL.
+         * @description Calls one op of lodging_booking (or quotes it with estimateOnly). Ops: `properties`, `search`, `reviews`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["lodging_booking"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/travel_reviews": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Travel reviews site: hotels, restaurants, attractions by page URL.
+         * @description Calls one op of travel_reviews (or quotes it with estimateOnly). Ops: `hotels`, `restaurants`, `attractions`, `searchHotels`, `searchRestaurants`, `searchAttractions`, `reviews`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["travel_reviews"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/home_rentals": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Home-rental site: listings by URL or room id.
+         * @description Calls one op of home_rentals (or quotes it with estimateOnly). Ops: `listings`, `reviews`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["home_rentals"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/fashion_marketplace": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Fashion marketplace: prices per storefront locale (read `currency`).
+         * @description Calls one op of fashion_marketplace (or quotes it with estimateOnly). Ops: `products`, `listing`, `search`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["fashion_marketplace"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/storefronts": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Hosted storefronts: any store by its URL.
+         * @description Calls one op of storefronts (or quotes it with estimateOnly). Ops: `products`, `history`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["storefronts"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/explore": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Uncatalogued sources: raw, unverified rows, not kept as measured data.
+         * @description Calls one op of explore (or quotes it with estimateOnly). Ops: `sources` (unavailable), `schema` (unavailable), `run`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["explore"];
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/platforms/contacts": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly get?: never;
+        readonly put?: never;
+        /**
+         * Contact reveal: emails and phones of professional profiles, per org.
+         * @description Calls one op of contacts (or quotes it with estimateOnly). Ops: `reveal`. The body is one of the ops' envelopes, told apart by `request.op`.
+         */
+        readonly post: operations["contacts"];
         readonly delete?: never;
         readonly options?: never;
         readonly head?: never;
@@ -56,160 +362,2487 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description The request did not match the expected schema */
-        readonly HttpApiDecodeError: {
-            readonly issues: readonly components["schemas"]["Issue"][];
-            readonly message: string;
-            /** @enum {string} */
-            readonly _tag: "HttpApiDecodeError";
-        };
-        /** @description Represents an error encountered while parsing a value to match the schema */
-        readonly Issue: {
+        readonly CoverageItem: {
+            /** @description the unit's canonical subject */
+            readonly subject?: string;
+            /** @description the unit's query (query ops) */
+            readonly query?: string;
             /**
-             * @description The tag identifying the type of parse issue
+             * @description fetched now, served from the store, left out, or (estimateOnly) would be fetched
              * @enum {string}
              */
-            readonly _tag: "Pointer" | "Unexpected" | "Missing" | "Composite" | "Refinement" | "Transformation" | "Type" | "Forbidden";
-            /** @description The path to the property where the issue occurred */
-            readonly path: readonly components["schemas"]["PropertyKey"][];
-            /** @description A descriptive message explaining the issue */
-            readonly message: string;
-        };
-        readonly PropertyKey: string | number | {
+            readonly status: "fetched" | "stored" | "omitted" | "fetch";
+            readonly measuredAt: string | null;
+            /**
+             * int
+             * @description rows (or pages) delivered, or quoted for
+             */
+            readonly rows: components["schemas"]["NonNegative"];
+            /**
+             * nonNegative
+             * @description the exact, unrounded price of the unit (D17)
+             */
+            readonly credits: number;
+            readonly source: string | null;
             /** @enum {string} */
-            readonly _tag: "symbol";
-            readonly key: string;
+            readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject";
+            readonly detail?: string;
         };
-        readonly BadRequest: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        /**
+         * nonNegative
+         * @description a non-negative number
+         */
+        readonly NonNegative: number;
+        readonly "quick_commerce_a.products.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly PaymentRequired: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "quick_commerce_a.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly NotFound: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "quick_commerce_a.category.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly Conflict: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "quick_commerce_b.products.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly PayloadTooLarge: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "quick_commerce_b.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly UnsupportedMediaType: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "quick_commerce_b.category.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * int
+             * @description rank of the product in the listing (search and category only)
+             */
+            readonly rank?: number;
+            /** @description product name */
+            readonly name: string;
+            /** @description brand */
+            readonly brand: string;
+            /** @description pack size as the app shows it, e.g. 500 g */
+            readonly packSize: string;
+            /** @description selling price at the store, in INR */
+            readonly price: number;
+            /** @description maximum retail price, in INR */
+            readonly mrp: number;
+            /** @description discount of price below mrp, in percent */
+            readonly discountPct: number;
+            /** @description whether the store has it in stock */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description units in stock at the store
+             */
+            readonly stockCount: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of ratings
+             */
+            readonly ratingCount: components["schemas"]["NonNegative"];
+            /** @description the resolved store identity */
+            readonly store: string;
         };
-        readonly UnprocessableEntity: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "short_video.profiles.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description account handle, without '@' */
+            readonly handle: string;
+            /** @description display name */
+            readonly name: string;
+            /**
+             * int
+             * @description followers
+             */
+            readonly followers: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description accounts followed
+             */
+            readonly following: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description likes received over all posts
+             */
+            readonly totalLikes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description posts published
+             */
+            readonly videos: components["schemas"]["NonNegative"];
+            /** @description whether the account is verified */
+            readonly verified: boolean;
+            /** @description profile bio */
+            readonly bio: string;
         };
-        readonly TooManyRequests: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "short_video.posts.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /**
+             * Format: uri
+             * @description post URL
+             */
+            readonly url: string;
+            /** @description caption */
+            readonly caption: string;
+            /**
+             * int
+             * @description views
+             */
+            readonly views: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description likes
+             */
+            readonly likes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description comments
+             */
+            readonly comments: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description shares
+             */
+            readonly shares: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description duration, in seconds
+             */
+            readonly durationSec: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the post was published
+             */
+            readonly postedAt: string;
         };
-        readonly Internal: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        /**
+         * int
+         * @description an integer
+         */
+        readonly Int: number;
+        readonly "short_video.videos.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: uri
+             * @description post URL
+             */
+            readonly url: string;
+            /** @description caption */
+            readonly caption: string;
+            /** @description author handle */
+            readonly author: string;
+            /**
+             * int
+             * @description views
+             */
+            readonly views: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description likes
+             */
+            readonly likes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description comments
+             */
+            readonly comments: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description shares
+             */
+            readonly shares: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description duration, in seconds
+             */
+            readonly durationSec: components["schemas"]["NonNegative"];
+            /** @description sound title */
+            readonly sound: string;
+            /**
+             * Format: date-time
+             * @description when the post was published
+             */
+            readonly postedAt: string;
         };
-        readonly BadGateway: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "short_video.searchPosts.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /**
+             * Format: uri
+             * @description post URL
+             */
+            readonly url: string;
+            /** @description caption */
+            readonly caption: string;
+            /**
+             * int
+             * @description views
+             */
+            readonly views: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description likes
+             */
+            readonly likes: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the post was published
+             */
+            readonly postedAt: string;
         };
-        readonly ServiceUnavailable: {
-            readonly error: {
-                readonly code: string;
-                readonly message: string;
-                readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
-            };
+        readonly "short_video.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description account handle, without '@' */
+            readonly handle: string;
+            /** @description display name */
+            readonly name: string;
+            /**
+             * int
+             * @description followers
+             */
+            readonly followers: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description accounts followed
+             */
+            readonly following: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description likes received over all posts
+             */
+            readonly totalLikes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description posts published
+             */
+            readonly videos: components["schemas"]["NonNegative"];
+            /** @description whether the account is verified */
+            readonly verified: boolean;
+            /** @description profile bio */
+            readonly bio: string;
         };
-        readonly OpEnvelope: {
-            /** @description `op` and the op's own fields; each op's request JSON Schema is published by GET /api/v1/platforms */
-            readonly request: {
-                readonly op: string;
-            } & {
+        readonly "short_video.comments.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description upstream id of the comment */
+            readonly commentId: string;
+            /** @description author handle */
+            readonly author: string;
+            /** @description comment text */
+            readonly text: string;
+            /**
+             * int
+             * @description likes
+             */
+            readonly likes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description replies
+             */
+            readonly replies: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the comment was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "short_video.followers.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description account handle */
+            readonly handle: string;
+            /** @description display name */
+            readonly name: string;
+            /**
+             * int
+             * @description followers of that account
+             */
+            readonly followers: components["schemas"]["NonNegative"];
+            /** @description whether that account is verified */
+            readonly verified: boolean;
+        };
+        readonly "short_video.shop.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description upstream id of the product */
+            readonly productId: string;
+            /** @description product title */
+            readonly title: string;
+            /** @description price, in `currency` */
+            readonly price: number;
+            /** @description ISO 4217 currency code of the prices */
+            readonly currency: string;
+            /**
+             * int
+             * @description units sold
+             */
+            readonly sold: components["schemas"]["NonNegative"];
+            /** @description average rating, 0 to 5 */
+            readonly rating: number;
+            /** @description shop name */
+            readonly shop: string;
+        };
+        readonly "forum.posts.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description base-36 post id, without the t3_ prefix */
+            readonly postId: string;
+            /** @description post title */
+            readonly title: string;
+            /** @description community name, without r/ */
+            readonly community: string;
+            readonly author: string | null;
+            /**
+             * int
+             * @description score (upvotes minus downvotes)
+             */
+            readonly score: number;
+            /** @description share of upvotes, 0 to 1 */
+            readonly upvoteRatio: number;
+            /**
+             * int
+             * @description comments
+             */
+            readonly commentsCount: components["schemas"]["NonNegative"];
+            /**
+             * @description kind of post
+             * @enum {string}
+             */
+            readonly kind: "text" | "link" | "image" | "video" | "gallery" | "poll";
+            /**
+             * Format: uri
+             * @description absolute permalink of the post
+             */
+            readonly permalink: string;
+            readonly url: string | null;
+            /**
+             * Format: date-time
+             * @description when the post was submitted
+             */
+            readonly postedAt: string;
+        };
+        readonly "forum.subreddit.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description base-36 post id, without the t3_ prefix */
+            readonly postId: string;
+            /** @description post title */
+            readonly title: string;
+            /** @description community name, without r/ */
+            readonly community: string;
+            readonly author: string | null;
+            /**
+             * int
+             * @description score (upvotes minus downvotes)
+             */
+            readonly score: number;
+            /** @description share of upvotes, 0 to 1 */
+            readonly upvoteRatio: number;
+            /**
+             * int
+             * @description comments
+             */
+            readonly commentsCount: components["schemas"]["NonNegative"];
+            /**
+             * @description kind of post
+             * @enum {string}
+             */
+            readonly kind: "text" | "link" | "image" | "video" | "gallery" | "poll";
+            /**
+             * Format: uri
+             * @description absolute permalink of the post
+             */
+            readonly permalink: string;
+            readonly url: string | null;
+            /**
+             * Format: date-time
+             * @description when the post was submitted
+             */
+            readonly postedAt: string;
+        };
+        readonly "forum.comments.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description comment id, without the t1_ prefix */
+            readonly commentId: string;
+            /** @description the post's base-36 id */
+            readonly postId: string;
+            readonly parentId: string | null;
+            readonly author: string | null;
+            /** @description comment text */
+            readonly body: string;
+            /**
+             * int
+             * @description score
+             */
+            readonly score: number;
+            /**
+             * int
+             * @description nesting depth, 0 for a top-level comment
+             */
+            readonly depth: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the comment was posted
+             */
+            readonly postedAt: string;
+            readonly permalink: string | null;
+        };
+        readonly "forum.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description base-36 post id, without the t3_ prefix */
+            readonly postId: string;
+            /** @description post title */
+            readonly title: string;
+            /** @description community name, without r/ */
+            readonly community: string;
+            readonly author: string | null;
+            /**
+             * int
+             * @description score (upvotes minus downvotes)
+             */
+            readonly score: number;
+            /** @description share of upvotes, 0 to 1 */
+            readonly upvoteRatio: number;
+            /**
+             * int
+             * @description comments
+             */
+            readonly commentsCount: components["schemas"]["NonNegative"];
+            /**
+             * @description kind of post
+             * @enum {string}
+             */
+            readonly kind: "text" | "link" | "image" | "video" | "gallery" | "poll";
+            /**
+             * Format: uri
+             * @description absolute permalink of the post
+             */
+            readonly permalink: string;
+            readonly url: string | null;
+            /**
+             * Format: date-time
+             * @description when the post was submitted
+             */
+            readonly postedAt: string;
+        };
+        readonly "maps.places.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream place id */
+            readonly placeId: string;
+            /** @description place name */
+            readonly name: string;
+            /** @description postal address */
+            readonly address: string;
+            /** @description latitude, in degrees (WGS 84) */
+            readonly lat: number;
+            /** @description longitude, in degrees (WGS 84) */
+            readonly lon: number;
+            /** @description average rating, 1 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of reviews
+             */
+            readonly reviewCount: components["schemas"]["NonNegative"];
+            /** @description categories of the place */
+            readonly categories: readonly string[];
+            readonly phone: string | null;
+            readonly website: string | null;
+            readonly hours: {
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly mon: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly tue: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly wed: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly thu: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly fri: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly sat: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly sun: string;
+            } | null;
+            readonly liveOccupancyPercent: components["schemas"]["NonNegative"] | null;
+        };
+        readonly "maps.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream place id */
+            readonly placeId: string;
+            /** @description place name */
+            readonly name: string;
+            /** @description postal address */
+            readonly address: string;
+            /** @description latitude, in degrees (WGS 84) */
+            readonly lat: number;
+            /** @description longitude, in degrees (WGS 84) */
+            readonly lon: number;
+            /** @description average rating, 1 to 5 */
+            readonly rating: number;
+            /**
+             * int
+             * @description number of reviews
+             */
+            readonly reviewCount: components["schemas"]["NonNegative"];
+            /** @description categories of the place */
+            readonly categories: readonly string[];
+            readonly phone: string | null;
+            readonly website: string | null;
+            readonly hours: {
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly mon: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly tue: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly wed: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly thu: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly fri: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly sat: string;
+                /** @description opening hours of the day, e.g. 09:00-21:00, or closed */
+                readonly sun: string;
+            } | null;
+            readonly liveOccupancyPercent: components["schemas"]["NonNegative"] | null;
+        };
+        readonly "maps.reviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream id of the review */
+            readonly reviewId: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description display name of the reviewer */
+            readonly author: string;
+            /**
+             * int
+             * @description rating given, on a scale of 1 to 5
+             */
+            readonly rating: number;
+            /** @description review title */
+            readonly title: string;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "jobs_in.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description numeric job id */
+            readonly jobId: string;
+            /** @description job title */
+            readonly title: string;
+            /** @description hiring company */
+            readonly company: string;
+            /** @description job location */
+            readonly location: string;
+            /** @description experience asked, e.g. 2-8 years */
+            readonly experience: string;
+            readonly salaryLakhs: {
+                /** @description lowest yearly salary, in lakh INR */
+                readonly min: number;
+                /** @description highest yearly salary, in lakh INR */
+                readonly max: number;
+            } | null;
+            /**
+             * int
+             * @description applicants so far
+             */
+            readonly applicants: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description views of the job page
+             */
+            readonly views: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description open positions
+             */
+            readonly vacancies: components["schemas"]["NonNegative"];
+            /**
+             * Format: uri
+             * @description job page URL
+             */
+            readonly url: string;
+            /**
+             * Format: date-time
+             * @description when the job was posted
+             */
+            readonly postedAt: string;
+            /** @description job description (present when fetchDetails is true) */
+            readonly details?: string;
+        };
+        readonly "jobs_global.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description job key */
+            readonly jobKey: string;
+            /** @description job title */
+            readonly title: string;
+            /** @description hiring company */
+            readonly company: string;
+            /** @description job location */
+            readonly location: string;
+            /** @description ISO 3166-1 alpha-2 country of the job board */
+            readonly country: string;
+            /** @description employment type, e.g. full_time */
+            readonly employmentType: string;
+            /** @description whether the job is remote */
+            readonly remote: boolean;
+            /**
+             * Format: date-time
+             * @description when the job was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "jobs_global.jobs.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description job key */
+            readonly jobKey: string;
+            /** @description job title */
+            readonly title: string;
+            /** @description hiring company */
+            readonly company: string;
+            /** @description job location */
+            readonly location: string;
+            /** @description ISO 3166-1 alpha-2 country of the job board */
+            readonly country: string;
+            /** @description employment type, e.g. full_time */
+            readonly employmentType: string;
+            /** @description whether the job is remote */
+            readonly remote: boolean;
+            /**
+             * Format: date-time
+             * @description when the job was posted
+             */
+            readonly postedAt: string;
+            readonly salary: {
+                /** @description lowest salary, in the country's currency */
+                readonly min: number;
+                /** @description highest salary, in the country's currency */
+                readonly max: number;
+                /** @description period the salary is paid for, e.g. year */
+                readonly period: string;
+            } | null;
+            /** @description job description */
+            readonly description: string;
+        };
+        /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}$ */
+        readonly Day: string;
+        readonly "social_network.pages.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description page name */
+            readonly name: string;
+            /** @description page category */
+            readonly category: string;
+            /**
+             * int
+             * @description followers
+             */
+            readonly followers: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description page likes
+             */
+            readonly likes: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description people talking about the page (last 7 days)
+             */
+            readonly talkingAbout: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviewCount: components["schemas"]["NonNegative"];
+            readonly recommendPercent: number | null;
+            readonly website: string | null;
+            /** @description whether the page is verified */
+            readonly verified: boolean;
+        };
+        readonly "social_network.posts.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /**
+             * Format: uri
+             * @description post permalink
+             */
+            readonly permalink: string;
+            /** @description post text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the post was published
+             */
+            readonly postedAt: string;
+            /**
+             * int
+             * @description reactions
+             */
+            readonly reactions: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description comments
+             */
+            readonly comments: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description shares
+             */
+            readonly shares: components["schemas"]["NonNegative"];
+        };
+        readonly "social_network.reels.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /**
+             * Format: uri
+             * @description reel permalink
+             */
+            readonly permalink: string;
+            /** @description caption */
+            readonly caption: string;
+            /**
+             * int
+             * @description plays
+             */
+            readonly plays: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description reactions
+             */
+            readonly reactions: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description comments
+             */
+            readonly comments: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the reel was published
+             */
+            readonly postedAt: string;
+        };
+        readonly "social_network.reviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description reviewer name */
+            readonly reviewer: string;
+            /** @description whether the reviewer recommends the page */
+            readonly recommends: boolean;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "social_network.followers.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description profile name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description profile URL
+             */
+            readonly profileUrl: string;
+        };
+        readonly "social_network.ads.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description ad library id */
+            readonly adId: string;
+            /**
+             * @description whether the ad runs now
+             * @enum {string}
+             */
+            readonly status: "active" | "inactive";
+            /**
+             * Format: date-time
+             * @description when the ad started running
+             */
+            readonly startedAt: string;
+            /** @description placements the ad runs on */
+            readonly platforms: readonly string[];
+            /** @description ad text */
+            readonly body: string;
+            /**
+             * Format: uri
+             * @description where the ad links to
+             */
+            readonly landingUrl: string;
+        };
+        readonly "social_network.events.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description event id */
+            readonly eventId: string;
+            /** @description event name */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description when the event starts
+             */
+            readonly startsAt: string;
+            /** @description where the event takes place */
+            readonly location: string;
+            /**
+             * int
+             * @description people going
+             */
+            readonly going: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description people interested
+             */
+            readonly interested: components["schemas"]["NonNegative"];
+        };
+        readonly "social_network.marketplace.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description listing id */
+            readonly listingId: string;
+            /** @description listing title */
+            readonly title: string;
+            /** @description asking price, in `currency` */
+            readonly price: number;
+            /** @description ISO 4217 currency code of the prices */
+            readonly currency: string;
+            /** @description where the item is */
+            readonly location: string;
+            /**
+             * Format: date-time
+             * @description when the listing was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "social_network.comments.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description comment id */
+            readonly commentId: string;
+            /** @description author name */
+            readonly author: string;
+            /** @description comment text */
+            readonly text: string;
+            /**
+             * int
+             * @description reactions
+             */
+            readonly reactions: components["schemas"]["NonNegative"];
+            /**
+             * Format: date-time
+             * @description when the comment was posted
+             */
+            readonly postedAt: string;
+            /**
+             * int
+             * @description replies (present when includeReplies is true)
+             */
+            readonly replies?: components["schemas"]["NonNegative"];
+        };
+        readonly "web_search.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description result page, 1-based
+             */
+            readonly page: components["schemas"]["Int"];
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description result title */
+            readonly title: string;
+            /**
+             * Format: uri
+             * @description result URL
+             */
+            readonly url: string;
+            /** @description result snippet */
+            readonly snippet: string;
+        };
+        readonly "web_search.news.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description headline */
+            readonly title: string;
+            /**
+             * Format: uri
+             * @description article URL
+             */
+            readonly url: string;
+            /** @description publisher name */
+            readonly publisher: string;
+            /**
+             * Format: date-time
+             * @description when the article was published
+             */
+            readonly publishedAt: string;
+            /** @description snippet */
+            readonly snippet: string;
+        };
+        readonly "web_search.images.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description image title */
+            readonly title: string;
+            /**
+             * Format: uri
+             * @description image file URL
+             */
+            readonly imageUrl: string;
+            /**
+             * Format: uri
+             * @description page the image is on
+             */
+            readonly pageUrl: string;
+            /**
+             * int
+             * @description width, in pixels
+             */
+            readonly width: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description height, in pixels
+             */
+            readonly height: components["schemas"]["NonNegative"];
+        };
+        readonly "web_search.shopping.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description product title */
+            readonly title: string;
+            /** @description price, in `currency` */
+            readonly price: number;
+            /** @description ISO 4217 currency code of the prices */
+            readonly currency: string;
+            /** @description merchant name */
+            readonly merchant: string;
+            readonly rating: number | null;
+            /**
+             * Format: uri
+             * @description offer URL
+             */
+            readonly url: string;
+        };
+        readonly "web_search.playReviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description review id */
+            readonly reviewId: string;
+            /** @description reviewer name */
+            readonly author: string;
+            /**
+             * int
+             * @description stars, 1 to 5
+             */
+            readonly rating: number;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * int
+             * @description helpful votes
+             */
+            readonly thumbsUp: components["schemas"]["NonNegative"];
+            readonly appVersion: string | null;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+        };
+        readonly "lodging_booking.properties.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description property name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description hotel page URL
+             */
+            readonly url: string;
+            /**
+             * int
+             * @description star class, 1 to 5
+             */
+            readonly stars: number;
+            /** @description guest score, 0 to 10 */
+            readonly guestScore: number;
+            /**
+             * int
+             * @description guest reviews
+             */
+            readonly reviewCount: components["schemas"]["NonNegative"];
+            /** @description postal address */
+            readonly address: string;
+            readonly priceFrom: number | null;
+            readonly currency: string | null;
+            readonly nights: components["schemas"]["NonNegative"] | null;
+            readonly available: boolean | null;
+        };
+        readonly "lodging_booking.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description property name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description hotel page URL
+             */
+            readonly url: string;
+            /**
+             * int
+             * @description star class, 1 to 5
+             */
+            readonly stars: number;
+            /** @description guest score, 0 to 10 */
+            readonly guestScore: number;
+            /**
+             * int
+             * @description guest reviews
+             */
+            readonly reviewCount: components["schemas"]["NonNegative"];
+            /** @description postal address */
+            readonly address: string;
+            readonly priceFrom: number | null;
+            readonly currency: string | null;
+            readonly nights: components["schemas"]["NonNegative"] | null;
+            readonly available: boolean | null;
+        };
+        readonly "lodging_booking.reviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream id of the review */
+            readonly reviewId: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description display name of the reviewer */
+            readonly author: string;
+            /**
+             * int
+             * @description rating given, on a scale of 1 to 10
+             */
+            readonly rating: number;
+            /** @description review title */
+            readonly title: string;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+            /**
+             * @description score band of the rating
+             * @enum {string}
+             */
+            readonly band: "superb" | "good" | "average" | "poor";
+            /** @description kind of traveller, e.g. couple */
+            readonly travellerType: string;
+        };
+        readonly "travel_reviews.hotels.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.restaurants.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.attractions.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.searchHotels.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.searchRestaurants.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.searchAttractions.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * @description kind of place
+             * @enum {string}
+             */
+            readonly kind: "hotel" | "restaurant" | "attraction";
+            /** @description place name */
+            readonly name: string;
+            /**
+             * Format: uri
+             * @description place page URL
+             */
+            readonly url: string;
+            /** @description traveller rating, 1 to 5 in half steps */
+            readonly rating: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviews: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description rank of the place among its kind in its city (1 is best)
+             */
+            readonly rank: number;
+            /**
+             * int
+             * @description places of its kind ranked in its city
+             */
+            readonly rankOf: components["schemas"]["NonNegative"];
+            /** @description city */
+            readonly city: string;
+            readonly priceLevel: string | null;
+            /** @description ISO 4217 currency asked for */
+            readonly currency: string;
+            /** @description BCP-47 language asked for */
+            readonly language: string;
+            /** @description lowest price for the stay, in `currency` (hotels with stay dates only) */
+            readonly priceFrom?: number;
+        };
+        readonly "travel_reviews.reviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream id of the review */
+            readonly reviewId: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description display name of the reviewer */
+            readonly author: string;
+            /**
+             * int
+             * @description rating given, on a scale of 1 to 5
+             */
+            readonly rating: number;
+            /** @description review title */
+            readonly title: string;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+            /** @description BCP-47 language of the review */
+            readonly language: string;
+        };
+        readonly "home_rentals.listings.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            readonly roomId: string | null;
+            /** @description listing title */
+            readonly title: string;
+            /**
+             * Format: uri
+             * @description listing URL
+             */
+            readonly url: string;
+            /** @description overall rating, 0 to 5 */
+            readonly ratingOverall: number;
+            /**
+             * int
+             * @description reviews
+             */
+            readonly reviewsCount: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description bedrooms
+             */
+            readonly bedrooms: components["schemas"]["NonNegative"];
+            /**
+             * int
+             * @description guests allowed
+             */
+            readonly guests: components["schemas"]["NonNegative"];
+            readonly pricePerNight: number | null;
+            readonly totalPrice: number | null;
+            readonly currency: string | null;
+            /** @description whether the card is priced for a stay */
+            readonly priced: boolean;
+        };
+        readonly "home_rentals.reviews.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /** @description upstream id of the review */
+            readonly reviewId: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description display name of the reviewer */
+            readonly author: string;
+            /**
+             * int
+             * @description rating given, on a scale of 1 to 5
+             */
+            readonly rating: number;
+            /** @description review title */
+            readonly title: string;
+            /** @description review text */
+            readonly text: string;
+            /**
+             * Format: date-time
+             * @description when the review was posted
+             */
+            readonly postedAt: string;
+            /** @description locale the review was read in */
+            readonly locale: string;
+        };
+        readonly "fashion_marketplace.products.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            readonly itemId: string | null;
+            /** @description product name */
+            readonly name: string;
+            /** @description designer */
+            readonly designer: string;
+            /** @description current price, in `currency` */
+            readonly price: number;
+            /** @description price before discount, in `currency` */
+            readonly fullPrice: number;
+            /** @description discount below fullPrice, in percent */
+            readonly discountPercent: number;
+            /** @description ISO 4217 currency of the storefront locale */
+            readonly currency: string;
+            /**
+             * int
+             * @description units in stock
+             */
+            readonly stockQuantity: components["schemas"]["NonNegative"];
+            /** @description sizes in stock */
+            readonly sizes: readonly string[];
+        };
+        readonly "fashion_marketplace.listing.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            readonly itemId: string | null;
+            /** @description product name */
+            readonly name: string;
+            /** @description designer */
+            readonly designer: string;
+            /** @description current price, in `currency` */
+            readonly price: number;
+            /** @description price before discount, in `currency` */
+            readonly fullPrice: number;
+            /** @description discount below fullPrice, in percent */
+            readonly discountPercent: number;
+            /** @description ISO 4217 currency of the storefront locale */
+            readonly currency: string;
+            /**
+             * int
+             * @description units in stock
+             */
+            readonly stockQuantity: components["schemas"]["NonNegative"];
+            /** @description sizes in stock */
+            readonly sizes: readonly string[];
+        };
+        readonly "fashion_marketplace.search.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            readonly itemId: string | null;
+            /** @description product name */
+            readonly name: string;
+            /** @description designer */
+            readonly designer: string;
+            /** @description current price, in `currency` */
+            readonly price: number;
+            /** @description price before discount, in `currency` */
+            readonly fullPrice: number;
+            /** @description discount below fullPrice, in percent */
+            readonly discountPercent: number;
+            /** @description ISO 4217 currency of the storefront locale */
+            readonly currency: string;
+            /**
+             * int
+             * @description units in stock
+             */
+            readonly stockQuantity: components["schemas"]["NonNegative"];
+            /** @description sizes in stock */
+            readonly sizes: readonly string[];
+        };
+        readonly "storefronts.products.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description product id */
+            readonly productId: string;
+            /** @description product title */
+            readonly title: string;
+            /** @description product handle (URL slug) */
+            readonly handle: string;
+            readonly vendor: string | null;
+            readonly productType: string | null;
+            /**
+             * Format: uri
+             * @description product URL: {origin}/products/{handle}
+             */
+            readonly url: string;
+            /** @description lowest variant price, in the store's currency */
+            readonly priceFrom: number;
+            /** @description highest variant price, in the store's currency */
+            readonly priceTo: number;
+            readonly compareAtPrice: number | null;
+            readonly currency: string | null;
+            /** @description whether any variant is available */
+            readonly inStock: boolean;
+            /**
+             * int
+             * @description variants
+             */
+            readonly variantCount: components["schemas"]["NonNegative"];
+            /** @description the product's variants */
+            readonly variants: readonly {
+                /** @description variant id */
+                readonly variantId: string;
+                /** @description variant title */
+                readonly title: string;
+                /** @description variant price, in the store's currency */
+                readonly price: number;
+                readonly compareAtPrice: number | null;
+                /** @description whether the variant is available */
+                readonly available: boolean;
+                readonly sku: string | null;
+            }[];
+            /** @description image URLs */
+            readonly images: readonly string[];
+            readonly updatedAt: string | null;
+        };
+        readonly "explore.sources.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description the source's row as it gave it */
+            readonly raw: {
                 readonly [key: string]: unknown;
             };
-            /** @description quote the exact cost without spending */
-            readonly estimateOnly?: boolean;
-            /** @description the most this call may spend (D18): a call quoted above it is refused with 402 quote_above_max_credits, nothing held or billed; with estimateOnly the estimate says fitsMaxCredits */
-            readonly maxCredits?: number;
+            /** @description the input the source was run with */
+            readonly input: {
+                readonly [key: string]: unknown;
+            };
+            /**
+             * @description raw, unverified, not kept
+             * @enum {boolean}
+             */
+            readonly unverified: true;
         };
-        readonly Unauthorized: {
+        readonly "explore.schema.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description the source's row as it gave it */
+            readonly raw: {
+                readonly [key: string]: unknown;
+            };
+            /** @description the input the source was run with */
+            readonly input: {
+                readonly [key: string]: unknown;
+            };
+            /**
+             * @description raw, unverified, not kept
+             * @enum {boolean}
+             */
+            readonly unverified: true;
+        };
+        readonly "explore.run.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * greaterThanOrEqualTo(1)
+             * @description 1-based rank of the row in the result list
+             */
+            readonly position: components["schemas"]["Int"];
+            /** @description the source's row as it gave it */
+            readonly raw: {
+                readonly [key: string]: unknown;
+            };
+            /** @description the input the source was run with */
+            readonly input: {
+                readonly [key: string]: unknown;
+            };
+            /**
+             * @description raw, unverified, not kept
+             * @enum {boolean}
+             */
+            readonly unverified: true;
+        };
+        readonly Error400: {
             readonly error: {
-                readonly code: string;
+                /** @enum {string} */
+                readonly code: "invalid_request" | "unknown_op";
+                /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
-                /** unknown */
-                readonly details?: unknown;
+                /** @description every offending field: its path from the body's root and what is wrong with it */
+                readonly details?: readonly {
+                    /** @description e.g. request.subjects[2] */
+                    readonly path: string;
+                    readonly message: string;
+                }[];
+            };
+        };
+        readonly Error401: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "unauthorized";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error402: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "insufficient_credits" | "quote_above_max_credits";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details?: {
+                    /** @description the quote, in credits */
+                    readonly required: number;
+                    /** @description spendable credits */
+                    readonly available: number;
+                } | {
+                    /** @description the quote, in credits */
+                    readonly required: number;
+                    /** @description the cap the request gave */
+                    readonly maxCredits: number;
+                };
+            };
+        };
+        readonly Error404: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "unknown_platform" | "not_found";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error409: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "idempotency_in_flight";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error413: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "payload_too_large";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error415: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "unsupported_media_type";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error422: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "idempotency_mismatch";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error429: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "rate_limited";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details?: {
+                    readonly limit: {
+                        readonly name: string;
+                        readonly perSecond: number;
+                        readonly burst: number;
+                    };
+                };
+            };
+        };
+        readonly Error500: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "internal";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            };
+        };
+        readonly Error502: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "upstream_failed";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details?: {
+                    readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                };
+            };
+        };
+        readonly Error503: {
+            readonly error: {
+                /** @enum {string} */
+                readonly code: "op_unavailable";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
             };
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+        readonly IdempotencyKey: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description the request's id (also in the body) */
+        readonly xrequestid: string;
+        /** @description draft-10 RateLimit: the key's bucket after this call (`limit=, remaining=, reset=`) */
+        readonly RateLimit: string;
+        /** @description draft-10 RateLimit-Policy: burst `q` and refill window `w` in seconds (D17) */
+        readonly RateLimitPolicy: string;
+        /** @description seconds to wait before retrying */
+        readonly RetryAfter: number;
+        /** @description `true` when the answer is the replay of an earlier call with this Idempotency-Key (D16) */
+        readonly IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    readonly "catalogue.platforms": {
+    readonly platforms: {
         readonly parameters: {
             readonly query?: never;
             readonly header?: never;
@@ -218,9 +2851,10 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success */
+            /** @description The catalogue. */
             readonly 200: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -245,6 +2879,14 @@ export interface operations {
                                 readonly units: "subjects" | "subject" | "query";
                                 readonly subjects: string | null;
                                 readonly metrics?: readonly string[];
+                                /** @description explore run: the sources served now, each with its price per `rows` rows (D19) */
+                                readonly sources?: readonly {
+                                    readonly name: string;
+                                    readonly price: {
+                                        readonly credits: number;
+                                        readonly rows: number;
+                                    };
+                                }[];
                                 /** unknown */
                                 readonly requestSchema: unknown;
                             }[];
@@ -255,268 +2897,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
-            readonly 400: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["BadRequest"];
-                };
-            };
-            /** @description PaymentRequired */
-            readonly 402: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PaymentRequired"];
-                };
-            };
-            /** @description NotFound */
-            readonly 404: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            readonly 409: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            readonly 413: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
-            /** @description UnsupportedMediaType */
+            /** @description The body is not JSON, or is content-encoded. */
             readonly 415: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["UnsupportedMediaType"];
+                    readonly "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UnprocessableEntity */
-            readonly 422: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["UnprocessableEntity"];
-                };
-            };
-            /** @description TooManyRequests */
-            readonly 429: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["TooManyRequests"];
-                };
-            };
-            /** @description Internal */
+            /** @description Internal error; the call was not billed. */
             readonly 500: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["Internal"];
-                };
-            };
-            /** @description BadGateway */
-            readonly 502: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["BadGateway"];
-                };
-            };
-            /** @description ServiceUnavailable */
-            readonly 503: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["ServiceUnavailable"];
+                    readonly "application/json": components["schemas"]["Error500"];
                 };
             };
         };
     };
-    readonly "ops.call": {
-        readonly parameters: {
-            readonly query?: never;
-            readonly header?: never;
-            readonly path: {
-                readonly platform: string;
-            };
-            readonly cookie?: never;
-        };
-        readonly requestBody: {
-            readonly content: {
-                readonly "application/json": components["schemas"]["OpEnvelope"];
-            };
-        };
-        readonly responses: {
-            /** @description Success */
-            readonly 200: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": {
-                        readonly data: readonly unknown[];
-                        readonly cost: {
-                            readonly creditsCharged: number;
-                            readonly creditsRemaining: number;
-                        };
-                        readonly coverage: readonly {
-                            readonly subject?: string;
-                            readonly query?: string;
-                            /** @enum {string} */
-                            readonly status: "fetched" | "stored" | "omitted" | "fetch";
-                            readonly measuredAt: string | null;
-                            readonly rows: number;
-                            readonly credits: number;
-                            readonly source: string | null;
-                            readonly reason?: string;
-                            readonly detail?: string;
-                        }[];
-                        readonly estimate?: {
-                            readonly credits: number;
-                            readonly fitsMaxCredits?: boolean;
-                        };
-                        readonly requestId: string;
-                        /** @enum {number} */
-                        readonly contextVersion: 1;
-                        readonly engineVersion: string;
-                    };
-                };
-            };
-            /** @description The request did not match the expected schema */
-            readonly 400: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["BadRequest"];
-                };
-            };
-            /** @description Unauthorized */
-            readonly 401: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["Unauthorized"];
-                };
-            };
-            /** @description PaymentRequired */
-            readonly 402: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PaymentRequired"];
-                };
-            };
-            /** @description NotFound */
-            readonly 404: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            readonly 409: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            readonly 413: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
-            /** @description UnsupportedMediaType */
-            readonly 415: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["UnsupportedMediaType"];
-                };
-            };
-            /** @description UnprocessableEntity */
-            readonly 422: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["UnprocessableEntity"];
-                };
-            };
-            /** @description TooManyRequests */
-            readonly 429: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["TooManyRequests"];
-                };
-            };
-            /** @description Internal */
-            readonly 500: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["Internal"];
-                };
-            };
-            /** @description BadGateway */
-            readonly 502: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["BadGateway"];
-                };
-            };
-            /** @description ServiceUnavailable */
-            readonly 503: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["ServiceUnavailable"];
-                };
-            };
-        };
-    };
-    readonly "ops.balance": {
+    readonly balance: {
         readonly parameters: {
             readonly query?: never;
             readonly header?: never;
@@ -525,9 +2928,12 @@ export interface operations {
         };
         readonly requestBody?: never;
         readonly responses: {
-            /** @description Success */
+            /** @description The balance. */
             readonly 200: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -539,112 +2945,6766 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request did not match the expected schema */
-            readonly 400: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["HttpApiDecodeError"] | components["schemas"]["BadRequest"];
-                };
-            };
-            /** @description Unauthorized */
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
             readonly 401: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["Unauthorized"];
+                    readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description PaymentRequired */
-            readonly 402: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PaymentRequired"];
-                };
-            };
-            /** @description NotFound */
-            readonly 404: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["NotFound"];
-                };
-            };
-            /** @description Conflict */
-            readonly 409: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["Conflict"];
-                };
-            };
-            /** @description PayloadTooLarge */
-            readonly 413: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["PayloadTooLarge"];
-                };
-            };
-            /** @description UnsupportedMediaType */
+            /** @description The body is not JSON, or is content-encoded. */
             readonly 415: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["UnsupportedMediaType"];
+                    readonly "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description UnprocessableEntity */
-            readonly 422: {
-                headers: {
-                    readonly [name: string]: unknown;
-                };
-                content: {
-                    readonly "application/json": components["schemas"]["UnprocessableEntity"];
-                };
-            };
-            /** @description TooManyRequests */
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
             readonly 429: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["TooManyRequests"];
+                    readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal */
+            /** @description Internal error; the call was not billed. */
             readonly 500: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["Internal"];
+                    readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description BadGateway */
+        };
+    };
+    readonly quick_commerce_a: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "products";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "category";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly category: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly subCategory: string;
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * @default price
+                         * @enum {string}
+                         */
+                        readonly metric?: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["quick_commerce_a.products.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["quick_commerce_a.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["quick_commerce_a.category.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
             readonly 502: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["BadGateway"];
+                    readonly "application/json": components["schemas"]["Error502"];
                 };
             };
-            /** @description ServiceUnavailable */
-            readonly 503: {
+        };
+    };
+    readonly quick_commerce_b: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "products";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "category";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly category: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly subCategory: string;
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @description exactly one locator: storeId; or pincode with city; or lat with lon */
+                        readonly store: {
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly storeId?: string;
+                            /** @description a string matching the pattern ^[1-9][0-9]{5}$ */
+                            readonly pincode?: string;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             */
+                            readonly city?: string;
+                            /**
+                             * between(-90, 90)
+                             * @description a number between -90 and 90
+                             */
+                            readonly lat?: number;
+                            /**
+                             * between(-180, 180)
+                             * @description a number between -180 and 180
+                             */
+                            readonly lon?: number;
+                        } & (unknown | unknown | unknown);
+                        /**
+                         * @default price
+                         * @enum {string}
+                         */
+                        readonly metric?: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
                 headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
                 content: {
-                    readonly "application/json": components["schemas"]["ServiceUnavailable"];
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["quick_commerce_b.products.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["quick_commerce_b.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["quick_commerce_b.category.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly short_video: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "profiles";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "posts";
+                        /** @description a handle (letters, digits, '.', '_', '-'; '@' optional) or a profile URL */
+                        readonly subject: string | unknown | unknown;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 15
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "videos";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    /** @description exactly one of query, hashtag, soundUrl */
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "searchPosts";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query?: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly hashtag?: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly soundUrl?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    } & (unknown | unknown | unknown);
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "comments";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 50
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "followers";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default followers
+                         * @enum {string}
+                         */
+                        readonly direction?: "followers" | "following";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "shop";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default followers
+                         * @enum {string}
+                         */
+                        readonly metric?: "followers" | "following" | "total_likes" | "videos";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["short_video.profiles.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.posts.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.videos.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.searchPosts.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.comments.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.followers.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["short_video.shop.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "followers" | "following" | "total_likes" | "videos";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly forum: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "posts";
+                        /** @description a user name or a profile URL */
+                        readonly subject: string | unknown | unknown;
+                        /**
+                         * between(1, 50)
+                         * @description a number between 1 and 50
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "subreddit";
+                        /** @description a community name or a community URL */
+                        readonly subject: string | unknown | unknown;
+                        /**
+                         * @default hot
+                         * @enum {string}
+                         */
+                        readonly sort?: "hot" | "newest" | "top" | "rising";
+                        /**
+                         * @default 7d
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1h" | "1d" | "7d" | "30d" | "1y" | "any";
+                        /**
+                         * between(1, 50)
+                         * @description a number between 1 and 50
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "comments";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * @default relevance
+                         * @enum {string}
+                         */
+                        readonly sort?: "relevance" | "hot" | "top" | "newest" | "most_commented";
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1h" | "1d" | "7d" | "30d" | "1y" | "any";
+                        /**
+                         * between(1, 50)
+                         * @description a number between 1 and 50
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default score
+                         * @enum {string}
+                         */
+                        readonly metric?: "score" | "comments_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["forum.posts.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["forum.subreddit.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["forum.comments.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["forum.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "score" | "comments_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly maps: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "places";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly location: string;
+                        /** @enum {string} */
+                        readonly minRating?: "2" | "2.5" | "3" | "3.5" | "4" | "4.5";
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        readonly website?: "any" | "with" | "without";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reviews";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default newest
+                         * @enum {string}
+                         */
+                        readonly sort?: "newest" | "relevance" | "rating_high" | "rating_low";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default rating
+                         * @enum {string}
+                         */
+                        readonly metric?: "rating" | "reviews" | "live_occupancy_percent";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["maps.places.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["maps.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["maps.reviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "rating" | "reviews" | "live_occupancy_percent";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly jobs_in: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    /** @description `salaryMax` must not be below `salaryMin` */
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1d" | "3d" | "7d" | "15d" | "30d" | "any";
+                        /**
+                         * @default relevance
+                         * @enum {string}
+                         */
+                        readonly sort?: "relevance" | "newest";
+                        readonly experience?: "all" | string | number;
+                        /** @default [] */
+                        readonly workplace?: readonly ("onsite" | "remote" | "hybrid" | "temporary_wfh")[];
+                        /**
+                         * between(0, 1000)
+                         * @description a number between 0 and 1000
+                         */
+                        readonly salaryMin?: number;
+                        /**
+                         * between(0, 1000)
+                         * @description a number between 0 and 1000
+                         */
+                        readonly salaryMax?: number;
+                        /** @default [] */
+                        readonly locations?: readonly string[];
+                        /** @default [] */
+                        readonly department?: readonly string[];
+                        /** @default [] */
+                        readonly roleCategory?: readonly string[];
+                        /** @default [] */
+                        readonly industry?: readonly string[];
+                        /** @default [] */
+                        readonly companyType?: readonly string[];
+                        /** @default [] */
+                        readonly topCompanies?: readonly string[];
+                        /** @default [] */
+                        readonly ugCourse?: readonly string[];
+                        /** @default [] */
+                        readonly pgCourse?: readonly string[];
+                        /** @default [] */
+                        readonly postedBy?: readonly ("company" | "consultant")[];
+                        /** @default true */
+                        readonly fetchDetails?: boolean;
+                        /**
+                         * between(50, 200)
+                         * @description a number between 50 and 200
+                         * @default 50
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default applicants
+                         * @enum {string}
+                         */
+                        readonly metric?: "applicants" | "views" | "vacancies";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["jobs_in.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "applicants" | "views" | "vacancies";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly jobs_global: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly location?: string;
+                        /**
+                         * @default US
+                         * @enum {string}
+                         */
+                        readonly country?: "US" | "GB" | "CA" | "AU" | "IN" | "DE" | "FR" | "JP" | "BR" | "MX" | "IT" | "ES" | "NL" | "BE" | "CH" | "AT" | "SG" | "HK" | "IE" | "NZ" | "AR" | "CL" | "CO";
+                        /** @default [] */
+                        readonly workplace?: readonly "remote"[];
+                        /** @default [] */
+                        readonly employmentType?: readonly ("full_time" | "part_time" | "contract" | "internship" | "temporary")[];
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1d" | "3d" | "7d" | "15d" | "30d" | "any";
+                        /**
+                         * @default relevance
+                         * @enum {string}
+                         */
+                        readonly sort?: "relevance" | "newest";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "jobs";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default US
+                         * @enum {string}
+                         */
+                        readonly country?: "US" | "GB" | "CA" | "AU" | "IN" | "DE" | "FR" | "JP" | "BR" | "MX" | "IT" | "ES" | "NL" | "BE" | "CH" | "AT" | "SG" | "HK" | "IE" | "NZ" | "AR" | "CL" | "CO";
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["jobs_global.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["jobs_global.jobs.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly social_network: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "pages";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    /** @description `until` must not be before `since` (refused with a 400 naming `until`) */
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "posts";
+                        /** @description a page URL or a vanity handle */
+                        readonly subject: string | unknown | unknown;
+                        readonly since?: components["schemas"]["Day"];
+                        readonly until?: components["schemas"]["Day"];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reels";
+                        /** @description a page URL or a vanity handle */
+                        readonly subject: string | unknown | unknown;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reviews";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 50
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "followers";
+                        /**
+                         * maxItems(3)
+                         * @description an array of at most 3 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default followers
+                         * @enum {string}
+                         */
+                        readonly direction?: "followers" | "following";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "ads";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default active
+                         * @enum {string}
+                         */
+                        readonly status?: "active" | "inactive";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "events";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "marketplace";
+                        /** @description a marketplace category or search URL (absolute http(s) URL) */
+                        readonly subject: string | unknown;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default followers
+                         * @enum {string}
+                         */
+                        readonly metric?: "followers" | "likes" | "talking_about" | "review_count" | "recommend_percent";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "comments";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @default true */
+                        readonly includeReplies?: boolean;
+                        /**
+                         * @default top
+                         * @enum {string}
+                         */
+                        readonly sort?: "top" | "threaded" | "newest";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 50
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["social_network.pages.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.posts.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.reels.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.reviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.followers.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.ads.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.events.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.marketplace.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "followers" | "likes" | "talking_about" | "review_count" | "recommend_percent";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["social_network.comments.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly web_search: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    /** @description `until` must not be before `since` (refused with a 400 naming `until`) */
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 5)
+                         * @description a number between 1 and 5
+                         * @default 1
+                         */
+                        readonly pages?: number;
+                        /** @description a string matching the pattern ^[A-Z]{2}$ */
+                        readonly country?: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         */
+                        readonly language?: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly site?: string;
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly relatedToSite?: string;
+                        readonly since?: components["schemas"]["Day"];
+                        readonly until?: components["schemas"]["Day"];
+                        /** @default [] */
+                        readonly fileTypes?: readonly string[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "news";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * @default 7d
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1h" | "1d" | "7d" | "1y" | "any";
+                        /**
+                         * @description a string matching the pattern ^[A-Z]{2}$
+                         * @default US
+                         */
+                        readonly country?: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "images";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "shopping";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * @description a string matching the pattern ^[A-Z]{2}$
+                         * @default US
+                         */
+                        readonly country?: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /**
+                         * @default any
+                         * @enum {string}
+                         */
+                        readonly postedWithin?: "1h" | "1d" | "7d" | "30d" | "any";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "playReviews";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @description a string matching the pattern ^[A-Z]{2}$
+                         * @default US
+                         */
+                        readonly country?: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /**
+                         * @default newest
+                         * @enum {string}
+                         */
+                        readonly sort?: "newest" | "rating_high" | "helpful";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 50
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["web_search.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["web_search.news.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["web_search.images.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["web_search.shopping.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["web_search.playReviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly lodging_booking: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "properties";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
+                        readonly stay?: {
+                            readonly checkIn?: components["schemas"]["Day"];
+                            readonly checkOut?: components["schemas"]["Day"];
+                            /** @description a string matching the pattern ^[A-Z]{3}$ */
+                            readonly currency?: string;
+                            /**
+                             * maxLength(35)
+                             * @description a string at most 35 character(s) long
+                             * @default en-GB
+                             */
+                            readonly language?: string;
+                        };
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    /** @description `priceMax` must not be below `priceMin` */
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly location: string;
+                        /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
+                        readonly stay?: {
+                            readonly checkIn?: components["schemas"]["Day"];
+                            readonly checkOut?: components["schemas"]["Day"];
+                            /** @description a string matching the pattern ^[A-Z]{3}$ */
+                            readonly currency?: string;
+                            /**
+                             * maxLength(35)
+                             * @description a string at most 35 character(s) long
+                             * @default en-GB
+                             */
+                            readonly language?: string;
+                        };
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly propertyType?: string;
+                        /**
+                         * between(1, 5)
+                         * @description a number between 1 and 5
+                         */
+                        readonly minStars?: number;
+                        /**
+                         * between(0, 10)
+                         * @description a number between 0 and 10
+                         */
+                        readonly minRating?: number;
+                        /**
+                         * between(0, 9007199254740991)
+                         * @description a number between 0 and 9007199254740991
+                         */
+                        readonly priceMin?: number;
+                        /**
+                         * between(0, 9007199254740991)
+                         * @description a number between 0 and 9007199254740991
+                         */
+                        readonly priceMax?: number;
+                        /**
+                         * @default relevance
+                         * @enum {string}
+                         */
+                        readonly sort?: "relevance" | "price_low" | "rating_high" | "distance";
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 12
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reviews";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * @default relevance
+                         * @enum {string}
+                         */
+                        readonly sort?: "relevance" | "newest" | "oldest" | "rating_high" | "rating_low";
+                        readonly since?: components["schemas"]["Day"];
+                        /** @default [] */
+                        readonly scoreBands?: readonly ("superb" | "good" | "average" | "poor")[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * @default price_from
+                         * @enum {string}
+                         */
+                        readonly metric?: "price_from" | "guest_score" | "review_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["lodging_booking.properties.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["lodging_booking.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["lodging_booking.reviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price_from" | "guest_score" | "review_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly travel_reviews: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "hotels";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                        /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
+                        readonly stay?: {
+                            readonly checkIn?: components["schemas"]["Day"];
+                            readonly checkOut?: components["schemas"]["Day"];
+                        };
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "restaurants";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "attractions";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "searchHotels";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                        /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
+                        readonly stay?: {
+                            readonly checkIn?: components["schemas"]["Day"];
+                            readonly checkOut?: components["schemas"]["Day"];
+                        };
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "searchRestaurants";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "searchAttractions";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * maxLength(35)
+                         * @description a string at most 35 character(s) long
+                         * @default en
+                         */
+                        readonly language?: string;
+                        /** @description a string matching the pattern ^[A-Z]{3}$ */
+                        readonly currency?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reviews";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        readonly since?: components["schemas"]["Day"];
+                        /** @default [] */
+                        readonly ratings?: readonly number[];
+                        /** @default [] */
+                        readonly languages?: readonly string[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * @default rating
+                         * @enum {string}
+                         */
+                        readonly metric?: "rating" | "reviews" | "rank";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["travel_reviews.hotels.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.restaurants.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.attractions.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.searchHotels.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.searchRestaurants.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.searchAttractions.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["travel_reviews.reviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "rating" | "reviews" | "rank";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly home_rentals: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "listings";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /** @description checkIn and checkOut come both or neither; checkOut must be after checkIn (else a 400 naming stay.checkOut) */
+                        readonly stay?: {
+                            readonly checkIn?: components["schemas"]["Day"];
+                            readonly checkOut?: components["schemas"]["Day"];
+                            /** @description a string matching the pattern ^[A-Z]{3}$ */
+                            readonly currency?: string;
+                            /**
+                             * between(1, 16)
+                             * @description a number between 1 and 16
+                             * @default 2
+                             */
+                            readonly adults?: number;
+                            /**
+                             * between(0, 10)
+                             * @description a number between 0 and 10
+                             * @default 0
+                             */
+                            readonly children?: number;
+                            /**
+                             * between(0, 5)
+                             * @description a number between 0 and 5
+                             * @default 0
+                             */
+                            readonly infants?: number;
+                            /**
+                             * between(0, 5)
+                             * @description a number between 0 and 5
+                             * @default 0
+                             */
+                            readonly pets?: number;
+                            /**
+                             * minLength(1)
+                             * @description a string at least 1 character(s) long
+                             * @default en-US
+                             */
+                            readonly locale?: string;
+                        };
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reviews";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         * @default en-US
+                         */
+                        readonly locale?: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default price_per_night
+                         * @enum {string}
+                         */
+                        readonly metric?: "price_per_night" | "total_price" | "rating_overall" | "reviews_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["home_rentals.listings.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["home_rentals.reviews.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price_per_night" | "total_price" | "rating_overall" | "reviews_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly fashion_marketplace: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "products";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "listing";
+                        /** @description a designer, category or sale page URL (absolute http(s) URL) */
+                        readonly subject: string | unknown;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "search";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query: string;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 20
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * @default price
+                         * @enum {string}
+                         */
+                        readonly metric?: "price" | "full_price" | "discount_percent" | "stock_quantity";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["fashion_marketplace.products.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["fashion_marketplace.listing.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["fashion_marketplace.search.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price" | "full_price" | "discount_percent" | "stock_quantity";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly storefronts: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "products";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 25
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "history";
+                        /**
+                         * maxItems(5)
+                         * @description an array of at most 5 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown)[];
+                        /**
+                         * @default price_from
+                         * @enum {string}
+                         */
+                        readonly metric?: "price_from" | "price_to" | "in_stock" | "variant_count";
+                        /**
+                         * between(1, 730)
+                         * @description a number between 1 and 730
+                         * @default 90
+                         */
+                        readonly days?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["storefronts.products.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * @description the metric of the series
+                             * @enum {string}
+                             */
+                            readonly metric: "price_from" | "price_to" | "in_stock" | "variant_count";
+                            /** @description the adapter that measured the row */
+                            readonly source: string;
+                            /**
+                             * Format: date-time
+                             * @description when the latest point was measured
+                             */
+                            readonly measuredAt: string;
+                            /** @description points, oldest first */
+                            readonly points: readonly {
+                                /**
+                                 * Format: date-time
+                                 * @description when the point was measured
+                                 */
+                                readonly measuredAt: string;
+                                /** @description the metric's value (unit as the row field it is measured from) */
+                                readonly value: number;
+                                /** @description the stay the point was priced for */
+                                readonly stay?: {
+                                    readonly [key: string]: unknown;
+                                };
+                                /** @description the store the point was measured at */
+                                readonly store?: string;
+                            }[];
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly explore: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "sources";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly query?: string;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "schema";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly source: string;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                } | {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "run";
+                        /**
+                         * minLength(1)
+                         * @description a string at least 1 character(s) long
+                         */
+                        readonly source: string;
+                        /** @description a JSON object of at most 8 levels and 8192 bytes; the keys __proto__, constructor and prototype are refused at any depth */
+                        readonly input?: Record<string, never>;
+                        /**
+                         * between(1, 100)
+                         * @description a number between 1 and 100
+                         * @default 10
+                         */
+                        readonly limit?: number;
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly components["schemas"]["explore.sources.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["explore.schema.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    } | {
+                        readonly data: readonly components["schemas"]["explore.run.Row"][];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description The op is currently unavailable (D11); nothing was billed. */
+            readonly 503: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    readonly contacts: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: {
+                /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
+                readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody: {
+            readonly content: {
+                readonly "application/json": {
+                    readonly request: {
+                        /** @enum {string} */
+                        readonly op: "reveal";
+                        /**
+                         * maxItems(10)
+                         * @description an array of at most 10 item(s)
+                         */
+                        readonly subjects: readonly (string | unknown | unknown)[];
+                        /**
+                         * maxItems(2)
+                         * @description an array of at most 2 item(s)
+                         * @default [
+                         *       "email",
+                         *       "phone"
+                         *     ]
+                         */
+                        readonly reveal?: readonly ("email" | "phone")[];
+                    };
+                    /** @description quote the exact cost without spending (D8) */
+                    readonly estimateOnly?: boolean;
+                    /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
+                    readonly maxCredits?: number;
+                };
+            };
+        };
+        readonly responses: {
+            /** @description The answer (D4): rows of the op, cost, coverage of every unit. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly {
+                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+                            readonly subject: string;
+                            /**
+                             * Format: date-time
+                             * @description when the row was measured upstream (ISO 8601, UTC)
+                             */
+                            readonly measuredAt: string;
+                            readonly source: string | null;
+                            /** @description the email part, when asked */
+                            readonly email?: {
+                                /**
+                                 * @description bought by this call
+                                 * @enum {string}
+                                 */
+                                readonly status: "revealed";
+                                /** @description the revealed value */
+                                readonly value: string;
+                            } | {
+                                /**
+                                 * @description revealed to this org before: free
+                                 * @enum {string}
+                                 */
+                                readonly status: "owned";
+                                /** @description the revealed value */
+                                readonly value: string;
+                                /**
+                                 * Format: date-time
+                                 * @description when this org revealed it
+                                 */
+                                readonly revealedAt: string;
+                            } | {
+                                /**
+                                 * @description upstream has nothing: never bought again
+                                 * @enum {string}
+                                 */
+                                readonly status: "nothing_on_file";
+                                readonly value: null;
+                            };
+                            /** @description the phone part, when asked */
+                            readonly phone?: {
+                                /**
+                                 * @description bought by this call
+                                 * @enum {string}
+                                 */
+                                readonly status: "revealed";
+                                /** @description the revealed value */
+                                readonly value: string;
+                            } | {
+                                /**
+                                 * @description revealed to this org before: free
+                                 * @enum {string}
+                                 */
+                                readonly status: "owned";
+                                /** @description the revealed value */
+                                readonly value: string;
+                                /**
+                                 * Format: date-time
+                                 * @description when this org revealed it
+                                 */
+                                readonly revealedAt: string;
+                            } | {
+                                /**
+                                 * @description upstream has nothing: never bought again
+                                 * @enum {string}
+                                 */
+                                readonly status: "nothing_on_file";
+                                readonly value: null;
+                            };
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is over 64 KiB; nothing was read or billed. */
+            readonly 413: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
                 };
             };
         };

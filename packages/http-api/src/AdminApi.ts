@@ -1,0 +1,190 @@
+/**
+ * The operator API contract (D6): accounts, credits, keys and holds under `/admin`, on the operator listener, behind
+ * `Authorization: Bearer <operator token>`. API keys reach none of it. Its own OpenAPI document is served there.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import * as Errors from "./Errors.js"
+
+/** Unknown body fields are refused (400), not dropped. */
+const strict = { parseOptions: { onExcessProperty: "error" } } as const
+
+/** The operator token check: answers 401 `unauthorized` without a valid `Authorization: Bearer <token>`. */
+export class OperatorAuth extends HttpApiMiddleware.Tag<OperatorAuth>()("@pdr/http-api/OperatorAuth", {
+  failure: Errors.Unauthorized,
+  security: { operator: HttpApiSecurity.bearer }
+}) {}
+
+/** An account (an org) with its credits. */
+export const Account = Schema.Struct({
+  accountId: Schema.String,
+  name: Schema.String,
+  balance: Schema.Number,
+  held: Schema.Number,
+  spendable: Schema.Number,
+  createdAt: Schema.String
+}).annotations({ identifier: "Account" })
+
+/** A hold on an account's credits (D8). */
+export const Hold = Schema.Struct({
+  holdId: Schema.String,
+  keyId: Schema.NullOr(Schema.String),
+  amount: Schema.Number,
+  expiresAt: Schema.String
+}).annotations({ identifier: "Hold" })
+
+/** A ledger entry. */
+export const LedgerEntry = Schema.Struct({
+  id: Schema.Number,
+  kind: Schema.Literal("grant", "capture"),
+  credits: Schema.Number,
+  reason: Schema.String,
+  keyId: Schema.NullOr(Schema.String),
+  at: Schema.String
+}).annotations({ identifier: "LedgerEntry" })
+
+/** An account with its active holds and recent ledger. */
+export const AccountDetail = Schema.Struct({
+  ...Account.fields,
+  holds: Schema.Array(Hold),
+  ledger: Schema.Array(LedgerEntry)
+}).annotations({ identifier: "AccountDetail" })
+
+/** An API key as stored: never the key itself (D6). */
+export const Key = Schema.Struct({
+  keyId: Schema.String,
+  accountId: Schema.String,
+  name: Schema.String,
+  prefix: Schema.String,
+  createdAt: Schema.String,
+  expiresAt: Schema.NullOr(Schema.String),
+  revokedAt: Schema.NullOr(Schema.String),
+  lastUsedAt: Schema.NullOr(Schema.String),
+  calls: Schema.Number,
+  creditsSpent: Schema.Number
+}).annotations({ identifier: "Key" })
+
+/** A new key: the only answer that carries the full key. */
+export const CreatedKey = Schema.Struct({ ...Key.fields, key: Schema.String }).annotations({ identifier: "CreatedKey" })
+
+/** `POST /admin/accounts`. */
+export const CreateAccount = Schema.Struct({
+  name: Schema.String,
+  credits: Schema.optional(Schema.Number)
+}).annotations({ identifier: "CreateAccount", ...strict })
+
+/** `POST /admin/accounts/:accountId/credits`. */
+export const Grant = Schema.Struct({ credits: Schema.Number, reason: Schema.String }).annotations({
+  identifier: "Grant",
+  ...strict
+})
+
+/** `POST /admin/accounts/:accountId/keys`; `expires` is an ISO-8601 date. */
+export const CreateKey = Schema.Struct({ name: Schema.String, expires: Schema.optional(Schema.String) }).annotations({
+  identifier: "CreateKey",
+  ...strict
+})
+
+const AccountPath = Schema.Struct({ accountId: Schema.String })
+
+/** Accounts: create, list, show. */
+export class AccountsGroup extends HttpApiGroup.make("accounts")
+  .add(
+    HttpApiEndpoint.post("create", "/admin/accounts")
+      .setPayload(CreateAccount)
+      .addSuccess(Account, { status: 201 })
+      .addError(Errors.BadRequest)
+      .annotate(OpenApi.Summary, "Create an account (an org), optionally with credits")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/admin/accounts")
+      .addSuccess(Schema.Struct({ accounts: Schema.Array(Account) }))
+      .annotate(OpenApi.Summary, "Every account with balance and held credits")
+  )
+  .add(
+    HttpApiEndpoint.get("show", "/admin/accounts/:accountId")
+      .setPath(AccountPath)
+      .addSuccess(AccountDetail)
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "Balance, active holds and recent ledger of an account")
+  )
+  .middleware(OperatorAuth) {}
+
+/** Credits: grants. */
+export class CreditsGroup extends HttpApiGroup.make("credits")
+  .add(
+    HttpApiEndpoint.post("grant", "/admin/accounts/:accountId/credits")
+      .setPath(AccountPath)
+      .setPayload(Grant)
+      .addSuccess(Account)
+      .addError(Errors.BadRequest)
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "Grant credits to an account, with a reason kept in its ledger")
+  )
+  .middleware(OperatorAuth) {}
+
+/** API keys: create, list, revoke. */
+export class KeysGroup extends HttpApiGroup.make("keys")
+  .add(
+    HttpApiEndpoint.post("create", "/admin/accounts/:accountId/keys")
+      .setPath(AccountPath)
+      .setPayload(CreateKey)
+      .addSuccess(CreatedKey, { status: 201 })
+      .addError(Errors.BadRequest)
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "Create a key; the answer is the only place the full key is shown")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/admin/accounts/:accountId/keys")
+      .setPath(AccountPath)
+      .addSuccess(Schema.Struct({ keys: Schema.Array(Key) }))
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "An account's keys: prefix, name, dates, calls and credits spent")
+  )
+  .add(
+    HttpApiEndpoint.post("revoke", "/admin/keys/:keyId/revoke")
+      .setPath(Schema.Struct({ keyId: Schema.String }))
+      .addSuccess(
+        Schema.Struct({ keyId: Schema.String, revoked: Schema.Literal(true), alreadyRevoked: Schema.Boolean })
+      )
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "Revoke a key, immediately and irreversibly")
+  )
+  .middleware(OperatorAuth) {}
+
+/** Holds: the sweep of expired holds (D8). */
+export class HoldsGroup extends HttpApiGroup.make("holds")
+  .add(
+    HttpApiEndpoint.post("sweep", "/admin/holds/sweep")
+      .addSuccess(Schema.Struct({ released: Schema.Number }))
+      .annotate(OpenApi.Summary, "Release the holds past their expiry now")
+  )
+  .middleware(OperatorAuth) {}
+
+/** Drops the `$id` that every `Schema.Unknown` carries (repeated, it makes the document invalid 3.1). */
+const withoutIds = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(withoutIds)
+    : typeof value === "object" && value !== null
+      ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (k === "$id" ? [] : [[k, withoutIds(v)]])))
+      : value
+
+/** The document as served: no repeated `$id`, and the listener that serves it as its server. */
+const finish = (spec: Record<string, unknown>): Record<string, unknown> => ({
+  ...(withoutIds(spec) as Record<string, unknown>),
+  servers: [{ url: "/", description: "the operator listener (ADMIN_HOST:ADMIN_PORT, loopback by default)" }]
+})
+
+/** The operator API. */
+export class AdminApi extends HttpApi.make("pdr-admin")
+  .add(AccountsGroup)
+  .add(CreditsGroup)
+  .add(KeysGroup)
+  .add(HoldsGroup)
+  .addError(Errors.Internal)
+  .annotate(OpenApi.Transform, finish)
+  .annotate(OpenApi.Title, "Platform Data Retrieval API: operator")
+  .annotate(
+    OpenApi.Description,
+    "Accounts, credits, keys and holds, on the operator listener only, with the operator token."
+  ) {}
