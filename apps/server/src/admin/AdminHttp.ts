@@ -171,7 +171,13 @@ const untrackable = (
   e: Requests.InvalidRequest | Requests.UnknownOp | Requests.UnknownPlatform | Tracking.NotTrackable
 ) =>
   Effect.flatMap(
-    errorObject("invalid_request", e.message, e._tag === "InvalidRequest" ? e.details : undefined),
+    errorObject(
+      "invalid_request",
+      e.message,
+      e._tag === "InvalidRequest"
+        ? e.details.map((d) => ({ path: d.path, message: d.message }))
+        : [{ path: e._tag === "UnknownPlatform" ? "platform" : "request.op", message: e.message }]
+    ),
     (error) => Effect.fail(new Errors.BadRequest({ error }))
   )
 
