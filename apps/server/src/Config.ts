@@ -6,9 +6,13 @@ import { listenerTimeouts } from "./Server.js"
 
 const members = Members.MemberSettings.defaultValue()
 
+const port = Config.port("PORT").pipe(Config.withDefault(8080))
+
 /** Listeners, data location and operator token (the core's settings are read by `Core.config`). */
 export const server = Config.all({
-  port: Config.port("PORT").pipe(Config.withDefault(8080)),
+  port,
+  // the public base of links handed out (the sign-up links of `pnpm admin member invite`)
+  publicUrl: Config.string("PUBLIC_URL").pipe(Config.orElse(() => Config.map(port, (p) => `http://localhost:${p}`))),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   adminPort: Config.port("ADMIN_PORT").pipe(Config.withDefault(8081)),
   adminHost: Config.string("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),

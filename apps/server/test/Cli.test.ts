@@ -64,7 +64,8 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
     const usageErrors = Promise.all([
       run(server, "key", "create", "--json"),
       run(server, "key"),
-      run(server, "account", "show", "--account", "acct_none", "--json")
+      run(server, "account", "show", "--account", "acct_none", "--json"),
+      run(server, "track", "add", "--platform", "maps", "--request", "[1]", "--json")
     ])
     const created = await run(server, "account", "create", "--name", "CLI Org", "--credits", "30", "--json")
     assert.strictEqual(created.code, 0, created.stderr)
@@ -88,7 +89,7 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
     assert.isTrue(revoked.revoked)
     const after = await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": key.key } })
     assert.strictEqual(after.status, 401)
-    const [usage, noun, missing] = await usageErrors
+    const [usage, noun, missing, notObject] = await usageErrors
     assert.strictEqual(missing.code, 1)
     assert.strictEqual(JSON.parse(missing.stdout).error.code, "not_found")
     assert.strictEqual(usage.code, 2)
@@ -97,6 +98,8 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
     assert.include(usageBody.error.message, "--account")
     assert.strictEqual(noun.code, 2)
     assert.include(noun.stderr, "create, list, revoke")
+    assert.strictEqual(notObject.code, 2)
+    assert.include(JSON.parse(notObject.stdout).error.message, "--request must be a JSON object")
   }, 60_000)
 
   it("as a process: a wrong token and an unreachable server exit 1 with a JSON error; no token is a usage error", async () => {
@@ -122,7 +125,10 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
       "/admin/accounts/{accountId}/credits",
       "/admin/accounts/{accountId}/keys",
       "/admin/keys/{keyId}/revoke",
-      "/admin/holds/sweep"
+      "/admin/holds/sweep",
+      "/admin/tracked",
+      "/admin/tracked/remove",
+      "/admin/accounts/{accountId}/members/invitations"
     ])
     assert.deepStrictEqual(Object.keys(adminDoc.body.components.securitySchemes), ["operator"])
     const publicDoc = await request(`${server.api}/openapi.json`)

@@ -1,6 +1,7 @@
 /**
- * The operator API contract (D6): accounts, credits, keys and holds under `/admin`, on the operator listener, behind
- * `Authorization: Bearer <operator token>`. API keys reach none of it. Its own OpenAPI document is served there.
+ * The operator API contract (D6): accounts, credits, keys, holds, tracked entities and member invitations under
+ * `/admin`, on the operator listener, behind `Authorization: Bearer <operator token>`. API keys reach none of it. Its
+ * own OpenAPI document is served there.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
@@ -161,6 +162,85 @@ export class HoldsGroup extends HttpApiGroup.make("holds")
   )
   .middleware(OperatorAuth) {}
 
+/** An op request, as the public API takes it (`{ op, subjects | subject, ... }`). */
+const OpRequest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** A tracked entity of the nightly refresh: a canonical subject of an op, with the request that measures it. */
+export const Tracked = Schema.Struct({
+  platform: Schema.String,
+  op: Schema.String,
+  subject: Schema.String,
+  request: OpRequest,
+  pinned: Schema.Boolean,
+  demandedAt: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Tracked" })
+
+/** `POST /admin/tracked`: pin every subject of an op request of a platform. */
+export const TrackAdd = Schema.Struct({ platform: Schema.String, request: OpRequest }).annotations({
+  identifier: "TrackAdd",
+  ...strict
+})
+
+/** `POST /admin/tracked/remove`: unpin a canonical subject of a platform. */
+export const TrackRemove = Schema.Struct({ platform: Schema.String, subject: Schema.String }).annotations({
+  identifier: "TrackRemove",
+  ...strict
+})
+
+const TrackedList = Schema.Struct({ tracked: Schema.Array(Tracked) })
+
+/** Tracked entities (the nightly refresh's list): pin, unpin, list. */
+export class TrackedGroup extends HttpApiGroup.make("tracked")
+  .add(
+    HttpApiEndpoint.post("add", "/admin/tracked")
+      .setPayload(TrackAdd)
+      .addSuccess(TrackedList, { status: 201 })
+      .addError(Errors.BadRequest)
+      .addError(Errors.BadGateway)
+      .annotate(OpenApi.Summary, "Pin the subjects of an op request for the nightly refresh")
+  )
+  .add(
+    HttpApiEndpoint.post("remove", "/admin/tracked/remove")
+      .setPayload(TrackRemove)
+      .addSuccess(Schema.Struct({ removed: Schema.Number }))
+      .annotate(OpenApi.Summary, "Unpin a canonical subject of a platform; answers how many entries were unpinned")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/admin/tracked")
+      .setUrlParams(Schema.Struct({ pinned: Schema.optional(Schema.BooleanFromString) }))
+      .addSuccess(TrackedList)
+      .addError(Errors.BadRequest)
+      .annotate(OpenApi.Summary, "Tracked entities: pinned only (`pinned=true`), or pinned and recently demanded")
+  )
+  .middleware(OperatorAuth) {}
+
+/** `POST /admin/accounts/:accountId/members/invitations`; the role defaults to owner. */
+export const InviteMember = Schema.Struct({
+  email: Schema.String,
+  role: Schema.optional(Schema.Literal("owner", "member"))
+}).annotations({ identifier: "InviteMember", ...strict })
+
+/** A one-time invitation: the sign-up path carries its token, shown only here. */
+export const Invitation = Schema.Struct({
+  email: Schema.String,
+  role: Schema.Literal("owner", "member"),
+  expiresAt: Schema.String,
+  signUpPath: Schema.String
+}).annotations({ identifier: "Invitation" })
+
+/** Members of an account's dashboard (D20): the operator's invitation. */
+export class MembersGroup extends HttpApiGroup.make("members")
+  .add(
+    HttpApiEndpoint.post("invite", "/admin/accounts/:accountId/members/invitations")
+      .setPath(AccountPath)
+      .setPayload(InviteMember)
+      .addSuccess(Invitation, { status: 201 })
+      .addError(Errors.BadRequest)
+      .addError(Errors.NotFound)
+      .annotate(OpenApi.Summary, "Invite a member (owner by default); the answer carries the one-time sign-up path")
+  )
+  .middleware(OperatorAuth) {}
+
 /** Drops the `$id` that every `Schema.Unknown` carries (repeated, it makes the document invalid 3.1). */
 const withoutIds = (value: unknown): unknown =>
   Array.isArray(value)
@@ -181,10 +261,12 @@ export class AdminApi extends HttpApi.make("pdr-admin")
   .add(CreditsGroup)
   .add(KeysGroup)
   .add(HoldsGroup)
+  .add(TrackedGroup)
+  .add(MembersGroup)
   .addError(Errors.Internal)
   .annotate(OpenApi.Transform, finish)
   .annotate(OpenApi.Title, "Platform Data Retrieval API: operator")
   .annotate(
     OpenApi.Description,
-    "Accounts, credits, keys and holds, on the operator listener only, with the operator token."
+    "Accounts, credits, keys, holds, tracked entities and member invitations, on the operator listener only, with the operator token."
   ) {}

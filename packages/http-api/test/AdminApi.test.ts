@@ -28,7 +28,7 @@ describe("the operator API's OpenAPI document", () => {
     )
   })
 
-  it("declares the eight operator endpoints, each behind the operator bearer token", () => {
+  it("declares the twelve operator endpoints, each behind the operator bearer token", () => {
     const operations = Object.entries(doc["paths"] as Record<string, Record<string, any>>).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op }))
     )
@@ -42,7 +42,11 @@ describe("the operator API's OpenAPI document", () => {
         "POST /admin/accounts/{accountId}/keys",
         "GET /admin/accounts/{accountId}/keys",
         "POST /admin/keys/{keyId}/revoke",
-        "POST /admin/holds/sweep"
+        "POST /admin/holds/sweep",
+        "POST /admin/tracked",
+        "POST /admin/tracked/remove",
+        "GET /admin/tracked",
+        "POST /admin/accounts/{accountId}/members/invitations"
       ]
     )
     for (const { op } of operations) {

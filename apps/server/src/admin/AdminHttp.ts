@@ -14,7 +14,17 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
-import { Accounts, type KeyStore, Keys, Ledger } from "@pdr/domain"
+import {
+  Accounts,
+  type Calls,
+  type Demand,
+  type KeyStore,
+  Keys,
+  Ledger,
+  Members,
+  Requests,
+  Tracking
+} from "@pdr/domain"
 import { AdminApi, Errors } from "@pdr/http-api"
 import { Cause, DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import * as ApiErrors from "../http/ApiErrors.js"
@@ -147,6 +157,77 @@ const HoldsLive = HttpApiBuilder.group(AdminApi.AdminApi, "holds", (handlers) =>
   )
 )
 
+const trackedView = (e: Demand.Tracked): typeof AdminApi.Tracked.Type => ({
+  platform: e.platform,
+  op: e.op,
+  subject: e.subject,
+  request: e.request,
+  pinned: e.pinned,
+  demandedAt: e.demandedAt === null ? null : e.demandedAt.toISOString()
+})
+
+/** 400 `invalid_request` naming what a tracked request gets wrong (its fields, op, platform, or no window). */
+const untrackable = (
+  e: Requests.InvalidRequest | Requests.UnknownOp | Requests.UnknownPlatform | Tracking.NotTrackable
+) =>
+  Effect.flatMap(
+    errorObject(
+      "invalid_request",
+      e.message,
+      e._tag === "InvalidRequest"
+        ? e.details.map((d) => ({ path: d.path, message: d.message }))
+        : [{ path: e._tag === "UnknownPlatform" ? "platform" : "request.op", message: e.message }]
+    ),
+    (error) => Effect.fail(new Errors.BadRequest({ error }))
+  )
+
+const TrackedLive = HttpApiBuilder.group(AdminApi.AdminApi, "tracked", (handlers) =>
+  Effect.map(Effect.context<Calls.Calls>(), (context) =>
+    handlers
+      .handle("add", ({ payload }) =>
+        Tracking.pin(payload.platform, payload.request).pipe(
+          Effect.map((pinned) => ({
+            tracked: pinned.map((e) => trackedView({ ...e, pinned: true, demandedAt: null }))
+          })),
+          Effect.catchTags({
+            InvalidRequest: untrackable,
+            UnknownOp: untrackable,
+            UnknownPlatform: untrackable,
+            NotTrackable: untrackable,
+            // planning resolves a store or an explore source upstream; when that fails nothing is pinned
+            EveryUnitFailed: (e) =>
+              Effect.flatMap(errorObject("upstream_failed", e.message), (error) =>
+                Effect.fail(new Errors.BadGateway({ error }))
+              )
+          }),
+          Effect.provide(context)
+        )
+      )
+      .handle("remove", ({ payload }) =>
+        Effect.map(Tracking.unpin(payload.platform, payload.subject), (removed) => ({ removed }))
+      )
+      .handle("list", ({ urlParams }) =>
+        Effect.map(Tracking.list(urlParams.pinned ?? false), (all) => ({ tracked: all.map(trackedView) }))
+      )
+  )
+)
+
+const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers) =>
+  Effect.map(Members.Members, (members) =>
+    handlers.handle("invite", ({ path, payload }) =>
+      members.invite({ accountId: path.accountId, email: payload.email, role: payload.role ?? "owner" }).pipe(
+        Effect.map((invited) => ({
+          email: invited.email,
+          role: invited.role,
+          expiresAt: invited.expiresAt.toISOString(),
+          signUpPath: `/dashboard/sign-up?token=${invited.token}`
+        })),
+        Effect.catchTags({ InvalidInput: invalid, AccountNotFound: notFound })
+      )
+    )
+  )
+)
+
 const digest = (s: string) => createHash("sha256").update(s).digest()
 
 /** The operator token check; the `Bearer ` prefix is checked here (the framework's decoder does not). */
@@ -224,7 +305,7 @@ const routes = (token: Redacted.Redacted<string>) =>
   ).pipe(
     Layer.provideMerge(
       HttpApiBuilder.api(AdminApi.AdminApi).pipe(
-        Layer.provide([AccountsLive, CreditsLive, KeysLive, HoldsLive]),
+        Layer.provide([AccountsLive, CreditsLive, KeysLive, HoldsLive, TrackedLive, MembersLive]),
         Layer.provide(authLayer(token))
       )
     )
@@ -237,7 +318,9 @@ const routes = (token: Redacted.Redacted<string>) =>
 export const layer = (token: Redacted.Redacted<string>) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const services = yield* Effect.context<Accounts.Accounts | Keys.Keys | Ledger.Ledger>()
+      const services = yield* Effect.context<
+        Accounts.Accounts | Keys.Keys | Ledger.Ledger | Members.Members | Calls.Calls
+      >()
       const context = yield* Layer.buildWithMemoMap(
         routes(token).pipe(Layer.provide(Layer.succeedContext(services))),
         yield* Layer.makeMemoMap,

@@ -36,10 +36,13 @@ const usage = (message: string) =>
 /** The operator API's client and where it is, resolved once from the server's configuration. */
 class Operator extends Context.Tag("@pdr/server/cli/Operator")<
   Operator,
-  { readonly admin: PdrClient.AdminClient; readonly baseUrl: string }
+  { readonly admin: PdrClient.AdminClient; readonly baseUrl: string; readonly publicUrl: string }
 >() {}
 
-/** ADMIN_URL (else the server's ADMIN_PORT on loopback), ADMIN_TOKEN (else the token file in the server's DATA_DIR). */
+/**
+ * ADMIN_URL (else the server's ADMIN_PORT on loopback), ADMIN_TOKEN (else the token file in the server's DATA_DIR),
+ * and the server's PUBLIC_URL (the base of the links the CLI prints).
+ */
 const OperatorLive = Layer.effect(
   Operator,
   Effect.gen(function* () {
@@ -53,7 +56,7 @@ const OperatorLive = Layer.effect(
         ? Redacted.make(readFileSync(file, "utf8").trim())
         : yield* usage(`no operator token: set ADMIN_TOKEN or start the server once (it writes ${file})`)
     const admin = yield* PdrClient.makeAdmin({ baseUrl, token })
-    return { admin, baseUrl }
+    return { admin, baseUrl, publicUrl: server.publicUrl }
   })
 ).pipe(Layer.provide(FetchHttpClient.layer))
 
@@ -80,15 +83,20 @@ const leaf = <const C extends Command.Command.Config, A>(
   name: string,
   description: string,
   config: C,
-  call: (admin: PdrClient.AdminClient, input: Command.Command.ParseConfig<C>) => Effect.Effect<A, unknown>,
+  call: (
+    admin: PdrClient.AdminClient,
+    input: Command.Command.ParseConfig<C>,
+    operator: Context.Tag.Service<Operator>
+  ) => Effect.Effect<A, unknown>,
   human: (a: A) => string,
   view: (a: A) => unknown = (a) => a
 ) =>
   Command.make(name, { ...config, json }, (input) =>
     Effect.gen(function* () {
-      const { admin, baseUrl } = yield* Operator
-      const result = yield* Effect.mapError(call(admin, input as Command.Command.ParseConfig<C>), (e) =>
-        toFailure(e, baseUrl)
+      const operator = yield* Operator
+      const result = yield* Effect.mapError(
+        call(operator.admin, input as Command.Command.ParseConfig<C>, operator),
+        (e) => toFailure(e, operator.baseUrl)
       )
       yield* Console.log(asJson(input) ? JSON.stringify(view(result)) : human(result))
     }).pipe(
@@ -126,6 +134,23 @@ const table = (rows: ReadonlyArray<Record<string, unknown>>, columns: ReadonlyAr
       .trimEnd()
   return [line(columns), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n")
 }
+
+const platform = text("platform", "the platform id (e.g. maps)")
+
+/** `--request`: an op request as JSON, refused (usage error) unless it is a JSON object. */
+const opRequest = text("request", 'the op request as JSON, e.g. \'{"op":"places","subjects":["ChIJ..."]}\'').pipe(
+  Options.mapEffect((raw) => {
+    const invalid = ValidationError.invalidValue(
+      HelpDoc.p('--request must be a JSON object, e.g. \'{"op":"profiles","subjects":["jane.doe"]}\'')
+    )
+    return Effect.try({ try: (): unknown => JSON.parse(raw), catch: () => invalid }).pipe(
+      Effect.filterOrFail(
+        (v): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v),
+        () => invalid
+      )
+    )
+  })
+)
 
 const accountColumns = ["accountId", "name", "balance", "held", "spendable", "createdAt"]
 const keyColumns = [
@@ -232,6 +257,38 @@ const commands = [
       (r) => `${r.keyId} ${r.alreadyRevoked ? "was already revoked" : "revoked"}`
     )
   ]),
+  noun("member", "dashboard members (D20)", [
+    leaf(
+      "invite",
+      "invite a member; prints a one-time dashboard sign-up link (default role owner)",
+      {
+        account,
+        email: text("email", "the member's email"),
+        role: Options.choice("role", ["owner", "member"]).pipe(
+          Options.withDescription("the member's role (default owner)"),
+          Options.optional
+        )
+      },
+      (admin, input, { publicUrl }) =>
+        admin.members
+          .invite({
+            path: { accountId: input.account },
+            payload: {
+              email: input.email,
+              ...Option.match(input.role, { onNone: () => ({}), onSome: (role) => ({ role }) })
+            }
+          })
+          .pipe(
+            Effect.map((r) => ({
+              email: r.email,
+              role: r.role,
+              expiresAt: r.expiresAt,
+              link: `${publicUrl}${r.signUpPath}`
+            }))
+          ),
+      (r) => `one-time sign-up link for ${r.email} (${r.role}), valid until ${r.expiresAt}:\n${r.link}`
+    )
+  ]),
   noun("holds", "credit holds", [
     leaf(
       "sweep",
@@ -239,6 +296,29 @@ const commands = [
       {},
       (admin) => admin.holds.sweep(),
       (r) => `released ${r.released} expired holds`
+    )
+  ]),
+  noun("track", "tracked entities (the nightly refresh's list)", [
+    leaf(
+      "add",
+      "pin the subjects of an op request for the nightly refresh",
+      { platform, request: opRequest },
+      (admin, input) => admin.tracked.add({ payload: { platform: input.platform, request: input.request } }),
+      (r) => `pinned ${r.tracked.length}: ${r.tracked.map((e) => e.subject).join(", ")}`
+    ),
+    leaf(
+      "remove",
+      "unpin a (canonical) subject",
+      { platform, subject: text("subject", "the canonical subject, as `track list` shows it") },
+      (admin, input) => admin.tracked.remove({ payload: { platform: input.platform, subject: input.subject } }),
+      (r) => `unpinned ${r.removed}`
+    ),
+    leaf(
+      "list",
+      "tracked entities: pinned, or asked for within TRACK_DAYS",
+      { pinned: Options.boolean("pinned").pipe(Options.withDescription("only the pinned entities")) },
+      (admin, input) => admin.tracked.list({ urlParams: input.pinned ? { pinned: true } : {} }),
+      (r) => table(r.tracked, ["platform", "op", "subject", "pinned", "demandedAt"])
     )
   ])
 ] as const
