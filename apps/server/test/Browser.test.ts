@@ -13,7 +13,9 @@ import { account, post, type Running, start } from "./harness.js"
 
 const chromiumPath = "/usr/bin/chromium"
 if (!existsSync(chromiumPath) && process.env["CI"] === "true")
-  throw new Error(`CI=true and ${chromiumPath} is missing: the browser tests need Debian's chromium (.ci/run installs it)`)
+  throw new Error(
+    `CI=true and ${chromiumPath} is missing: the browser tests need Debian's chromium (.ci/run installs it)`
+  )
 const ready = (await Testing.serverAvailable()) && existsSync(chromiumPath)
 const axeSource = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
 const password = "owner password 123"
