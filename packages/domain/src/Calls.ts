@@ -5,12 +5,12 @@
  * The service composes `Plan` (units and what is fetched), `Settle` (delivered price, records, kept answer) and
  * `Coverage` (coverage items, answer rows, stored views, contact rows).
  */
-import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option, Schema } from "effect"
+import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import type * as Catalogue from "./Catalogue.js"
 import { type CoverageItem, contactRow, cover, exactNumber, kept, shapeRows, storedView } from "./Coverage.js"
 import * as Freshness from "./Freshness.js"
 import * as History from "./History.js"
-import * as Ids from "./Ids.js"
 import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
 import { type Fetched, needsFetch, type Plan, type Unit } from "./Plan.js"
@@ -21,46 +21,9 @@ import { Ledger } from "./ports/Ledger.js"
 import { type Measurement, Measurements, type Row } from "./ports/Measurements.js"
 import { type UnitOutcome, Upstream, type UpstreamFailed } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
-import { deliveredPrice, type Keep, keptAnswer, records } from "./Settle.js"
+import { deliveredPrice, holdsOf, type Keep, keptAnswer, records } from "./Settle.js"
 
-/** 503 `op_unavailable`: the op is marked unavailable in the catalogue (D11). */
-export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavailable", {
-  platform: Schema.String,
-  op: Schema.String
-}) {
-  override get message() {
-    return `${this.platform} ${this.op} is currently unavailable; nothing was billed`
-  }
-}
-
-/** 402 `insufficient_credits`: the quote exceeds spendable credits. */
-export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
-  required: Schema.Number,
-  available: Schema.Number
-}) {
-  override get message() {
-    return `this call costs ${this.required} credits and ${this.available} are spendable; nothing was fetched or billed`
-  }
-}
-
-/** 402 `quote_above_max_credits`: the quote exceeds the call's `maxCredits` (D18); nothing was held or billed. */
-export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredits>()("QuoteAboveMaxCredits", {
-  required: Schema.Number,
-  maxCredits: Schema.Number
-}) {
-  override get message() {
-    return `this call is quoted at ${this.required} credits, above its maxCredits of ${this.maxCredits}; nothing was fetched or billed`
-  }
-}
-
-/** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
-export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("EveryUnitFailed", {
-  coverage: Schema.Array(Schema.Unknown)
-}) {
-  override get message() {
-    return "every unit of this call failed upstream; nothing was billed"
-  }
-}
+export { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 
 /** Tuning of op calls. */
 export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain/CallSettings", {
@@ -313,59 +276,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
-    const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
-      let holdId: string | null = null
-      if (p.quote > 0) {
-        const settings = yield* CallSettings
-        const now = DateTime.toDate(yield* DateTime.now)
-        const hold = yield* ledger
-          .placeHold({
-            id: yield* Ids.make(crypto, "hold"),
-            accountId: caller.accountId,
-            keyId: caller.keyId,
-            amount: p.quote,
-            expiresAt: new Date(now.getTime() + Duration.toMillis(settings.holdTtl))
-          })
-          .pipe(
-            Effect.catchTag(
-              "HoldRefused",
-              (e) => new InsufficientCredits({ required: e.required, available: e.available })
-            )
-          )
-        holdId = hold.id
-      }
-      return holdId
-    })
-
-    // ---- issue 14: an error never leaves a hold behind (D8) ----
-    /**
-     * The hold, then what follows it: any end of `use` but a success (a failure, a defect, an interruption: the store
-     * refusing the settle, an adapter defect) releases the hold, exactly once, before the answer is written. Placing
-     * the hold is uninterruptible, so no exit between the hold and `use` escapes this. The expiry sweep is left only
-     * for a process that died.
-     */
-    const holding = <A, E, R>(
-      caller: Caller,
-      p: Plan,
-      use: (holdId: string | null) => Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | InsufficientCredits, R> =>
-      Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
-        holdId === null || Exit.isSuccess(exit)
-          ? Effect.void
-          : ledger
-              .release(holdId)
-              .pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
-                )
-              )
-      )
-    // ---- end issue 14 ----
+    const holds = holdsOf(ledger, crypto)
 
     /** D8 steps 2-4 and the answer. */
     const execute = (caller: Caller, p: Plan, keep: Keep | undefined) =>
-      holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
+      holds.holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (

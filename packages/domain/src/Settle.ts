@@ -3,13 +3,18 @@
  * transaction writes, and the answer an idempotent call keeps with it.
  */
 
-import { Either } from "effect"
+import { type Context, DateTime, Duration, Effect, Either, Exit } from "effect"
+import { InsufficientCredits } from "./CallErrors.js"
+import { CallSettings } from "./Calls.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
 import * as History from "./History.js"
+import * as Ids from "./Ids.js"
 import type { Caller } from "./Keys.js"
 import type { Fetched, Plan } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
+import type { Crypto } from "./ports/Crypto.js"
+import type { Ledger } from "./ports/Ledger.js"
 import type { HistoryPoint, Measurement, Reveal, Row } from "./ports/Measurements.js"
 import * as Subjects from "./Subjects.js"
 
@@ -106,4 +111,62 @@ export const records = (caller: Caller, p: Plan, fetched: ReadonlyArray<Fetched>
     }
   }
   return { measurements: ms, points, reveals }
+}
+
+/**
+ * The hold lifecycle of a call (D8 step 2, issue 14) over the Ledger: `holding` places the hold for the quote, runs
+ * what follows it, and releases the hold on any end but a success.
+ */
+export const holdsOf = (ledger: Context.Tag.Service<Ledger>, crypto: Context.Tag.Service<Crypto>) => {
+  /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
+  const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
+    let holdId: string | null = null
+    if (p.quote > 0) {
+      const settings = yield* CallSettings
+      const now = DateTime.toDate(yield* DateTime.now)
+      const hold = yield* ledger
+        .placeHold({
+          id: yield* Ids.make(crypto, "hold"),
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          amount: p.quote,
+          expiresAt: new Date(now.getTime() + Duration.toMillis(settings.holdTtl))
+        })
+        .pipe(
+          Effect.catchTag(
+            "HoldRefused",
+            (e) => new InsufficientCredits({ required: e.required, available: e.available })
+          )
+        )
+      holdId = hold.id
+    }
+    return holdId
+  })
+
+  // ---- issue 14: an error never leaves a hold behind (D8) ----
+  /**
+   * The hold, then what follows it: any end of `use` but a success (a failure, a defect, an interruption: the store
+   * refusing the settle, an adapter defect) releases the hold, exactly once, before the answer is written. Placing
+   * the hold is uninterruptible, so no exit between the hold and `use` escapes this. The expiry sweep is left only
+   * for a process that died.
+   */
+  const holding = <A, E, R>(
+    caller: Caller,
+    p: Plan,
+    use: (holdId: string | null) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | InsufficientCredits, R> =>
+    Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
+      holdId === null || Exit.isSuccess(exit)
+        ? Effect.void
+        : ledger
+            .release(holdId)
+            .pipe(
+              Effect.catchAllCause((cause) =>
+                Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
+              )
+            )
+    )
+  // ---- end issue 14 ----
+
+  return { placeHold, holding } as const
 }

@@ -1,8 +1,11 @@
 // D1, D8, D10, D16: the delivered price, the settle's records and the answer kept with an idempotent settle.
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Option } from "effect"
 import type { Fetched } from "../src/Plan.js"
 import * as Pricing from "../src/Pricing.js"
+import { Crypto } from "../src/ports/Crypto.js"
 import * as Settle from "../src/Settle.js"
+import { crypto, memoryStore } from "./fakes.js"
 import { opOf, planOf, unitOf } from "./helpers-plan.js"
 
 const at = new Date("2026-11-21T12:00:00Z")
@@ -62,4 +65,29 @@ describe("Settle", () => {
     const bare = Settle.keptAnswer({ key: "k", envelope: {} }, [], [])
     assert.deepStrictEqual(JSON.parse(`${bare.before}0${bare.after}`), { data: [], cost: 0, coverage: [] })
   })
+
+  it.effect("D8 (issue 14): a hold is released on any end but a success, kept on a success, never placed for 0", () =>
+    Effect.gen(function* () {
+      const store = memoryStore()
+      yield* store.ledger.createAccount({ id: "acct_1", name: "a" })
+      yield* store.ledger.grant({ accountId: "acct_1", credits: 100, reason: "test" })
+      const holds = Settle.holdsOf(store.ledger, yield* Crypto)
+      const spendable = Effect.map(store.ledger.findAccount("acct_1"), (a) => Option.getOrThrow(a).spendable)
+      const quoted = { ...planOf(opOf("maps", "places")), quote: 10 }
+      const failed = yield* Effect.exit(holds.holding(caller, quoted, () => Effect.fail("boom")))
+      assert.isTrue(Exit.isFailure(failed))
+      assert.strictEqual(yield* spendable, 100)
+      const died = yield* Effect.exit(holds.holding(caller, quoted, () => Effect.die("defect")))
+      assert.isTrue(Exit.isFailure(died))
+      assert.strictEqual(yield* spendable, 100)
+      const held = yield* holds.holding(caller, quoted, (holdId) => Effect.succeed(holdId))
+      assert.isNotNull(held)
+      assert.strictEqual(yield* spendable, 90)
+      const free = yield* holds.holding(caller, planOf(opOf("maps", "places")), (holdId) => Effect.succeed(holdId))
+      assert.isNull(free)
+      const refused = yield* Effect.flip(holds.holding(caller, { ...quoted, quote: 1000 }, () => Effect.void))
+      assert.strictEqual(refused._tag, "InsufficientCredits")
+      assert.strictEqual(yield* spendable, 90)
+    }).pipe(Effect.provide(crypto))
+  )
 })
