@@ -7,13 +7,11 @@
  */
 import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
-import type * as Catalogue from "./Catalogue.js"
 import { type CoverageItem, contactRow, cover, exactNumber, kept, shapeRows, storedView } from "./Coverage.js"
-import * as Freshness from "./Freshness.js"
 import * as History from "./History.js"
 import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
-import { type Fetched, needsFetch, type Plan, type Unit } from "./Plan.js"
+import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
@@ -53,12 +51,6 @@ export interface Answer {
   readonly kept?: string
 }
 
-const invalidStore = () =>
-  new Requests.InvalidRequest({
-    message: "no store serves this locator",
-    details: [new Requests.FieldProblem({ path: "request.store", message: "resolves to no store of this app" })]
-  })
-
 /** An estimate, with `fitsMaxCredits` when the call carries a cap (D18). */
 const withCap = (estimate: { readonly credits: number }, maxCredits: number | undefined) =>
   maxCredits === undefined ? estimate : { credits: estimate.credits, fitsMaxCredits: estimate.credits <= maxCredits }
@@ -79,90 +71,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const unspent = (caller: Caller) =>
       caller.spendable === undefined ? readSpendable(caller.accountId) : Effect.succeed(caller.spendable)
 
-    const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
-      Effect.gen(function* () {
-        const locator = op.facets.store(request)
-        if (locator === undefined) return undefined
-        const resolved = yield* upstream
-          .resolveStore(op.platform, locator)
-          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-        if (Option.isNone(resolved)) return yield* invalidStore()
-        return resolved.value
-      })
-
-    /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
-    const plan = Effect.fnUntraced(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
-      const now = DateTime.toDate(yield* DateTime.now)
-      const store = yield* resolveStore(op, request)
-      let sourcePrice: Plan["sourcePrice"]
-      if (op.price._tag === "PerSourceRow") {
-        const source = yield* upstream
-          .exploreSource(op.facets.source(request) ?? "")
-          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-        if (Option.isNone(source)) {
-          const served = yield* upstream.exploreSources().pipe(Effect.orElseSucceed(() => []))
-          return yield* new Requests.InvalidRequest({
-            message: "unknown explore source",
-            details: [
-              new Requests.FieldProblem({
-                path: "request.source",
-                message: `names no source served now; the sources are ${served.map((s) => s.name).join(", ")}`
-              })
-            ]
-          })
-        }
-        sourcePrice = source.value.price
-      }
-      const fields = Freshness.answerFields(request, store)
-      const asked = op.facets.asked(request)
-      const labels: ReadonlyArray<Unit["label"]> =
-        op.units === "query"
-          ? [{ query: op.facets.label(request) }]
-          : op.facets.subjects(request).map((subject) => ({ subject }))
-      const keyed = labels.map((label) => {
-        const entity = "subject" in label ? label.subject : `query:${fields}`
-        return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
-      })
-      const stored =
-        op.freshSeconds === null
-          ? new Map<string, Measurement>()
-          : yield* measurements.fresh({
-              keys: keyed.map((k) => k.freshnessKey),
-              since: new Date(
-                now.getTime() - Math.min(op.freshSeconds * 1000, Duration.toMillis((yield* CallSettings).freshAtMost))
-              ),
-              minRows: asked
-            })
-      const reveals =
-        op.price._tag === "PerPart"
-          ? yield* measurements.reveals({ accountId: caller.accountId, persons: keyed.map((k) => k.entity) })
-          : []
-      const units = keyed.map((k): Unit => {
-        const hit = stored.get(k.freshnessKey)
-        const held = reveals.filter((r) => r.person === k.entity)
-        const buy =
-          op.price._tag === "PerPart" ? op.facets.parts(request).filter((p) => !held.some((r) => r.part === p)) : []
-        const fetch = op.price._tag === "PerPart" ? buy.length > 0 : hit === undefined
-        const price = fetch
-          ? Pricing.unitPrice(op.price, {
-              rows: asked,
-              completed: true,
-              parts: buy,
-              ...(sourcePrice ? { sourcePrice } : {})
-            })
-          : Pricing.zero
-        // explicit literals, not spreads, on the per-request path (a spread followed by more keys is slow in V8)
-        return { label: k.label, entity: k.entity, freshnessKey: k.freshnessKey, asked, stored: hit, buy, held, price }
-      })
-      return {
-        op,
-        request,
-        units,
-        quote: Pricing.roundUp(Pricing.sum(units.map((u) => u.price))),
-        store,
-        sourcePrice
-      } satisfies Plan
-    })
+    const planner = plannerOf(measurements, upstream)
+    const resolveStore = planner.resolveStore
+    const plan = planner.plan
 
     const fetchUnit = (p: Plan, u: Unit) =>
       Effect.gen(function* () {
