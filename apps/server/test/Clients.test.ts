@@ -6,7 +6,6 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createClient } from "@pdr/client"
 import * as PdrClient from "@pdr/client/effect"
 import { generate, target } from "@pdr/client/generate"
-import { Errors } from "@pdr/http-api"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect } from "effect"
 import { account, balance, type Running, start } from "./harness.js"
@@ -141,10 +140,7 @@ describe.skipIf(!serverUp)("Effect client and the served document", () => {
         })
         .pipe(
           Effect.map(() => "charged" as const),
-          Effect.catchIf(
-            (e) => e instanceof Errors.PaymentRequired,
-            (e) => Effect.succeed(e.error)
-          )
+          Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error))
         )
       const shown = yield* admin.accounts.show({ path: { accountId: account.accountId } })
       return { jobs, quote, paid, balance, tooDear, shown }

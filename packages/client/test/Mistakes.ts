@@ -1,6 +1,5 @@
 // Deliberate mistakes against both clients: each line under `@ts-expect-error` must fail to compile, and `tsc` (the
 // package's `check`) fails if one of them ever compiles. Never run; only type-checked.
-import { Errors } from "@pdr/http-api"
 import { Effect } from "effect"
 import * as PdrClient from "../src/effect.js"
 import { createClient } from "../src/index.js"
@@ -56,17 +55,20 @@ export const effectMistakes = Effect.gen(function* () {
   // @ts-expect-error wrong coverage status
   if (answer.coverage[0]?.status === "cached") return
   const balance = yield* client.ops.balance().pipe(
-    // @ts-expect-error misspelt error tag (and today's error bodies are classes by status, not tagged per code)
+    // @ts-expect-error misspelt error tag (the D5 errors are tagged per code: InsufficientCredits)
     Effect.catchTag("InsuficientCredits", () => Effect.succeed(null))
   )
   // @ts-expect-error wrong field of the balance answer
   balance?.credits
-  const caught = yield* client.ops.balance().pipe(
-    Effect.catchIf(
-      (e) => e instanceof Errors.PaymentRequired,
-      (e) => Effect.succeed(e.error.code)
-    )
-  )
+  const caught = yield* client.ops
+    .call({ path: { platform: "maps" }, payload: { request: { op: "places", subjects: ["x"] } } })
+    .pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error.code)))
+  // @ts-expect-error the error code of a tag is its literal, not another code
+  if (caught === "quote_above_max_credits") return
+  yield* client.ops
+    .call({ path: { platform: "maps" }, payload: { request: { op: "places", subjects: ["x"] } } })
+    // @ts-expect-error misspelt error tag on an op call
+    .pipe(Effect.catchTag("QuoteAboveMaxCredit", () => Effect.succeed(null)))
   // @ts-expect-error the balance or the error code, not a row
   caught.placeId
 

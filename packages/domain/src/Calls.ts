@@ -2,61 +2,26 @@
  * Op calls end to end (D1, D2, D4, D8-D11): decode, plan (normalize subjects, look up the store, price every unit),
  * quote, hold, fetch concurrently with a timeout per unit, settle (capture what was delivered, never above the
  * quote, with the data in the same transaction), and answer with what was measured, when, and what was left out.
+ * The service composes `Plan` (units and what is fetched), `Settle` (delivered price, records, kept answer) and
+ * `Coverage` (coverage items, answer rows, stored views, contact rows).
  */
-import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option, Schema } from "effect"
-import type * as Catalogue from "./Catalogue.js"
-import * as Freshness from "./Freshness.js"
+import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
+import { type CoverageItem, contactRow, cover, exactNumber, kept, shapeRows, storedView } from "./Coverage.js"
 import * as History from "./History.js"
-import * as Ids from "./Ids.js"
 import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
+import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
 import { Ledger } from "./ports/Ledger.js"
-import { type HistoryPoint, type Measurement, Measurements, type Reveal, type Row } from "./ports/Measurements.js"
+import { type Measurement, Measurements, type Row } from "./ports/Measurements.js"
 import { type UnitOutcome, Upstream, type UpstreamFailed } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
-import * as Subjects from "./Subjects.js"
+import { deliveredPrice, holdsOf, type Keep, keptAnswer, records } from "./Settle.js"
 
-/** 503 `op_unavailable`: the op is marked unavailable in the catalogue (D11). */
-export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavailable", {
-  platform: Schema.String,
-  op: Schema.String
-}) {
-  override get message() {
-    return `${this.platform} ${this.op} is currently unavailable; nothing was billed`
-  }
-}
-
-/** 402 `insufficient_credits`: the quote exceeds spendable credits. */
-export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
-  required: Schema.Number,
-  available: Schema.Number
-}) {
-  override get message() {
-    return `this call costs ${this.required} credits and ${this.available} are spendable; nothing was fetched or billed`
-  }
-}
-
-/** 402 `quote_above_max_credits`: the quote exceeds the call's `maxCredits` (D18); nothing was held or billed. */
-export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredits>()("QuoteAboveMaxCredits", {
-  required: Schema.Number,
-  maxCredits: Schema.Number
-}) {
-  override get message() {
-    return `this call is quoted at ${this.required} credits, above its maxCredits of ${this.maxCredits}; nothing was fetched or billed`
-  }
-}
-
-/** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
-export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("EveryUnitFailed", {
-  coverage: Schema.Array(Schema.Unknown)
-}) {
-  override get message() {
-    return "every unit of this call failed upstream; nothing was billed"
-  }
-}
+export { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 
 /** Tuning of op calls. */
 export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain/CallSettings", {
@@ -72,18 +37,9 @@ export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain
   })
 }) {}
 
-/** One item of `coverage` (D4). */
-export interface CoverageItem {
-  readonly subject?: string
-  readonly query?: string
-  readonly status: "fetched" | "stored" | "omitted" | "fetch"
-  readonly measuredAt: string | null
-  readonly rows: number
-  readonly credits: number
-  readonly source: string | null
-  readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject"
-  readonly detail?: string
-}
+export type { CoverageItem } from "./Coverage.js"
+export type { Plan } from "./Plan.js"
+export type { Keep } from "./Settle.js"
 
 /** The domain's answer to a call; the HTTP layer adds `requestId` and the versions. */
 export interface Answer {
@@ -94,75 +50,6 @@ export interface Answer {
   /** The answer's JSON text as kept for an idempotency key by the settle (D16); sent as it is. */
   readonly kept?: string
 }
-
-/** What an idempotent call keeps with its settle: the key, and the members the HTTP layer adds after `coverage`. */
-export interface Keep {
-  readonly key: string
-  readonly envelope: Readonly<Record<string, unknown>>
-}
-
-/** The kept answer of a paid call around its cost: `{"data":...,"cost":` and `,"coverage":...,<envelope>}`. */
-const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => {
-  const envelope = JSON.stringify(keep.envelope)
-  return {
-    key: keep.key,
-    status: 200,
-    before: `{"data":${JSON.stringify(data)},"cost":`,
-    after: `,"coverage":${JSON.stringify(coverage)}${envelope === "{}" ? "}" : `,${envelope.slice(1)}`}`
-  }
-}
-
-type Part = "email" | "phone"
-
-/** A unit of work once planned. */
-interface Unit {
-  readonly label: { readonly subject: string } | { readonly query: string }
-  readonly entity: string
-  readonly freshnessKey: string
-  readonly asked: number
-  readonly stored: Measurement | undefined
-  /** contacts: parts to buy, and what the org already holds. */
-  readonly buy: ReadonlyArray<Part>
-  readonly held: ReadonlyArray<Reveal>
-  /** The exact price if fetched in full (zero when stored). */
-  readonly price: Pricing.Exact
-}
-
-/** A plan: the units, the quote, and what the call depends on. */
-export interface Plan {
-  readonly op: Catalogue.OpDef
-  readonly request: Catalogue.OpRequest
-  readonly units: ReadonlyArray<Unit>
-  readonly quote: number
-  readonly store: string | undefined
-  readonly sourcePrice: { readonly credits: number; readonly rows: number } | undefined
-}
-
-type Fetched =
-  | { readonly unit: Unit; readonly outcome: Extract<UnitOutcome, { _tag: "Delivered" }>; readonly at: Date }
-  | {
-      readonly unit: Unit
-      readonly omitted: NonNullable<CoverageItem["reason"]>
-      readonly detail: string
-      readonly source: string
-    }
-
-/** Billable quantity a delivery carries: pages for per-page ops, rows otherwise. */
-const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>
-  op.price._tag === "PerPage" ? new Set(rows.map((r) => r["page"])).size : rows.length
-
-/**
- * The part of a delivery a unit keeps: rows up to the number asked, or for per-page ops every row of the pages
- * asked (a page holds about ten results; D1 bills per page delivered).
- */
-const kept = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>, asked: number): ReadonlyArray<Row> =>
-  op.price._tag === "PerPage" ? rows.filter((r) => Number(r["page"]) <= asked) : rows.slice(0, asked)
-
-const invalidStore = () =>
-  new Requests.InvalidRequest({
-    message: "no store serves this locator",
-    details: [new Requests.FieldProblem({ path: "request.store", message: "resolves to no store of this app" })]
-  })
 
 /** An estimate, with `fitsMaxCredits` when the call carries a cap (D18). */
 const withCap = (estimate: { readonly credits: number }, maxCredits: number | undefined) =>
@@ -184,92 +71,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const unspent = (caller: Caller) =>
       caller.spendable === undefined ? readSpendable(caller.accountId) : Effect.succeed(caller.spendable)
 
-    const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
-      Effect.gen(function* () {
-        const locator = op.facets.store(request)
-        if (locator === undefined) return undefined
-        const resolved = yield* upstream
-          .resolveStore(op.platform, locator)
-          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-        if (Option.isNone(resolved)) return yield* invalidStore()
-        return resolved.value
-      })
-
-    /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
-    const plan = Effect.fnUntraced(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
-      const now = DateTime.toDate(yield* DateTime.now)
-      const store = yield* resolveStore(op, request)
-      let sourcePrice: Plan["sourcePrice"]
-      if (op.price._tag === "PerSourceRow") {
-        const source = yield* upstream
-          .exploreSource(op.facets.source(request) ?? "")
-          .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-        if (Option.isNone(source)) {
-          const served = yield* upstream.exploreSources().pipe(Effect.orElseSucceed(() => []))
-          return yield* new Requests.InvalidRequest({
-            message: "unknown explore source",
-            details: [
-              new Requests.FieldProblem({
-                path: "request.source",
-                message: `names no source served now; the sources are ${served.map((s) => s.name).join(", ")}`
-              })
-            ]
-          })
-        }
-        sourcePrice = source.value.price
-      }
-      const fields = Freshness.answerFields(request, store)
-      const asked = op.facets.asked(request)
-      const labels: ReadonlyArray<Unit["label"]> =
-        op.units === "query"
-          ? [{ query: op.facets.label(request) }]
-          : op.facets.subjects(request).map((subject) => ({ subject }))
-      const keyed = labels.map((label) => {
-        const entity = "subject" in label ? label.subject : `query:${fields}`
-        return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
-      })
-      const stored =
-        op.freshSeconds === null
-          ? new Map<string, Measurement>()
-          : yield* measurements.fresh({
-              keys: keyed.map((k) => k.freshnessKey),
-              since: new Date(
-                now.getTime() - Math.min(op.freshSeconds * 1000, Duration.toMillis((yield* CallSettings).freshAtMost))
-              ),
-              minRows: asked
-            })
-      const reveals =
-        op.price._tag === "PerPart"
-          ? yield* measurements.reveals({ accountId: caller.accountId, persons: keyed.map((k) => k.entity) })
-          : []
-      const units = keyed.map((k): Unit => {
-        const hit = stored.get(k.freshnessKey)
-        const held = reveals.filter((r) => r.person === k.entity)
-        const buy =
-          op.price._tag === "PerPart" ? op.facets.parts(request).filter((p) => !held.some((r) => r.part === p)) : []
-        const fetch = op.price._tag === "PerPart" ? buy.length > 0 : hit === undefined
-        const price = fetch
-          ? Pricing.unitPrice(op.price, {
-              rows: asked,
-              completed: true,
-              parts: buy,
-              ...(sourcePrice ? { sourcePrice } : {})
-            })
-          : Pricing.zero
-        // explicit literals, not spreads, on the per-request path (a spread followed by more keys is slow in V8)
-        return { label: k.label, entity: k.entity, freshnessKey: k.freshnessKey, asked, stored: hit, buy, held, price }
-      })
-      return {
-        op,
-        request,
-        units,
-        quote: Pricing.roundUp(Pricing.sum(units.map((u) => u.price))),
-        store,
-        sourcePrice
-      } satisfies Plan
-    })
-
-    const needsFetch = (p: Plan, u: Unit) => (p.op.price._tag === "PerPart" ? u.buy.length > 0 : u.stored === undefined)
+    const planner = plannerOf(measurements, upstream)
+    const resolveStore = planner.resolveStore
+    const plan = planner.plan
 
     const fetchUnit = (p: Plan, u: Unit) =>
       Effect.gen(function* () {
@@ -363,167 +167,6 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       source: f.outcome.source
     })
 
-    /** The exact price of what a fetch delivered. */
-    const deliveredPrice = (p: Plan, f: Fetched): Pricing.Exact => {
-      if ("omitted" in f) return Pricing.zero
-      const row = f.outcome.rows[0]
-      const revealed = p.op.price._tag === "PerPart" ? f.unit.buy.filter((part) => typeof row?.[part] === "string") : []
-      return Pricing.unitPrice(p.op.price, {
-        rows: deliveredQuantity(p.op, f.outcome.rows),
-        completed: true,
-        parts: revealed,
-        ...(p.sourcePrice ? { sourcePrice: p.sourcePrice } : {})
-      })
-    }
-
-    const shapeRows = (p: Plan, u: Unit, rows: ReadonlyArray<Row>, at: Date, source: string): ReadonlyArray<Row> => {
-      const measuredAt = iso(at)
-      return kept(p.op, rows, u.asked).map((row) => ({
-        subject: "subject" in u.label ? u.label.subject : (row["subject"] ?? u.label.query),
-        ...row,
-        measuredAt,
-        source,
-        ...(p.op.stored ? {} : { unverified: true })
-      }))
-    }
-
-    /**
-     * The answer rows of a stored measurement as a unit asks for them, kept with the measurement: a stored result
-     * never changes, so every later read of it (the free path, D2) reuses the same frozen rows instead of reshaping.
-     */
-    const shapedStored = new WeakMap<
-      Measurement,
-      Map<string, { readonly rows: ReadonlyArray<Row>; readonly at: string }>
-    >()
-    const storedView = (p: Plan, u: Unit, s: Measurement) => {
-      const key = `${"subject" in u.label ? u.label.subject : u.label.query}\u0000${u.asked}`
-      let views = shapedStored.get(s)
-      const known = views?.get(key)
-      if (known !== undefined) return known
-      const view = {
-        rows: Object.freeze(shapeRows(p, u, s.rows, s.measuredAt, s.source).map(Object.freeze)),
-        at: iso(s.measuredAt)
-      }
-      if (views === undefined) {
-        views = new Map()
-        shapedStored.set(s, views)
-      }
-      if (views.size < 16) views.set(key, view)
-      return view
-    }
-
-    const contactRow = (
-      u: Unit,
-      fetchedRow: Row | undefined,
-      at: Date | undefined,
-      source: string | undefined
-    ): Row => {
-      const parts: Record<string, unknown> = {}
-      for (const part of ["email", "phone"] as const) {
-        const held = u.held.find((r) => r.part === part)
-        if (held) {
-          parts[part] =
-            held.status === "revealed"
-              ? { status: "owned", value: held.value, revealedAt: iso(held.at) }
-              : { status: "nothing_on_file", value: null }
-        } else if (u.buy.includes(part) && fetchedRow !== undefined) {
-          const value = fetchedRow[part]
-          parts[part] =
-            typeof value === "string" ? { status: "revealed", value } : { status: "nothing_on_file", value: null }
-        }
-      }
-      const times = [...u.held.map((r) => r.at.getTime()), ...(at ? [at.getTime()] : [])]
-      return {
-        subject: "subject" in u.label ? u.label.subject : "",
-        measuredAt: iso(new Date(Math.max(...times))),
-        source: source ?? u.held[0]?.source ?? null,
-        ...parts
-      }
-    }
-
-    /** Records the settle transaction writes for delivered units (D8, D9, D10). */
-    const records = (caller: Caller, p: Plan, fetched: ReadonlyArray<Fetched>) => {
-      const ms: Array<Measurement> = []
-      const points: Array<HistoryPoint> = []
-      const reveals: Array<Reveal> = []
-      const historyOp = History.opFor(p.op.platform)
-      for (const f of fetched) {
-        if ("omitted" in f) continue
-        const o = f.outcome
-        if (p.op.price._tag === "PerPart") {
-          const row = o.rows[0]
-          for (const part of f.unit.buy) {
-            const value = row?.[part]
-            reveals.push({
-              accountId: caller.accountId,
-              person: f.unit.entity,
-              part,
-              status: typeof value === "string" ? "revealed" : "nothing_on_file",
-              value: typeof value === "string" ? value : null,
-              at: f.at,
-              source: o.source,
-              credits:
-                typeof value === "string"
-                  ? Pricing.roundUp(Pricing.unitPrice(p.op.price, { rows: 1, completed: true, parts: [part] }))
-                  : 0
-            })
-          }
-          continue
-        }
-        if (!p.op.stored) continue
-        ms.push({
-          platform: p.op.platform,
-          op: p.op.name,
-          entity: f.unit.entity,
-          freshnessKey: f.unit.freshnessKey,
-          measuredAt: f.at,
-          rows: o.rows,
-          rowsAsked: f.unit.asked,
-          exhaustive: o.exhaustive,
-          found: true,
-          source: o.source
-        })
-        if (historyOp?.subjectSpec) {
-          for (const point of o.points) {
-            const entity = Subjects.normalize(historyOp.subjectSpec, point.subject)
-            if (Either.isLeft(entity)) continue
-            points.push({
-              platform: p.op.platform,
-              entity: entity.right,
-              store: p.store ?? "",
-              stay: p.op.facets.pricedStay(p.request),
-              measuredAt: f.at,
-              metrics: point.metrics,
-              source: o.source
-            })
-          }
-        }
-      }
-      return { measurements: ms, points, reveals }
-    }
-
-    /** A coverage item of a unit (D4): `subject` or `query`, then the rest. */
-    const cover = (
-      u: Unit,
-      status: CoverageItem["status"],
-      measuredAt: string | null,
-      rows: number,
-      credits: number,
-      source: string | null,
-      omitted?: { readonly reason: NonNullable<CoverageItem["reason"]>; readonly detail: string }
-    ): CoverageItem => {
-      const item: { -readonly [K in keyof CoverageItem]: CoverageItem[K] } =
-        "subject" in u.label
-          ? { subject: u.label.subject, status, measuredAt, rows, credits, source }
-          : { query: u.label.query, status, measuredAt, rows, credits, source }
-      if (omitted) {
-        item.reason = omitted.reason
-        item.detail = omitted.detail
-      }
-      return item
-    }
-    const exactNumber = (e: Pricing.Exact) => Math.round((e.n / e.d) * 10000) / 10000
-
     const estimate = (caller: Caller, p: Plan) =>
       Effect.map(
         unspent(caller),
@@ -544,59 +187,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
-    const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
-      let holdId: string | null = null
-      if (p.quote > 0) {
-        const settings = yield* CallSettings
-        const now = DateTime.toDate(yield* DateTime.now)
-        const hold = yield* ledger
-          .placeHold({
-            id: yield* Ids.make(crypto, "hold"),
-            accountId: caller.accountId,
-            keyId: caller.keyId,
-            amount: p.quote,
-            expiresAt: new Date(now.getTime() + Duration.toMillis(settings.holdTtl))
-          })
-          .pipe(
-            Effect.catchTag(
-              "HoldRefused",
-              (e) => new InsufficientCredits({ required: e.required, available: e.available })
-            )
-          )
-        holdId = hold.id
-      }
-      return holdId
-    })
-
-    // ---- issue 14: an error never leaves a hold behind (D8) ----
-    /**
-     * The hold, then what follows it: any end of `use` but a success (a failure, a defect, an interruption: the store
-     * refusing the settle, an adapter defect) releases the hold, exactly once, before the answer is written. Placing
-     * the hold is uninterruptible, so no exit between the hold and `use` escapes this. The expiry sweep is left only
-     * for a process that died.
-     */
-    const holding = <A, E, R>(
-      caller: Caller,
-      p: Plan,
-      use: (holdId: string | null) => Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | InsufficientCredits, R> =>
-      Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
-        holdId === null || Exit.isSuccess(exit)
-          ? Effect.void
-          : ledger
-              .release(holdId)
-              .pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
-                )
-              )
-      )
-    // ---- end issue 14 ----
+    const holds = holdsOf(ledger, crypto)
 
     /** D8 steps 2-4 and the answer. */
     const execute = (caller: Caller, p: Plan, keep: Keep | undefined) =>
-      holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
+      holds.holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (

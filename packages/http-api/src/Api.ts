@@ -3,7 +3,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import { DashboardGroup } from "./DashboardApi.js"
-import * as Errors from "./Errors.js"
+import * as Failure from "./Failure.js"
 import { Authentication } from "./Security.js"
 
 /** `contextVersion` of the envelope contract (D13). */
@@ -178,17 +178,22 @@ export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
   .add(OpsGroup)
   .add(DashboardGroup)
-  .addError(Errors.BadRequest)
-  .addError(Errors.PaymentRequired)
-  .addError(Errors.NotFound)
-  .addError(Errors.Conflict)
-  .addError(Errors.PayloadTooLarge)
-  .addError(Errors.UnsupportedMediaType)
-  .addError(Errors.UnprocessableEntity)
-  .addError(Errors.TooManyRequests)
-  .addError(Errors.Internal)
-  .addError(Errors.BadGateway)
-  .addError(Errors.ServiceUnavailable)
+  .addError(Failure.wire.InvalidRequest)
+  .addError(Failure.wire.UnknownOp)
+  .addError(Failure.wire.Unauthorized)
+  .addError(Failure.wire.InsufficientCredits)
+  .addError(Failure.wire.QuoteAboveMaxCredits)
+  .addError(Failure.wire.Forbidden)
+  .addError(Failure.wire.UnknownPlatform)
+  .addError(Failure.wire.NotFound)
+  .addError(Failure.wire.IdempotencyInFlight)
+  .addError(Failure.wire.PayloadTooLarge)
+  .addError(Failure.wire.UnsupportedMediaType)
+  .addError(Failure.wire.IdempotencyMismatch)
+  .addError(Failure.wire.RateLimited)
+  .addError(Failure.wire.Internal)
+  .addError(Failure.wire.UpstreamFailed)
+  .addError(Failure.wire.OpUnavailable)
   .annotate(OpenApi.Transform, withKeySecurity)
   .annotate(OpenApi.Title, "Platform Data Retrieval API")
   .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}

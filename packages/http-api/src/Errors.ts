@@ -1,6 +1,6 @@
 /**
- * The D5 error bodies, `{"error": {"code", "message", "requestId", "details"?}}`, one class per HTTP status so the
- * contract (and the OpenAPI document) says which statuses an endpoint answers.
+ * The operator API's error bodies, `{"error": {"code", "message", "requestId", "details"?}}`, one class per HTTP
+ * status. The public API's errors are one tagged error per D5 code, in `Failure`.
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"

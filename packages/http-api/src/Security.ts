@@ -1,7 +1,7 @@
 /** Key authentication as an HttpApi middleware that provides the caller to handlers (D6). */
 import { HttpApiMiddleware } from "@effect/platform"
 import { Context, Schema } from "effect"
-import { TooManyRequests, Unauthorized } from "./Errors.js"
+import { wire } from "./Failure.js"
 
 /** The authenticated caller: the account and key a request is made with. */
 export class CurrentCaller extends Context.Tag("@pdr/http-api/CurrentCaller")<
@@ -14,6 +14,6 @@ export class CurrentCaller extends Context.Tag("@pdr/http-api/CurrentCaller")<
  * `rate_limited` past the key's rate limit or past the failed-authentication limit of the client address.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@pdr/http-api/Authentication", {
-  failure: Schema.Union(Unauthorized, TooManyRequests),
+  failure: Schema.Union(wire.Unauthorized, wire.RateLimited),
   provides: CurrentCaller
 }) {}

@@ -77,13 +77,12 @@ export const layer = (options: Options) =>
           const gate = yield* limits.failedAuth.peek(address)
           if (!gate.allowed) {
             return yield* ApiErrors.fail(
-              429,
               "rate_limited",
               "too many failed authentications from this address; retry after Retry-After seconds"
             )
           }
           yield* limits.failedAuth.take(address)
-          return yield* ApiErrors.fail(401, "unauthorized", new Keys.Unauthorized().message)
+          return yield* ApiErrors.fail("unauthorized", new Keys.Unauthorized().message)
         })
 
       // cross-site forgery: a browser says where a request comes from; anything but our own origin is refused
@@ -93,7 +92,7 @@ export const layer = (options: Options) =>
         const crossSite =
           (site !== undefined && site !== "same-origin" && site !== "none") ||
           (origin !== undefined && origin !== originOf(request))
-        return crossSite ? ApiErrors.fail(403, "forbidden", "cross-site request refused") : Effect.void
+        return crossSite ? ApiErrors.fail("forbidden", "cross-site request refused") : Effect.void
       }
 
       const session = (request: HttpServerRequest.HttpServerRequest) =>
@@ -134,7 +133,7 @@ export const layer = (options: Options) =>
           yield* refuseCrossSite(request)
           const s = yield* session(request)
           if (Option.isNone(s)) return seeOther("/dashboard/sign-in")
-          if (csrf !== s.value.csrf) return yield* ApiErrors.fail(403, "forbidden", "cross-site request refused")
+          if (csrf !== s.value.csrf) return yield* ApiErrors.fail("forbidden", "cross-site request refused")
           return render(yield* f(s.value, chromeOf(s.value, section)))
         })
 
@@ -372,7 +371,7 @@ export const layer = (options: Options) =>
         .handle("asset", ({ path }) => {
           const asset = assets.get(path.file)
           return asset === undefined
-            ? ApiErrors.fail(404, "not_found", "no such asset")
+            ? ApiErrors.fail("not_found", "no such asset")
             : Effect.succeed(
                 HttpServerResponse.text(asset.body, {
                   contentType: asset.type,

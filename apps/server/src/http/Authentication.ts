@@ -32,7 +32,6 @@ export const layer = Layer.effect(
       if (!gate.allowed) {
         yield* RequestId.addHeaders(limitHeaders(limits.failedAuth.policy, gate))
         return yield* ApiErrors.fail(
-          429,
           "rate_limited",
           "too many failed authentications from this address; retry after Retry-After seconds"
         )
@@ -41,14 +40,13 @@ export const layer = Layer.effect(
         .authenticate({ apiKey: request.headers["x-api-key"], authorization: request.headers["authorization"] })
         .pipe(
           Effect.catchTag("Unauthorized", (e) =>
-            Effect.zipRight(limits.failedAuth.take(address), ApiErrors.fail(401, "unauthorized", e.message))
+            Effect.zipRight(limits.failedAuth.take(address), ApiErrors.fail("unauthorized", e.message))
           )
         )
       const decision = yield* limits.perKey.take(caller.keyId)
       yield* RequestId.addHeaders(limitHeaders(limits.perKey.policy, decision))
       if (!decision.allowed) {
         return yield* ApiErrors.fail(
-          429,
           "rate_limited",
           "rate limit of this key reached; retry after Retry-After seconds",
           {

@@ -6,7 +6,7 @@
 import { HttpServerError, type HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Requests } from "@pdr/domain"
-import type { Errors } from "@pdr/http-api"
+import type { Failure } from "@pdr/http-api"
 import { Effect } from "effect"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Fallback from "./Fallback.js"
@@ -39,13 +39,13 @@ export const text = (
  */
 export const json = (
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<unknown, HttpServerError.RequestError | Errors.ApiError> =>
-  Effect.flatMap(text(request), (body): Effect.Effect<unknown, HttpServerError.RequestError | Errors.ApiError> => {
+): Effect.Effect<unknown, HttpServerError.RequestError | Failure.Failure> =>
+  Effect.flatMap(text(request), (body): Effect.Effect<unknown, HttpServerError.RequestError | Failure.Failure> => {
     if (body === "") return Effect.succeed(null)
     const deep = Requests.tooDeep(body)
     if (deep !== undefined) {
       const message = `is nested deeper than ${Requests.maxJsonDepth} levels`
-      return ApiErrors.fail(400, "invalid_request", `the body ${message}; nothing was read further or billed`, [
+      return ApiErrors.fail("invalid_request", `the body ${message}; nothing was read further or billed`, [
         { path: deep, message }
       ])
     }

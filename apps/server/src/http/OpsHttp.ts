@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Calls, Catalogue, Freshness, Idempotency, Keys } from "@pdr/domain"
-import { Api, Errors, Security } from "@pdr/http-api"
+import { Api, Failure, Security } from "@pdr/http-api"
 import { Effect, FiberRef } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
@@ -16,8 +16,6 @@ import * as Body from "./Body.js"
 const jsonType = /^application\/([\w.+-]+\+)?json\s*(;|$)/i
 
 const versions = { contextVersion: Api.contextVersion, engineVersion }
-
-const encodeError = (e: Errors.ApiError) => ({ error: e.error })
 
 /**
  * A 200 op answer as JSON. The answer is built by the domain to the `OpResponse` shape the API publishes; it is written
@@ -40,7 +38,7 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
         const envelope = { requestId: request.id, ...versions }
         const { kept, ...result } = yield* calls
           .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
-          .pipe(Effect.catchAll(ApiErrors.fromCallError))
+          .pipe(Effect.catchAll(ApiErrors.fromDomain))
         // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
         const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
         if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
@@ -58,14 +56,13 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
             const contentType = request.headers["content-type"]
             if (contentType !== undefined && !jsonType.test(contentType)) {
               return yield* ApiErrors.fail(
-                415,
                 "unsupported_media_type",
                 `the body must be application/json, not ${contentType}`
               )
             }
             const payload = yield* Body.json(request).pipe(
               Effect.catchTag("RequestError", () =>
-                ApiErrors.fail(400, "invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
+                ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
               )
             )
             const key = request.headers["idempotency-key"]
@@ -80,19 +77,12 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
                   Effect.map(({ body, kept }) =>
                     kept === undefined ? { status: 200, body } : { status: 200, body: kept, keptBySettle: true }
                   ),
-                  Effect.catchAll((e) => Effect.succeed({ status: ApiErrors.statusOf(e) ?? 500, body: encodeError(e) }))
+                  Effect.catchAll((e) =>
+                    Effect.succeed({ status: Failure.statusOf(e) ?? 500, body: { error: e.error } })
+                  )
                 )
               )
-              .pipe(
-                Effect.catchTags({
-                  IdempotencyKeyInvalid: (e) =>
-                    ApiErrors.fail(400, "invalid_request", e.message, [
-                      { path: "Idempotency-Key", message: e.message }
-                    ]),
-                  IdempotencyMismatch: (e) => ApiErrors.fail(422, "idempotency_mismatch", e.message),
-                  IdempotencyInFlight: (e) => ApiErrors.fail(409, "idempotency_in_flight", e.message)
-                })
-              )
+              .pipe(Effect.catchAll(ApiErrors.fromDomain))
             if (kept.replayed) {
               // a replay is the original answer: its request id too, in the body and the header (D16, D17)
               const body = kept.body as { requestId?: unknown; error?: { requestId?: unknown } }
@@ -105,8 +95,9 @@ export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
             if (kept.keptBySettle === true)
               return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
             if (kept.status === 200) return ok(kept.body)
-            const body = kept.body as { error: Errors.ErrorObject }
-            return yield* Effect.fail(Errors.make(kept.status as Errors.ErrorStatus, body.error))
+            const body = kept.body as Failure.Body
+            const replayed = Failure.fromBody(body)
+            return replayed === undefined ? ApiErrors.response(kept.status, body.error) : yield* Effect.fail(replayed)
           })
         )
         .handle("balance", () =>

@@ -1,0 +1,88 @@
+// D4, D10: coverage items, answer rows, stored views and contact rows of a call's units.
+import { assert, describe, it } from "@effect/vitest"
+import * as Coverage from "../src/Coverage.js"
+import type { Measurement } from "../src/ports/Measurements.js"
+import { opOf, planOf, unitOf } from "./helpers-plan.js"
+
+const at = new Date("2026-11-21T12:00:00Z")
+
+describe("Coverage", () => {
+  it("D4: an item names its subject or its query first; an omitted unit carries its reason and detail", () => {
+    const bySubject = Coverage.cover(unitOf({ subject: "s1" }), "fetched", "t", 2, 8, "src")
+    assert.deepStrictEqual(Object.keys(bySubject), ["subject", "status", "measuredAt", "rows", "credits", "source"])
+    const omitted = Coverage.cover(unitOf({ query: "coffee" }), "omitted", null, 0, 0, "src", {
+      reason: "not_found",
+      detail: "gone"
+    })
+    assert.deepStrictEqual(omitted, {
+      query: "coffee",
+      status: "omitted",
+      measuredAt: null,
+      rows: 0,
+      credits: 0,
+      source: "src",
+      reason: "not_found",
+      detail: "gone"
+    })
+    assert.strictEqual(Coverage.exactNumber({ n: 1, d: 3 }), 0.3333)
+  })
+
+  it("D1: a per-page op keeps every row of the pages asked; any other keeps the rows asked", () => {
+    const rows = [1, 1, 2, 2, 3].map((page, i) => ({ page, i }))
+    assert.deepStrictEqual(
+      Coverage.kept(opOf("web_search", "search"), rows, 2).map((r) => r.i),
+      [0, 1, 2, 3]
+    )
+    assert.deepStrictEqual(
+      Coverage.kept(opOf("maps", "places"), rows, 2).map((r) => r.i),
+      [0, 1]
+    )
+  })
+
+  it("D4: answer rows carry the subject, when they were measured and the source; a stored view is reused", () => {
+    const p = planOf(opOf("maps", "places"))
+    const u = unitOf({ subject: "place1" }, { asked: 1 })
+    const rows = Coverage.shapeRows(p, u, [{ name: "A" }, { name: "B" }], at, "maps-src")
+    assert.deepStrictEqual(rows, [{ subject: "place1", name: "A", measuredAt: at.toISOString(), source: "maps-src" }])
+    const stored: Measurement = {
+      platform: "maps",
+      op: "places",
+      entity: "place1",
+      freshnessKey: "k",
+      measuredAt: at,
+      rows: [{ name: "A" }],
+      rowsAsked: 1,
+      exhaustive: true,
+      found: true,
+      source: "maps-src"
+    }
+    const view = Coverage.storedView(p, u, stored)
+    assert.strictEqual(Coverage.storedView(p, u, stored), view)
+    assert.isTrue(Object.isFrozen(view.rows) && Object.isFrozen(view.rows[0]))
+    assert.strictEqual(view.at, at.toISOString())
+  })
+
+  it("D10: a contact row shows parts owned, revealed now, and nothing on file", () => {
+    const held = {
+      accountId: "a",
+      person: "p1",
+      part: "email" as const,
+      status: "revealed" as const,
+      value: "e@x.org",
+      at,
+      source: "c"
+    }
+    const later = new Date(at.getTime() + 1000)
+    const row = Coverage.contactRow(unitOf({ subject: "p1" }, { held: [held], buy: ["phone"] }), {}, later, "c2")
+    assert.deepStrictEqual(row, {
+      subject: "p1",
+      measuredAt: later.toISOString(),
+      source: "c2",
+      email: { status: "owned", value: "e@x.org", revealedAt: at.toISOString() },
+      phone: { status: "nothing_on_file", value: null }
+    })
+    const bought = Coverage.contactRow(unitOf({ subject: "p1" }, { buy: ["email"] }), { email: "n@x.org" }, at, "c")
+    assert.deepStrictEqual(bought["email"], { status: "revealed", value: "n@x.org" })
+    assert.notProperty(bought, "phone")
+  })
+})

@@ -1,0 +1,170 @@
+/**
+ * The D5 errors of the public API: one `Schema.TaggedError` per error code, its HTTP status declared once in `codes`,
+ * each sent as the D5 body `{"error": {"code", "message", "requestId", "details"?}}` (no `_tag` on the wire). The
+ * contract declares each code's `wire` Schema, so the derived client decodes a 402 into `InsufficientCredits` or
+ * `QuoteAboveMaxCredits` by its `code`, and `Effect.catchTag` catches it by name.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/** The `error` member of a body of this code. */
+const errorOf = <C extends string>(code: C) =>
+  Schema.Struct({
+    code: Schema.Literal(code),
+    message: Schema.String,
+    requestId: Schema.String,
+    details: Schema.optionalWith(Schema.Unknown, { exact: true })
+  })
+
+/** 400 `invalid_request`: `details` lists every offending field as `{path, message}`. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  error: errorOf("invalid_request")
+}) {}
+/** 400 `unknown_op`: `details` names `request.op` and the platform's ops. */
+export class UnknownOp extends Schema.TaggedError<UnknownOp>()("UnknownOp", { error: errorOf("unknown_op") }) {}
+/** 401 `unauthorized`: the API key is missing, malformed, unknown, revoked or expired. */
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
+  error: errorOf("unauthorized")
+}) {}
+/** 402 `insufficient_credits`: `details.required` and `details.available`. */
+export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>()("InsufficientCredits", {
+  error: errorOf("insufficient_credits")
+}) {}
+/** 402 `quote_above_max_credits` (D18): `details.required` and `details.maxCredits`. */
+export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredits>()("QuoteAboveMaxCredits", {
+  error: errorOf("quote_above_max_credits")
+}) {}
+/** 403 `forbidden` (dashboard): a cross-site or not permitted request. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { error: errorOf("forbidden") }) {}
+/** 404 `unknown_platform`. */
+export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("UnknownPlatform", {
+  error: errorOf("unknown_platform")
+}) {}
+/** 404 `not_found`: no such route or resource. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { error: errorOf("not_found") }) {}
+/** 409 `idempotency_in_flight` (D16). */
+export class IdempotencyInFlight extends Schema.TaggedError<IdempotencyInFlight>()("IdempotencyInFlight", {
+  error: errorOf("idempotency_in_flight")
+}) {}
+/** 413 `payload_too_large` (D12). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
+  error: errorOf("payload_too_large")
+}) {}
+/** 415 `unsupported_media_type`. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
+  error: errorOf("unsupported_media_type")
+}) {}
+/** 422 `idempotency_mismatch` (D16). */
+export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>()("IdempotencyMismatch", {
+  error: errorOf("idempotency_mismatch")
+}) {}
+/** 429 `rate_limited`. */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  error: errorOf("rate_limited")
+}) {}
+/** 500 `internal`: the message reveals no internals. */
+export class Internal extends Schema.TaggedError<Internal>()("Internal", { error: errorOf("internal") }) {}
+/** 502 `upstream_failed`: `details.coverage`. */
+export class UpstreamFailed extends Schema.TaggedError<UpstreamFailed>()("UpstreamFailed", {
+  error: errorOf("upstream_failed")
+}) {}
+/** 503 `op_unavailable` (D11). */
+export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavailable", {
+  error: errorOf("op_unavailable")
+}) {}
+
+/** Every error code: its class and its HTTP status (the one place a code's status is written). */
+export const codes = {
+  invalid_request: { error: InvalidRequest, status: 400 },
+  unknown_op: { error: UnknownOp, status: 400 },
+  unauthorized: { error: Unauthorized, status: 401 },
+  insufficient_credits: { error: InsufficientCredits, status: 402 },
+  quote_above_max_credits: { error: QuoteAboveMaxCredits, status: 402 },
+  forbidden: { error: Forbidden, status: 403 },
+  unknown_platform: { error: UnknownPlatform, status: 404 },
+  not_found: { error: NotFound, status: 404 },
+  idempotency_in_flight: { error: IdempotencyInFlight, status: 409 },
+  payload_too_large: { error: PayloadTooLarge, status: 413 },
+  unsupported_media_type: { error: UnsupportedMediaType, status: 415 },
+  idempotency_mismatch: { error: IdempotencyMismatch, status: 422 },
+  rate_limited: { error: RateLimited, status: 429 },
+  internal: { error: Internal, status: 500 },
+  upstream_failed: { error: UpstreamFailed, status: 502 },
+  op_unavailable: { error: OpUnavailable, status: 503 }
+} as const
+
+/** An error code. */
+export type Code = keyof typeof codes
+
+/** The error of this code. */
+export type Of<C extends Code> = InstanceType<(typeof codes)[C]["error"]>
+
+/** Any error of the public API. */
+export type Failure = Of<Code>
+
+/** The D5 body of an error. */
+export interface Body {
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly requestId: string
+    readonly details?: unknown
+  }
+}
+
+type Ctor = new (props: Body, disableValidation?: boolean) => Failure
+
+/** The error of this code, with its message, request id and details. */
+export const make = <C extends Code>(code: C, message: string, requestId: string, details?: unknown): Of<C> => {
+  const error = details === undefined ? { code, message, requestId } : { code, message, requestId, details }
+  return new (codes[code].error as unknown as Ctor)({ error }, true) as Of<C>
+}
+
+/** The error of this D5 body whose code is one of ours, else `undefined` (a replayed body, D16). */
+export const fromBody = (body: Body): Failure | undefined => {
+  const entry = (codes as Record<string, { readonly error: unknown }>)[body.error.code]
+  return entry === undefined ? undefined : new (entry.error as Ctor)(body, true)
+}
+
+const statusByClass: ReadonlyMap<unknown, number> = new Map(
+  Object.values(codes).map(({ error, status }) => [error, status] as const)
+)
+
+/** The status of an error of this module (one lookup by its class), else `undefined`. */
+export const statusOf = (u: unknown): number | undefined =>
+  typeof u === "object" && u !== null ? statusByClass.get(u.constructor) : undefined
+
+/**
+ * The contract Schema of the error of this code: the D5 body on the wire, the tagged error in code, with the status.
+ */
+const wireOf = <C extends Code>(code: C): Schema.Schema<Of<C>, Body> => {
+  const cls = codes[code].error as unknown as Ctor & Schema.Schema.Any
+  return Schema.transform(Schema.Struct({ error: errorOf(code) }), Schema.typeSchema(cls), {
+    strict: false,
+    decode: (body) => new cls(body, true),
+    encode: (e) => ({ error: (e as Body).error })
+  }).annotations({
+    ...HttpApiSchema.annotations({ status: codes[code].status }),
+    identifier: `Error_${code}`
+  }) as unknown as Schema.Schema<Of<C>, Body>
+}
+
+/** The contract Schema of each error, by tag. */
+export const wire = {
+  InvalidRequest: wireOf("invalid_request"),
+  UnknownOp: wireOf("unknown_op"),
+  Unauthorized: wireOf("unauthorized"),
+  InsufficientCredits: wireOf("insufficient_credits"),
+  QuoteAboveMaxCredits: wireOf("quote_above_max_credits"),
+  Forbidden: wireOf("forbidden"),
+  UnknownPlatform: wireOf("unknown_platform"),
+  NotFound: wireOf("not_found"),
+  IdempotencyInFlight: wireOf("idempotency_in_flight"),
+  PayloadTooLarge: wireOf("payload_too_large"),
+  UnsupportedMediaType: wireOf("unsupported_media_type"),
+  IdempotencyMismatch: wireOf("idempotency_mismatch"),
+  RateLimited: wireOf("rate_limited"),
+  Internal: wireOf("internal"),
+  UpstreamFailed: wireOf("upstream_failed"),
+  OpUnavailable: wireOf("op_unavailable")
+} as const
