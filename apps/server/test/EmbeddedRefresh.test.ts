@@ -19,16 +19,21 @@ describe("the embedded server's in-process refresh", () => {
   it("refreshes a pinned entity on its schedule; a second process on the DATA_DIR is refused", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "pdr-embedded-refresh-"))
     const first = await spawnServer({ DATA_DIR: dataDir })
-    const account = await operator(first, "POST", "/admin/accounts", { name: "refresh", credits: 100 })
-    const pinned = await operator(first, "POST", "/admin/tracked", {
-      platform: "short_video",
-      request: { op: "profiles", subjects: ["jane.doe"] }
-    })
-    expect(pinned.tracked).toHaveLength(1)
-    // a second server on the same DATA_DIR: refused at start, naming the owner
-    await expect(spawnServer({ DATA_DIR: dataDir })).rejects.toThrow(`is in use by process ${first.child.pid}`)
-    first.child.kill("SIGTERM")
-    await first.exited
+    let account: any
+    try {
+      account = await operator(first, "POST", "/admin/accounts", { name: "refresh", credits: 100 })
+      const pinned = await operator(first, "POST", "/admin/tracked", {
+        platform: "short_video",
+        request: { op: "profiles", subjects: ["jane.doe"] }
+      })
+      expect(pinned.tracked).toHaveLength(1)
+      // a second server on the same DATA_DIR: refused at start, naming the owner
+      await expect(spawnServer({ DATA_DIR: dataDir })).rejects.toThrow(`is in use by process ${first.child.pid}`)
+    } finally {
+      // never leave the server running when an assertion fails
+      first.child.kill("SIGTERM")
+      await first.exited
+    }
 
     const second = await spawnServer({
       DATA_DIR: dataDir,
