@@ -105,10 +105,6 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
     const settings = yield* MemberSettings
     const byAddress = RateLimits.buckets(settings.failedPerAddress)
     const byEmail = RateLimits.buckets(settings.failedPerEmail)
-    // unknown emails are checked against this hash, so they cost what a wrong password costs
-    const dummyHash = yield* Effect.cached(Effect.flatMap(Ids.base62(crypto, 24), (random) => hasher.hash(random)))
-    // computed ahead, so even the first unknown email costs one verification, not a hash and a verification
-    yield* Effect.forkDaemon(dummyHash)
 
     const invite = Effect.fn("Members.invite")(function* (input: {
       readonly accountId: string
@@ -186,7 +182,9 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
       const found = yield* store.findByEmail(email)
       const ok = Option.isSome(found)
         ? yield* hasher.verify(found.value.passwordHash, input.password)
-        : yield* Effect.flatMap(dummyHash, (h) => hasher.verify(h, input.password)).pipe(Effect.as(false))
+        : // an unknown email hashes the password once (a fresh salt, the same cost as a verification) and discards it,
+          // so it costs what a wrong password costs; no hash is kept ahead (one scrypt holds 128 MiB while it runs)
+          yield* hasher.hash(input.password).pipe(Effect.as(false))
       if (!ok || Option.isNone(found)) {
         yield* byAddress.take(input.address)
         yield* byEmail.take(email)
