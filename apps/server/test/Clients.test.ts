@@ -126,30 +126,35 @@ describe.skipIf(!serverUp)("Effect client and the served document", () => {
       const client = yield* PdrClient.make({ baseUrl: server.api, apiKey: key.key })
       const catalogue = yield* client.catalogue.platforms()
       const jobs = catalogue.platforms.find((p) => p.platform === "jobs_global")
-      const request = { op: "jobs", subjects: ["jobkey00000003"] }
-      const quote = yield* client.ops.call({
-        path: { platform: "jobs_global" },
-        payload: { request, estimateOnly: true }
+      const request = { op: "jobs", subjects: ["jobkey00000003"] } as const
+      // the derived endpoint of the platform, and the typed call over it (with an Idempotency-Key)
+      const quote = yield* client.platforms.jobs_global({ payload: { request, estimateOnly: true }, headers: {} })
+      const paid = yield* PdrClient.call(client, "jobs_global", request)
+      const replayed = yield* client.platforms.jobs_global({
+        payload: { request: { op: "jobs", subjects: ["jobkey00000003"] } },
+        headers: { "idempotency-key": "effect-replay" },
+        withResponse: true
       })
-      const paid = yield* client.ops.call({ path: { platform: "jobs_global" }, payload: { request } })
-      const balance = yield* client.ops.balance()
-      const tooDear = yield* client.ops
-        .call({
-          path: { platform: "jobs_global" },
-          payload: { request: { op: "jobs", subjects: ["jobkey00000004", "jobkey00000005", "jobkey00000006"] } }
-        })
-        .pipe(
-          Effect.map(() => "charged" as const),
-          Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error))
-        )
+      const balance = yield* client.account.balance()
+      const tooDear = yield* PdrClient.call(client, "jobs_global", {
+        op: "jobs",
+        subjects: ["jobkey00000004", "jobkey00000005", "jobkey00000006"]
+      }).pipe(
+        Effect.map(() => "charged" as const),
+        Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error))
+      )
       const shown = yield* admin.accounts.show({ path: { accountId: account.accountId } })
-      return { jobs, quote, paid, balance, tooDear, shown }
+      return { jobs, quote, paid, replayed, balance, tooDear, shown }
     })
     const r = await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))
     assert.isDefined(r.jobs)
     assert.strictEqual(r.quote.cost.creditsCharged, 0)
     assert.strictEqual(r.paid.cost.creditsCharged, r.quote.estimate?.credits)
-    assert.strictEqual(r.paid.data[0]?.["subject"], "jobkey00000003")
+    assert.strictEqual(r.paid.data[0]?.subject, "jobkey00000003")
+    assert.strictEqual(r.paid.data[0]?.jobKey, "jobkey00000003")
+    // stored and fresh: served free, with the same typed row
+    assert.strictEqual(r.replayed[0].cost.creditsCharged, 0)
+    assert.strictEqual(r.replayed[1].headers["x-request-id"], r.replayed[0].requestId)
     assert.strictEqual(r.balance.creditsRemaining, 3 - r.paid.cost.creditsCharged)
     assert.notStrictEqual(r.tooDear, "charged")
     if (r.tooDear !== "charged") assert.strictEqual(r.tooDear.code, "insufficient_credits")

@@ -30,8 +30,54 @@ export const make = (options: Options) =>
     transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", reveal(options.apiKey)))
   })
 
-/** The client `make` builds: `client.catalogue.platforms()`, `client.ops.call(...)`, `client.ops.balance()`. */
+/**
+ * The client `make` builds: `client.catalogue.platforms()`, one method per platform (`client.platforms.maps({ payload:
+ * { request: { op: "places", subjects } }, headers: {} })`, requests typed per op, rows typed per platform) and
+ * `client.account.balance()`.
+ */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
+
+/** Any failure of a call: the D5 errors by tag (`Effect.catchTag("InsufficientCredits", ...)`), transport, decoding. */
+export type CallError = Effect.Effect.Error<ReturnType<Client["account"]["balance"]>>
+
+/** How a call is made. */
+export interface CallOptions {
+  /** Quote the exact cost without spending (D8). */
+  readonly estimateOnly?: boolean
+  /** Refuse the call (402 `QuoteAboveMaxCredits`) when its quote is above this (D18). */
+  readonly maxCredits?: number
+  /** The Idempotency-Key of a paid call (D16); a fresh one is sent when left out, none with a quote. */
+  readonly idempotencyKey?: string
+}
+
+type PlatformMethod = (request: {
+  readonly payload: Api.EnvelopeOf<unknown>
+  readonly headers: Api.CallHeaders
+}) => Effect.Effect<unknown, CallError>
+
+/**
+ * Calls (or quotes) one op of one platform on the derived client, its answer typed with that op's rows: the same
+ * endpoint as `client.platforms[platform]`, with the envelope built and an Idempotency-Key sent with every paid call,
+ * so that the caller's retries never bill twice.
+ */
+export const call = <P extends Api.Platform, O extends Api.OpOf<P>>(
+  client: Client,
+  platform: P,
+  request: Api.RequestOf<P> & { readonly op: O },
+  options: CallOptions = {}
+): Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError> =>
+  Effect.suspend(() => {
+    const key = options.idempotencyKey ?? (options.estimateOnly === true ? undefined : crypto.randomUUID())
+    const method = (client.platforms as unknown as Record<string, PlatformMethod>)[platform]!
+    return method({
+      payload: {
+        request,
+        ...(options.estimateOnly === undefined ? {} : { estimateOnly: options.estimateOnly }),
+        ...(options.maxCredits === undefined ? {} : { maxCredits: options.maxCredits })
+      },
+      headers: key === undefined ? {} : { "idempotency-key": key }
+    }) as Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError>
+  })
 
 /** The public API's client as a service. */
 export class PdrClient extends Context.Tag("@pdr/client/PdrClient")<PdrClient, Client>() {}

@@ -45,31 +45,61 @@ export const promiseMistakes = async () => {
 
 export const effectMistakes = Effect.gen(function* () {
   const client = yield* PdrClient.make({ baseUrl: "http://127.0.0.1:8080", apiKey: "key_live_x" })
-  // @ts-expect-error misspelt endpoint
-  yield* client.ops.cal({ path: { platform: "maps" }, payload: {} })
-  // @ts-expect-error missing path (the platform)
-  yield* client.ops.call({ payload: { request: { op: "places", subjects: ["x"] } } })
-  const answer = yield* client.ops.call({ path: { platform: "maps" }, payload: { request: { op: "places" } } })
+  // the derived client: one method per platform
+  // @ts-expect-error misspelt platform
+  yield* client.platforms.mapz({ payload: { request: { op: "places", subjects: ["x"] } }, headers: {} })
+  // @ts-expect-error misspelt op
+  yield* client.platforms.maps({ payload: { request: { op: "palces", subjects: ["x"] } }, headers: {} })
+  // @ts-expect-error missing required field (subjects)
+  yield* client.platforms.maps({ payload: { request: { op: "places" } }, headers: {} })
+  const search = { op: "search", query: "q", location: "l" } as const
+  // @ts-expect-error out-of-range enum value
+  yield* client.platforms.maps({ payload: { request: { ...search, minRating: "5" } }, headers: {} })
+  // @ts-expect-error subjects as a string instead of a list
+  yield* client.platforms.maps({ payload: { request: { op: "places", subjects: "x" } }, headers: {} })
+  // @ts-expect-error an op of another platform
+  yield* client.platforms.maps({ payload: { request: { op: "profiles", subjects: ["x"] } }, headers: {} })
+  const answer = yield* client.platforms.maps({ payload: { request: { op: "places", subjects: ["x"] } }, headers: {} })
   // @ts-expect-error wrong envelope field read
   answer.cost.creditsCharge
   // @ts-expect-error wrong coverage status
   if (answer.coverage[0]?.status === "cached") return
-  const balance = yield* client.ops.balance().pipe(
+  // @ts-expect-error wrong row field read (no row of any maps op has it)
+  answer.data[0]?.ratings
+
+  // the typed call: the answer's rows are those of the op called
+  // @ts-expect-error misspelt op
+  yield* PdrClient.call(client, "maps", { op: "palces", subjects: ["x"] })
+  // @ts-expect-error a field the op does not have
+  yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"], pages: 2 })
+  // @ts-expect-error maxCredits is a number
+  yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }, { maxCredits: "10" })
+  const places = yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] })
+  // @ts-expect-error a reviews row field read on a places answer
+  places.data[0]?.reviewId
+  // @ts-expect-error wrong row field read (the row has `rating`)
+  places.data[0]?.ratings
+  const history = yield* PdrClient.call(client, "maps", { op: "history", subjects: ["x"], metric: "rating" })
+  // @ts-expect-error a metric the op does not have
+  if (history.data[0]?.metric === "followers") return
+
+  const balance = yield* client.account.balance().pipe(
     // @ts-expect-error misspelt error tag (the D5 errors are tagged per code: InsufficientCredits)
     Effect.catchTag("InsuficientCredits", () => Effect.succeed(null))
   )
   // @ts-expect-error wrong field of the balance answer
   balance?.credits
-  const caught = yield* client.ops
-    .call({ path: { platform: "maps" }, payload: { request: { op: "places", subjects: ["x"] } } })
-    .pipe(Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error.code)))
+  const caught = yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }).pipe(
+    Effect.map((a) => a.data[0]?.rating),
+    Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error.code))
+  )
   // @ts-expect-error the error code of a tag is its literal, not another code
   if (caught === "quote_above_max_credits") return
-  yield* client.ops
-    .call({ path: { platform: "maps" }, payload: { request: { op: "places", subjects: ["x"] } } })
+  yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }).pipe(
     // @ts-expect-error misspelt error tag on an op call
-    .pipe(Effect.catchTag("QuoteAboveMaxCredit", () => Effect.succeed(null)))
-  // @ts-expect-error the balance or the error code, not a row
+    Effect.catchTag("QuoteAboveMaxCredit", () => Effect.succeed(null))
+  )
+  // @ts-expect-error the rating or the error code, not a row
   caught.placeId
 
   const admin = yield* PdrClient.makeAdmin({ baseUrl: "http://127.0.0.1:8081", token: "op_x" })
@@ -86,9 +116,5 @@ export const effectMistakes = Effect.gen(function* () {
   if (account.ledger[0]?.kind === "refund") return
 })
 
-// Not caught at compile time (noted in the report), because the HttpApi contract's `ops.call` endpoint still takes
-// any envelope and answers rows of any op; they become errors when the contract declares one endpoint per platform:
-//   client.ops.call({ path: { platform: "maps" }, payload: { request: { op: "palces" } } })   (misspelt op)
-//   answer.data[0]?.ratings                                                                    (wrong row field)
-// Numeric bounds (`pages: 99` where the maximum is 10) are not expressible in TypeScript types: the server's 400
-// names the field.
+// Not expressible in TypeScript types: numeric bounds (`pages: 99` where the maximum is 5) and string lengths; the
+// server's 400 names the field.

@@ -25,10 +25,17 @@ export type UnitShape = "subjects" | "subject" | "query"
 /** What a history point is kept per (D9): nothing, the resolved store, or the stay it was priced for. */
 export type HistoryScope = "none" | "store" | "stay"
 
-/** One op of one platform. */
-export interface OpDef {
+/**
+ * One op of one platform. Its type parameters are the op's name, the Schema of its request fields and the Schema of
+ * its answer rows: the typed catalogue (`typed`) keeps them, so the HTTP contract and its clients are typed per op.
+ */
+export interface OpDef<
+  N extends string = string,
+  Rq extends Schema.Schema.Any = Schema.Schema.AnyNoContext,
+  Rw extends Schema.Schema.Any = Schema.Schema.AnyNoContext
+> {
   readonly platform: string
-  readonly name: string
+  readonly name: N
   readonly description: string
   readonly price: PriceRule
   /** The freshness window in seconds, or null when results are always fetched. */
@@ -36,6 +43,8 @@ export interface OpDef {
   readonly available: boolean
   /** The request Schema (`op` plus the op's own fields), decoding to the typed, defaulted request. */
   readonly schema: Schema.Schema<OpRequest, unknown>
+  /** The struct of `op` and the op's fields, without the rules of the whole request (`schema` has them). */
+  readonly request: Rq
   readonly units: UnitShape
   /** What a history point is kept per when this op measures it: the resolved store, the priced stay, or neither. */
   readonly scope: HistoryScope
@@ -56,7 +65,7 @@ export interface OpDef {
   /** Whether results are kept as measured data (explore `run` keeps nothing). */
   readonly stored: boolean
   /** The Schema of one `data` row of the answer: the delivered fields plus the envelope (D4). */
-  readonly row: Schema.Schema.AnyNoContext
+  readonly row: Rw
   /** The Schema of one row as an upstream adapter delivers it (no envelope); undefined for `history`. */
   readonly delivered: Schema.Schema.AnyNoContext | undefined
 }
@@ -88,11 +97,11 @@ export interface OpRequest {
   readonly [field: string]: unknown
 }
 
-/** A platform and its ops. */
-export interface PlatformDef {
-  readonly id: string
+/** A platform and its ops (typed, in the typed catalogue). */
+export interface PlatformDef<Id extends string = string, Ops extends ReadonlyArray<OpDef> = ReadonlyArray<OpDef>> {
+  readonly id: Id
   readonly description: string
-  readonly ops: ReadonlyArray<OpDef>
+  readonly ops: Ops
   /** History points of this platform: the scope they are kept per. */
   readonly historyScope: HistoryScope
 }
@@ -100,12 +109,17 @@ export interface PlatformDef {
 const HOUR = 3600
 const DAY = 24 * HOUR
 
-interface OpInput {
+interface OpInput<
+  Fl extends Schema.Struct.Fields,
+  Rw extends Schema.Struct.Fields,
+  AR extends Schema.Schema.AnyNoContext | undefined,
+  St extends boolean
+> {
   readonly description: string
   readonly price: PriceRule
   readonly fresh?: number
   readonly available?: boolean
-  readonly fields: Schema.Struct.Fields
+  readonly fields: Fl
   readonly subjects?: S.SubjectSpec
   readonly check?: (
     request: Record<string, unknown>
@@ -114,11 +128,11 @@ interface OpInput {
   readonly label?: (request: OpRequest) => string
   /** How `check` reads in JSON Schema (a keyword such as `oneOf`, or a `description` when it cannot be one). */
   readonly checkJsonSchema?: object
-  readonly stored?: boolean
+  readonly stored?: St
   /** The fields of one delivered row (camelCase, units in descriptions). */
-  readonly rows: Schema.Struct.Fields
+  readonly rows: Rw
   /** The answer row when it is not the delivered row plus the envelope (contacts, history). */
-  readonly answerRow?: Schema.Schema.AnyNoContext
+  readonly answerRow?: AR
   readonly metricSources?: Readonly<Record<string, R.MetricSource>>
 }
 
@@ -126,9 +140,32 @@ const unverifiedField = Schema.Literal(true).annotations({ description: "raw, un
 
 const rowOptions = { parseOptions: { onExcessProperty: "error" } } as const
 
+/** The request struct of an op: `op` and its fields. */
+type RequestStruct<N extends string, Fl extends Schema.Struct.Fields> = Schema.Struct<
+  { readonly op: Schema.Literal<[N]> } & Fl
+>
+
+/** The answer row of an op: its own answer row, or the delivered fields plus the envelope (and `unverified`). */
+type AnswerRow<
+  Rw extends Schema.Struct.Fields,
+  AR extends Schema.Schema.AnyNoContext | undefined,
+  St extends boolean
+> = AR extends Schema.Schema.AnyNoContext
+  ? AR
+  : Schema.Struct<typeof R.envelope & Rw & (St extends false ? { readonly unverified: typeof unverifiedField } : {})>
+
 const op =
-  (name: string, input: OpInput) =>
-  (platform: string): OpDef => {
+  <
+    const N extends string,
+    Fl extends Schema.Struct.Fields,
+    Rw extends Schema.Struct.Fields,
+    AR extends Schema.Schema.AnyNoContext | undefined = undefined,
+    St extends boolean = true
+  >(
+    name: N,
+    input: OpInput<Fl, Rw, AR, St>
+  ) =>
+  (platform: string): OpDef<N, RequestStruct<N, Fl>, AnswerRow<Rw, NoInfer<AR>, NoInfer<St>>> => {
     const struct = Schema.Struct({ op: Schema.Literal(name), ...input.fields })
     const checked = input.check
       ? struct.pipe(Schema.filter((r) => input.check!(r as Record<string, unknown>) as never))
@@ -142,6 +179,7 @@ const op =
       freshSeconds: input.fresh ?? null,
       available: input.available ?? true,
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
+      request: struct as unknown as RequestStruct<N, Fl>,
       fields: input.fields,
       facets: facetsOf(input),
       scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
@@ -152,28 +190,29 @@ const op =
       metrics: metricField ? metricValues(metricField) : undefined,
       metricSources: input.metricSources,
       stored: input.stored ?? true,
-      row:
-        input.answerRow ??
-        Schema.asSchema(
-          Schema.Struct({
-            ...R.envelope,
-            ...input.rows,
-            ...(input.stored === false ? { unverified: unverifiedField } : {})
-          } as Record<string, Schema.Schema.AnyNoContext>).annotations({
-            ...rowOptions,
-            identifier: `${platform}.${name}.Row`
-          })
-        ),
+      row: (input.answerRow ??
+        Schema.Struct({
+          ...R.envelope,
+          ...input.rows,
+          ...(input.stored === false ? { unverified: unverifiedField } : {})
+        } as unknown as Record<string, Schema.Schema.AnyNoContext>).annotations({
+          ...rowOptions,
+          identifier: `${platform}.${name}.Row`
+        })) as unknown as AnswerRow<Rw, AR, St>,
       delivered:
         name === "history"
           ? undefined
-          : Schema.Struct({ subject: R.optional(R.envelope.subject), ...input.rows }).annotations(rowOptions)
+          : (Schema.Struct({ subject: R.optional(R.envelope.subject), ...input.rows }).annotations(
+              rowOptions
+            ) as unknown as Schema.Schema.AnyNoContext)
     }
   }
 
 const noParts: ReadonlyArray<"email" | "phone"> = []
 
-const facetsOf = (input: OpInput): Facets => {
+const facetsOf = (
+  input: OpInput<Schema.Struct.Fields, Schema.Struct.Fields, Schema.Schema.AnyNoContext | undefined, boolean>
+): Facets => {
   const f = input.fields
   const rowsField = "limit" in f ? "limit" : "pages" in f ? "pages" : undefined
   return {
@@ -222,12 +261,17 @@ const metricValues = (field: Schema.Struct.Field): ReadonlyArray<string> => {
   return [...new Set(found)]
 }
 
-const platform = (
-  id: string,
+const platform = <const Id extends string, const Ops extends ReadonlyArray<(platform: string) => OpDef>>(
+  id: Id,
   description: string,
   historyScope: HistoryScope,
-  ops: ReadonlyArray<(platform: string) => OpDef>
-): PlatformDef => ({ id, description, historyScope, ops: ops.map((make) => make(id)) })
+  ops: Ops
+): PlatformDef<Id, { readonly [K in keyof Ops]: ReturnType<Ops[K]> }> => ({
+  id,
+  description,
+  historyScope,
+  ops: ops.map((make) => make(id)) as { readonly [K in keyof Ops]: ReturnType<Ops[K]> }
+})
 
 const perSubject = (credits: number) => PriceRule.PerSubject({ credits })
 const perRows = (credits: number, rows: number) => PriceRule.PerRows({ credits, rows })
@@ -236,13 +280,13 @@ const free = PriceRule.Free()
 const query = F.text(300)
 const location = F.text(120)
 
-const history = (
+const history = <const M extends string, Ex extends Schema.Struct.Fields = {}>(
   spec: S.SubjectSpec,
-  sources: Readonly<Record<string, R.MetricSource>>,
-  extra: Schema.Struct.Fields = {},
+  sources: Readonly<Record<M, R.MetricSource>>,
+  extra: Ex = {} as Ex,
   maxSubjects = 10
 ) => {
-  const metrics = Object.keys(sources) as unknown as readonly [string, ...Array<string>]
+  const metrics = Object.keys(sources) as unknown as readonly [M, ...Array<M>]
   return op("history", {
     description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,
     price: free,
@@ -428,8 +472,39 @@ const qcOps = (app: string) => {
       label: (r) => `${r["category"]} / ${String(r["subCategory"])}`
     }),
     history(qcProduct, QuickCommerce.metrics, store)
-  ]
+  ] as const
 }
+
+/** Travel reviews cards of one kind of place (hotels are priced for a stay). */
+const travelCards = <const K extends string, Ex extends Schema.Struct.Fields>(kind: K, extra: Ex) =>
+  op(kind, {
+    rows: Stays.place,
+    description: `Cards of ${kind} by page URL: name, rating, reviews, rank${"stay" in extra ? ", price for the stay" : ""}.`,
+    price: perSubject(2),
+    fresh: 3 * DAY,
+    subjects: travelPage,
+    fields: {
+      subjects: F.subjects(travelPage, 10),
+      language: F.withDefault(F.Bcp47, "en"),
+      currency: F.withDefault(F.Currency, "USD"),
+      ...extra
+    }
+  })
+
+/** Travel reviews search of one kind of place. */
+const travelSearch = <const K extends string, Ex extends Schema.Struct.Fields>(kind: K, extra: Ex) =>
+  op(`search${kind}`, {
+    rows: Stays.place,
+    description: `${kind} matching a query.`,
+    price: perRows(20, 10),
+    fields: {
+      query,
+      language: F.withDefault(F.Bcp47, "en"),
+      currency: F.withDefault(F.Currency, "USD"),
+      limit: F.limit(10, 1, 100),
+      ...extra
+    }
+  })
 
 const dateOrderNote = { description: "`until` must not be before `since` (refused with a 400 naming `until`)" }
 
@@ -438,8 +513,11 @@ const dateOrder = (r: Record<string, unknown>) =>
     ? { path: ["until"], message: "must not be before since" }
     : true
 
-/** Every platform of the catalogue, in the specification's order. */
-export const platforms: ReadonlyArray<PlatformDef> = [
+/**
+ * Every platform of the catalogue, in the specification's order, typed: each platform's id and each op's name,
+ * request and row Schemas are kept in its type (the HTTP contract and the clients are typed from it).
+ */
+export const typed = [
   platform("quick_commerce_a", "Quick-commerce app A: one dark store, prices per store.", "store", qcOps("app A")),
   platform("quick_commerce_b", "Quick-commerce app B: one dark store, prices per store.", "store", qcOps("app B")),
   platform("short_video", "Short-video app: accounts, posts, comments, followers and shop.", "none", [
@@ -872,35 +950,12 @@ export const platforms: ReadonlyArray<PlatformDef> = [
     history(hotelPage, Stays.propertyMetrics)
   ]),
   platform("travel_reviews", "Travel reviews site: hotels, restaurants, attractions by page URL.", "stay", [
-    ...(["hotels", "restaurants", "attractions"] as const).map((kind) =>
-      op(kind, {
-        rows: Stays.place,
-        description: `Cards of ${kind} by page URL: name, rating, reviews, rank${kind === "hotels" ? ", price for the stay" : ""}.`,
-        price: perSubject(2),
-        fresh: 3 * DAY,
-        subjects: travelPage,
-        fields: {
-          subjects: F.subjects(travelPage, 10),
-          language: F.withDefault(F.Bcp47, "en"),
-          currency: F.withDefault(F.Currency, "USD"),
-          ...(kind === "hotels" ? { stay: F.stay(F.TravelStay) } : {})
-        }
-      })
-    ),
-    ...(["Hotels", "Restaurants", "Attractions"] as const).map((kind) =>
-      op(`search${kind}`, {
-        rows: Stays.place,
-        description: `${kind} matching a query.`,
-        price: perRows(20, 10),
-        fields: {
-          query,
-          language: F.withDefault(F.Bcp47, "en"),
-          currency: F.withDefault(F.Currency, "USD"),
-          limit: F.limit(10, 1, 100),
-          ...(kind === "Hotels" ? { stay: F.stay(F.TravelStay) } : {})
-        }
-      })
-    ),
+    travelCards("hotels", { stay: F.stay(F.TravelStay) }),
+    travelCards("restaurants", {}),
+    travelCards("attractions", {}),
+    travelSearch("Hotels", { stay: F.stay(F.TravelStay) }),
+    travelSearch("Restaurants", {}),
+    travelSearch("Attractions", {}),
     op("reviews", {
       rows: Stays.placeReview,
       description: "Reviews of places of any kind.",
@@ -1025,7 +1080,13 @@ export const platforms: ReadonlyArray<PlatformDef> = [
       }
     })
   ])
-]
+] as const
+
+/** Every platform of the catalogue, in the specification's order. */
+export const platforms: ReadonlyArray<PlatformDef> = typed
+
+/** A platform of the typed catalogue. */
+export type TypedPlatform = (typeof typed)[number]
 
 const byPlatform = new Map(platforms.map((p) => [p.id, p]))
 const byOp = new Map(platforms.flatMap((p) => p.ops.map((o) => [`${p.id}/${o.name}`, o] as const)))

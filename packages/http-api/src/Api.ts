@@ -1,6 +1,6 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Rows } from "@pdr/domain"
+import { Catalogue, Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import { DashboardGroup } from "./DashboardApi.js"
 import * as Failure from "./Failure.js"
@@ -103,52 +103,82 @@ export const answerOf = <R extends Schema.Schema.AnyNoContext>(row: R) =>
 /** The op answer envelope (D4), rows of any op. */
 export const OpResponse = answerOf(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 
-const envelopeJsonSchema = {
-  type: "object",
-  required: ["request"],
-  additionalProperties: false,
-  properties: {
-    request: {
-      type: "object",
-      required: ["op"],
-      properties: { op: { type: "string" } },
-      additionalProperties: true,
-      description: "`op` and the op's own fields; each op's request JSON Schema is published by GET /api/v1/platforms"
-    },
-    estimateOnly: { type: "boolean", description: "quote the exact cost without spending" },
-    maxCredits: { type: "integer", minimum: 0, description: "refuse the call when its quote is above this (D18)" }
-  }
+/** The answer (D4) of an op whose rows are of type `Row`. */
+export type AnswerOf<Row> = Omit<typeof OpResponse.Type, "data"> & { readonly data: ReadonlyArray<Row> }
+
+/** The request envelope of a call: one op's request, `estimateOnly` (D8) and `maxCredits` (D18). */
+export interface EnvelopeOf<Request> {
+  readonly request: Request
+  readonly estimateOnly?: boolean
+  readonly maxCredits?: number
 }
 
-/** The request envelope; the op's fields are decoded by the domain so every bad field is named (D5). */
-export const OpEnvelope = Schema.Unknown.annotations({ jsonSchema: envelopeJsonSchema, identifier: "OpEnvelope" })
+/** A platform of the catalogue (its path segment). */
+export type Platform = Catalogue.TypedPlatform["id"]
+
+type OpsOf<P extends Platform> = Extract<Catalogue.TypedPlatform, { readonly id: P }>["ops"][number]
+
+/** The ops of a platform (`request.op`). */
+export type OpOf<P extends Platform> = OpsOf<P>["name"]
+
+/** The request of an op (of any op of the platform when `O` is left out), as sent: defaulted fields may be left out. */
+export type RequestOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Encoded<
+  Extract<OpsOf<P>, { readonly name: O }>["request"]
+>
+
+/** One `data` row of an op's answer (of any op of the platform when `O` is left out). */
+export type RowOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Type<
+  Extract<OpsOf<P>, { readonly name: O }>["row"]
+>
+
+/** The request headers of a call: an optional `Idempotency-Key` (D16). */
+export interface CallHeaders {
+  readonly "idempotency-key"?: string | undefined
+}
 
 /**
- * Declares the two ways of sending an API key (D6) in the OpenAPI document: the key check is our own middleware
- * (it compares both headers), so the schemes are added here, on every path but the catalogue's.
+ * The endpoint of one platform's calls: its body is one of its ops' requests (as sent: defaults may be left out),
+ * its 200 answer has rows of its ops.
  */
-const withKeySecurity = (spec: Record<string, unknown>): Record<string, unknown> => {
-  const paths: Record<string, unknown> = {}
-  for (const [path, item] of Object.entries((spec["paths"] ?? {}) as Record<string, Record<string, object>>)) {
-    paths[path] =
-      path === "/api/v1/platforms"
-        ? item
-        : Object.fromEntries(
-            Object.entries(item).map(([method, op]) => [method, { ...op, security: [{ apiKey: [] }, { bearer: [] }] }])
-          )
-  }
-  return {
-    ...spec,
-    paths,
-    components: {
-      ...(spec["components"] as object),
-      securitySchemes: {
-        apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "key_live_ followed by 32 characters" },
-        bearer: { type: "http", scheme: "bearer", description: "the same key as Authorization: Bearer <key>" }
-      }
-    }
-  }
-}
+export type PlatformEndpoint<P> =
+  P extends Catalogue.PlatformDef<infer Id, infer Ops>
+    ? HttpApiEndpoint.HttpApiEndpoint<
+        Id,
+        "POST",
+        never,
+        never,
+        EnvelopeOf<Schema.Schema.Encoded<Ops[number]["request"]>>,
+        CallHeaders,
+        AnswerOf<Schema.Schema.Type<Ops[number]["row"]>>
+      >
+    : never
+
+const callHeaders = Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) })
+
+/** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
+const platformEndpoint = (p: Catalogue.PlatformDef) =>
+  HttpApiEndpoint.post(p.id, `/api/v1/platforms/${p.id}`)
+    .setPayload(
+      Schema.Struct({
+        request: Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))),
+        estimateOnly: Schema.optionalWith(Schema.Boolean, { exact: true }),
+        maxCredits: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
+      }).annotations({ parseOptions: { onExcessProperty: "error" } })
+    )
+    .setHeaders(callHeaders)
+    .addSuccess(answerOf(Schema.Union(...p.ops.map((o) => o.row))))
+    .annotate(OpenApi.Summary, p.description)
+
+/**
+ * One endpoint per platform of the catalogue, each typed with its ops' requests and rows: the derived client has
+ * `platforms.maps(...)`, `platforms.web_search(...)`, and so on. An API key is required.
+ */
+export class PlatformsGroup extends (
+  Catalogue.typed.reduce<HttpApiGroup.HttpApiGroup.Any>(
+    (group, p) => (group as HttpApiGroup.HttpApiGroup<"platforms">).add(platformEndpoint(p)),
+    HttpApiGroup.make("platforms")
+  ) as unknown as HttpApiGroup.HttpApiGroup<"platforms", PlatformEndpoint<Catalogue.TypedPlatform>>
+).middleware(Authentication) {}
 
 /** Catalogue: no key. */
 export class CatalogueGroup extends HttpApiGroup.make("catalogue").add(
@@ -157,15 +187,8 @@ export class CatalogueGroup extends HttpApiGroup.make("catalogue").add(
     .annotate(OpenApi.Summary, "Every platform and op with prices, windows, availability and request schemas")
 ) {}
 
-/** Op calls and balance: an API key is required. */
-export class OpsGroup extends HttpApiGroup.make("ops")
-  .add(
-    HttpApiEndpoint.post("call", "/api/v1/platforms/:platform")
-      .setPath(Schema.Struct({ platform: Schema.String }))
-      .setPayload(OpEnvelope)
-      .addSuccess(OpResponse)
-      .annotate(OpenApi.Summary, "Call one op of one platform (or quote it with estimateOnly)")
-  )
+/** The key's account: an API key is required. */
+export class AccountGroup extends HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.get("balance", "/api/v1/balance")
       .addSuccess(BalanceResponse)
@@ -173,10 +196,19 @@ export class OpsGroup extends HttpApiGroup.make("ops")
   )
   .middleware(Authentication) {}
 
+/**
+ * What the server answers under `/api/v1/platforms/` that is no platform of the catalogue: the domain's 404
+ * `unknown_platform` (after the key check, like any call). Served, not published: it is not in the contract.
+ */
+export class UnknownPlatformGroup extends HttpApiGroup.make("unknownPlatform")
+  .add(HttpApiEndpoint.post("call", "/api/v1/platforms/:platform").setPath(Schema.Struct({ platform: Schema.String })))
+  .middleware(Authentication) {}
+
 /** The public API. */
 export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
-  .add(OpsGroup)
+  .add(PlatformsGroup)
+  .add(AccountGroup)
   .add(DashboardGroup)
   .addError(Failure.wire.InvalidRequest)
   .addError(Failure.wire.UnknownOp)
@@ -194,6 +226,8 @@ export class Api extends HttpApi.make("pdr")
   .addError(Failure.wire.Internal)
   .addError(Failure.wire.UpstreamFailed)
   .addError(Failure.wire.OpUnavailable)
-  .annotate(OpenApi.Transform, withKeySecurity)
   .annotate(OpenApi.Title, "Platform Data Retrieval API")
   .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}
+
+/** What the server serves: the contract, and the answer to a platform that is not in the catalogue. */
+export const Served = Api.add(UnknownPlatformGroup)

@@ -340,7 +340,7 @@ const example = (op: Catalogue.OpDef): Json => Examples.minimal(op, "synthetic/a
 export const api = (version: string) => {
   // built once (about 0.3 s), shared by /openapi.json and /docs
   let built: Json | undefined
-  return Api.Api.annotate(OpenApi.Transform, () => {
+  return Api.Served.annotate(OpenApi.Transform, () => {
     built ??= document({ version })
     return built as never
   })

@@ -1,8 +1,8 @@
 // D5, D13: the contract's error bodies and its OpenAPI document.
-import { OpenApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
-import { Api, Errors } from "../src/index.js"
+import { Catalogue, Examples } from "@pdr/domain"
+import { Either, Option, Schema } from "effect"
+import { Api, Document, Errors } from "../src/index.js"
 
 describe("Api contract", () => {
   it("D5: every error class encodes to {error: {code, message, requestId, details?}} and nothing else", () => {
@@ -27,31 +27,36 @@ describe("Api contract", () => {
     )
   })
 
-  it("D13: the OpenAPI document names the three endpoints and the error statuses", () => {
-    const doc = OpenApi.fromApi(Api.Api) as any
-    assert.strictEqual(doc.openapi, "3.1.0")
-    assert.containsAllKeys(doc.paths, ["/api/v1/platforms", "/api/v1/platforms/{platform}", "/api/v1/balance"])
-    const call = doc.paths["/api/v1/platforms/{platform}"].post
-    assert.containsAllKeys(call.responses, [
-      "200",
-      "400",
-      "401",
-      "402",
-      "404",
-      "409",
-      "413",
-      "415",
-      "422",
-      "429",
-      "500",
-      "502",
-      "503"
-    ])
-    assert.strictEqual(call.requestBody.content["application/json"].schema.$ref, "#/components/schemas/OpEnvelope")
-    assert.deepStrictEqual(doc.components.schemas.OpEnvelope.required, ["request"])
-    assert.deepStrictEqual(Object.keys(doc.components.securitySchemes), ["apiKey", "bearer"])
-    assert.deepStrictEqual(call.security, [{ apiKey: [] }, { bearer: [] }])
-    assert.deepStrictEqual(doc.paths["/api/v1/balance"].get.security, [{ apiKey: [] }, { bearer: [] }])
-    assert.deepStrictEqual(doc.paths["/api/v1/platforms"].get.security ?? [], [], "the catalogue needs no key")
+  it("D13: the contract has one endpoint per platform of the catalogue, as the OpenAPI document has one path", () => {
+    const group = Api.Api.groups["platforms"]!
+    const endpoints = Object.values(group.endpoints)
+    assert.deepStrictEqual(
+      endpoints.map((e) => [e.name, e.method, e.path]),
+      Catalogue.platforms.map((p) => [p.id, "POST", `/api/v1/platforms/${p.id}`])
+    )
+    const doc = Document.document({ version: "0.0.0-test" }) as { paths: Record<string, unknown> }
+    for (const e of endpoints) assert.property(doc.paths, e.path)
+    assert.deepStrictEqual(Object.keys(Api.Api.groups), ["catalogue", "platforms", "account", "dashboard"])
+    assert.property(Api.Served.groups, "unknownPlatform", "served, not published")
+  })
+
+  it("D13: each platform's payload Schema takes every op's request as sent and refuses an op of another platform", () => {
+    for (const p of Catalogue.platforms) {
+      const endpoint = Api.Api.groups["platforms"]!.endpoints[p.id]!
+      const payload = Option.getOrThrow(endpoint.payloadSchema) as Schema.Schema<unknown, unknown>
+      for (const o of p.ops) {
+        const request = Examples.minimal(o, "synthetic/app-charts")
+        assert.isTrue(Either.isRight(Schema.encodeEither(payload)({ request })), `${p.id} ${o.name}`)
+      }
+      const foreign = Catalogue.platforms.find((q) => q.ops.every((o) => !p.ops.some((x) => x.name === o.name)))
+      if (foreign) {
+        const request = Examples.minimal(foreign.ops[0]!, "synthetic/app-charts")
+        assert.isTrue(Either.isLeft(Schema.encodeEither(payload)({ request })), `${p.id} refuses ${foreign.id}`)
+      }
+      assert.isTrue(
+        Either.isLeft(Schema.encodeEither(payload)({ request: Examples.minimal(p.ops[0]!, "x"), extra: 1 })),
+        `${p.id}: an envelope field that is not in the contract is refused, not dropped`
+      )
+    }
   })
 })

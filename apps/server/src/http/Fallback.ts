@@ -208,7 +208,7 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
 export const cachedText = new WeakMap<IncomingMessage, string>()
 
 /** The API-level middleware layer. */
-export const layer = HttpApiBuilder.middleware(Api.Api, (app) =>
+export const layer = HttpApiBuilder.middleware(Api.Served, (app) =>
   Effect.gen(function* () {
     const request = RequestId.start()
     const refused = yield* precheck(yield* HttpServerRequest.HttpServerRequest, request.id)

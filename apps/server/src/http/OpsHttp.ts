@@ -1,13 +1,14 @@
 /**
- * `POST /api/v1/platforms/{platform}` and `GET /api/v1/balance`: each handler calls one domain service. An op call
+ * `POST /api/v1/platforms/<platform>` (one endpoint per platform) and `GET /api/v1/balance`: each handler calls one
+ * domain service. An op call
  * with `Idempotency-Key` runs through the Idempotency service (D16) and a replay says `Idempotent-Replayed: true`.
  */
 
 import { createHash } from "node:crypto"
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Calls, Catalogue, Freshness, Idempotency, Keys } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
-import { Effect, FiberRef } from "effect"
+import { Effect, FiberRef, Layer } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -24,88 +25,110 @@ const versions = { contextVersion: Api.contextVersion, engineVersion }
  */
 const ok = (body: unknown) => HttpServerResponse.unsafeJson(body)
 
-/** The ops group's handlers. */
-export const layer = HttpApiBuilder.group(Api.Api, "ops", (handlers) =>
-  Effect.gen(function* () {
-    const calls = yield* Calls.Calls
-    const idempotency = yield* Idempotency.Idempotency
-    const keys = yield* Keys.Keys
+/** The handler of a call to a platform: the body is read and parsed here (Body), after the media type is checked. */
+const caller = Effect.gen(function* () {
+  const calls = yield* Calls.Calls
+  const idempotency = yield* Idempotency.Idempotency
+  const keys = yield* Keys.Keys
 
-    /** The answer; with an idempotency key, a paid answer comes back as the text the settle kept (D16). */
-    const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown, key?: string) =>
-      Effect.gen(function* () {
-        const request = yield* FiberRef.get(RequestId.current)
-        const envelope = { requestId: request.id, ...versions }
-        const { kept, ...result } = yield* calls
-          .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
-          .pipe(Effect.catchAll(ApiErrors.fromDomain))
-        // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
-        const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
-        if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
-          yield* keys.recordOp(caller.keyId, platform, op)
-        }
-        return { body: { ...result, ...envelope }, kept }
-      })
+  /** The answer; with an idempotency key, a paid answer comes back as the text the settle kept (D16). */
+  const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown, key?: string) =>
+    Effect.gen(function* () {
+      const request = yield* FiberRef.get(RequestId.current)
+      const envelope = { requestId: request.id, ...versions }
+      const { kept, ...result } = yield* calls
+        .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
+        .pipe(Effect.catchAll(ApiErrors.fromDomain))
+      // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
+      const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
+      if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
+        yield* keys.recordOp(caller.keyId, platform, op)
+      }
+      return { body: { ...result, ...envelope }, kept }
+    })
 
-    return (
-      handlers
-        // raw: the body is read and parsed here (Body), after the media type is checked, instead of by the framework
-        .handleRaw("call", ({ path, request }) =>
-          Effect.gen(function* () {
-            const caller = yield* Security.CurrentCaller
-            const contentType = request.headers["content-type"]
-            if (contentType !== undefined && !jsonType.test(contentType)) {
-              return yield* ApiErrors.fail(
-                "unsupported_media_type",
-                `the body must be application/json, not ${contentType}`
-              )
-            }
-            const payload = yield* Body.json(request).pipe(
-              Effect.catchTag("RequestError", () =>
-                ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
-              )
-            )
-            const key = request.headers["idempotency-key"]
-            if (key === undefined) return ok((yield* answer(caller, path.platform, payload)).body)
-            const fingerprint = createHash("sha256")
-              .update(`${path.platform}\n${Freshness.canonicalJson(payload)}`)
-              .digest("hex")
-            const kept = yield* idempotency
-              .run(
-                { accountId: caller.accountId, key, fingerprint },
-                answer(caller, path.platform, payload, key).pipe(
-                  Effect.map(({ body, kept }) =>
-                    kept === undefined ? { status: 200, body } : { status: 200, body: kept, keptBySettle: true }
-                  ),
-                  Effect.catchAll((e) =>
-                    Effect.succeed({ status: Failure.statusOf(e) ?? 500, body: { error: e.error } })
-                  )
-                )
-              )
-              .pipe(Effect.catchAll(ApiErrors.fromDomain))
-            if (kept.replayed) {
-              // a replay is the original answer: its request id too, in the body and the header (D16, D17)
-              const body = kept.body as { requestId?: unknown; error?: { requestId?: unknown } }
-              const original = body.requestId ?? body.error?.requestId
-              yield* RequestId.addHeaders({
-                "idempotent-replayed": "true",
-                ...(typeof original === "string" ? { "x-request-id": original } : {})
-              })
-            }
-            if (kept.keptBySettle === true)
-              return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
-            if (kept.status === 200) return ok(kept.body)
-            const body = kept.body as Failure.Body
-            const replayed = Failure.fromBody(body)
-            return replayed === undefined ? ApiErrors.response(kept.status, body.error) : yield* Effect.fail(replayed)
-          })
+  return (platform: string, request: HttpServerRequest.HttpServerRequest) =>
+    Effect.gen(function* () {
+      const caller = yield* Security.CurrentCaller
+      const contentType = request.headers["content-type"]
+      if (contentType !== undefined && !jsonType.test(contentType)) {
+        return yield* ApiErrors.fail("unsupported_media_type", `the body must be application/json, not ${contentType}`)
+      }
+      const payload = yield* Body.json(request).pipe(
+        Effect.catchTag("RequestError", () =>
+          ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
         )
-        .handle("balance", () =>
-          Effect.gen(function* () {
-            const caller = yield* Security.CurrentCaller
-            return { creditsRemaining: yield* calls.balance(caller), ...versions }
-          })
+      )
+      const key = request.headers["idempotency-key"]
+      if (key === undefined) return ok((yield* answer(caller, platform, payload)).body)
+      const fingerprint = createHash("sha256")
+        .update(`${platform}\n${Freshness.canonicalJson(payload)}`)
+        .digest("hex")
+      const kept = yield* idempotency
+        .run(
+          { accountId: caller.accountId, key, fingerprint },
+          answer(caller, platform, payload, key).pipe(
+            Effect.map(({ body, kept }) =>
+              kept === undefined ? { status: 200, body } : { status: 200, body: kept, keptBySettle: true }
+            ),
+            Effect.catchAll((e) => Effect.succeed({ status: Failure.statusOf(e) ?? 500, body: { error: e.error } }))
+          )
         )
-    )
-  })
+        .pipe(Effect.catchAll(ApiErrors.fromDomain))
+      if (kept.replayed) {
+        // a replay is the original answer: its request id too, in the body and the header (D16, D17)
+        const body = kept.body as { requestId?: unknown; error?: { requestId?: unknown } }
+        const original = body.requestId ?? body.error?.requestId
+        yield* RequestId.addHeaders({
+          "idempotent-replayed": "true",
+          ...(typeof original === "string" ? { "x-request-id": original } : {})
+        })
+      }
+      if (kept.keptBySettle === true)
+        return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
+      if (kept.status === 200) return ok(kept.body)
+      const body = kept.body as Failure.Body
+      const replayed = Failure.fromBody(body)
+      return replayed === undefined ? ApiErrors.response(kept.status, body.error) : yield* Effect.fail(replayed)
+    })
+})
+
+/** Builds the handlers of a group whose endpoints are handled in a loop (their names come from the catalogue). */
+type AnyHandlers = {
+  readonly handleRaw: (
+    name: string,
+    handler: (args: { readonly request: HttpServerRequest.HttpServerRequest }) => unknown
+  ) => AnyHandlers
+}
+
+/** The platforms group: one raw handler per platform of the catalogue, each the same call with its platform. */
+export const platformsLayer = HttpApiBuilder.group(Api.Api, "platforms", (handlers) =>
+  Effect.map(
+    caller,
+    (call) =>
+      Catalogue.platforms.reduce(
+        (h, p) => h.handleRaw(p.id, ({ request }) => call(p.id, request)),
+        handlers as unknown as AnyHandlers
+      ) as unknown as HttpApiBuilder.Handlers<never, never, never>
+  )
 )
+
+/** A path under /api/v1/platforms/ that is no platform: the domain answers it (404 `unknown_platform`). */
+export const unknownPlatformLayer = HttpApiBuilder.group(Api.Served, "unknownPlatform", (handlers) =>
+  Effect.map(caller, (call) => handlers.handleRaw("call", ({ path, request }) => call(path.platform, request)))
+)
+
+/** The account group: the balance (D7). */
+export const accountLayer = HttpApiBuilder.group(Api.Api, "account", (handlers) =>
+  Effect.map(Calls.Calls, (calls) =>
+    handlers.handle("balance", () =>
+      Effect.gen(function* () {
+        const caller = yield* Security.CurrentCaller
+        return { creditsRemaining: yield* calls.balance(caller), ...versions }
+      })
+    )
+  )
+)
+
+/** Every handler of op calls and the balance. */
+export const layer = Layer.mergeAll(platformsLayer, unknownPlatformLayer, accountLayer)

@@ -45,7 +45,7 @@ export const contactRow = Schema.Struct({
 })
 
 /** A history answer row (D17): one per subject and source, points oldest first. */
-export const historyRow = (metrics: ReadonlyArray<string>) =>
+export const historyRow = <const M extends string>(metrics: readonly [M, ...Array<M>]) =>
   Schema.Struct({
     subject: R.envelope.subject,
     metric: Schema.Literal(...metrics).annotations({ description: "the metric of the series" }),
