@@ -95,6 +95,13 @@ const addFormats = (formats.default ?? (addFormatsModule as unknown as (ajv: Ajv
   ajv: Ajv2020
 ) => unknown
 
+/** A JSON Schema 2020-12 validator (ajv) with the formats of ajv-formats: what published schemas are checked with. */
+export const jsonSchemas = () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  return ajv
+}
+
 const publicOrigins = new Set<string>()
 const contracts = new Map<string, Promise<Contract>>()
 
@@ -109,8 +116,7 @@ const contractOf = (origin: string) => {
     found = fetch(`${origin}/openapi.json`)
       .then((r) => r.json())
       .then((doc: any) => {
-        const ajv = new Ajv2020({ strict: false, allErrors: true })
-        addFormats(ajv)
+        const ajv = jsonSchemas()
         ajv.addSchema({ ...doc, $id: "openapi.json" })
         return { doc, ajv }
       })

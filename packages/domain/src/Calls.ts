@@ -5,8 +5,9 @@
  * The service composes `Plan` (units and what is fetched), `Settle` (delivered price, records, kept answer) and
  * `Coverage` (coverage items, answer rows, stored views, contact rows).
  */
-import { Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import { DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
+import { CallSettings } from "./CallSettings.js"
 import { type CoverageItem, contactRow, cover, exactNumber, kept, shapeRows, storedView } from "./Coverage.js"
 import * as History from "./History.js"
 import { iso } from "./Instants.js"
@@ -22,20 +23,7 @@ import * as Requests from "./Requests.js"
 import { deliveredPrice, holdsOf, type Keep, keptAnswer, records } from "./Settle.js"
 
 export { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
-
-/** Tuning of op calls. */
-export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain/CallSettings", {
-  defaultValue: () => ({
-    /** Timeout of each upstream fetch (D12). */
-    unitTimeout: Duration.seconds(15),
-    /** How long a hold lives before the sweep releases it (a crashed call's credits come back, D8). */
-    holdTtl: Duration.minutes(5),
-    /** Units fetched at once per call. */
-    concurrency: 10,
-    /** A stored result older than this is not served even inside its window (the nightly refresh sets 20 hours). */
-    freshAtMost: Duration.infinity as Duration.Duration
-  })
-}) {}
+export { CallSettings } from "./CallSettings.js"
 
 export type { CoverageItem } from "./Coverage.js"
 export type { Plan } from "./Plan.js"

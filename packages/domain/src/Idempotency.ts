@@ -5,7 +5,7 @@
  * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
 import { DateTime, Duration, Effect, Exit, Schema } from "effect"
-import { CallSettings } from "./Calls.js"
+import { CallSettings } from "./CallSettings.js"
 import { IdempotencyStore } from "./ports/IdempotencyStore.js"
 
 /** How long a completed answer is kept. */

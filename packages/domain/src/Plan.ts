@@ -4,7 +4,7 @@
  */
 import { type Context, DateTime, Duration, Effect, Option } from "effect"
 import { EveryUnitFailed } from "./CallErrors.js"
-import { CallSettings } from "./Calls.js"
+import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
 import * as Freshness from "./Freshness.js"

@@ -5,7 +5,7 @@
 
 import { type Context, DateTime, Duration, Effect, Either, Exit } from "effect"
 import { InsufficientCredits } from "./CallErrors.js"
-import { CallSettings } from "./Calls.js"
+import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
 import * as History from "./History.js"
