@@ -1054,7 +1054,9 @@ export const typed = [
       price: PriceRule.PerSourceRow({ credits: 1, rows: 10 }),
       stored: false,
       fields: {
-        source: F.text(120),
+        source: F.text(120).annotations({
+          description: "one of the sources served now, listed under explore run by GET /api/v1/platforms (D19)"
+        }),
         input: F.withDefault(F.jsonObject({ maxDepth: 8, maxBytes: 8192 }), {} as never),
         limit: F.limit(10, 1, 100)
       },
@@ -1159,6 +1161,16 @@ export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
       ...(o.price._tag === "PerSourceRow"
         ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
         : {}),
-      requestSchema: requestJsonSchema(o)
+      requestSchema: o.price._tag === "PerSourceRow" ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o)
     }))
   }))
+
+/** A request schema whose `source` is one of the sources served now (D19): a name outside them is refused (400). */
+const withSources = (schema: JSONSchema.JsonSchema7Root, sources: ReadonlyArray<PublishedSource>) => {
+  if (sources.length === 0) return schema
+  const properties = (schema as { properties: Record<string, object> }).properties
+  return {
+    ...schema,
+    properties: { ...properties, source: { ...properties["source"], enum: sources.map((s) => s.name) } }
+  } as JSONSchema.JsonSchema7Root
+}

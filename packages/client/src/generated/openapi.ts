@@ -9180,7 +9180,7 @@ export interface operations {
                         readonly op: "run";
                         /**
                          * minLength(1)
-                         * @description a string at least 1 character(s) long
+                         * @description one of the sources served now, listed under explore run by GET /api/v1/platforms (D19)
                          */
                         readonly source: string;
                         /** @description a JSON object of at most 8 levels and 8192 bytes; the keys __proto__, constructor and prototype are refused at any depth */
