@@ -8,6 +8,7 @@ import { OpenApi } from "@effect/platform"
 import { Catalogue, Examples } from "@pdr/domain"
 import { JSONSchema, Schema } from "effect"
 import * as Api from "./Api.js"
+import * as Failure from "./Failure.js"
 
 type Json = Record<string, unknown>
 
@@ -19,23 +20,18 @@ export interface DocumentOptions {
   readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>
 }
 
-/** The D5 error codes by HTTP status. */
-export const errorCodes = {
-  400: ["invalid_request", "unknown_op"],
-  401: ["unauthorized"],
-  402: ["insufficient_credits", "quote_above_max_credits"],
-  404: ["unknown_platform", "not_found"],
-  409: ["idempotency_in_flight"],
-  413: ["payload_too_large"],
-  415: ["unsupported_media_type"],
-  422: ["idempotency_mismatch"],
-  429: ["rate_limited"],
-  500: ["internal"],
-  502: ["upstream_failed"],
-  503: ["op_unavailable"]
-} as const
+/** The D5 error codes of the public API by HTTP status, read from the errors' own declarations (`Failure.codes`). */
+export const errorCodes: Readonly<Record<Failure.ApiStatus, ReadonlyArray<Failure.ApiCode>>> = (() => {
+  const byStatus: Partial<Record<Failure.ApiStatus, Array<Failure.ApiCode>>> = {}
+  for (const [code, { status, surface }] of Object.entries(Failure.codes)) {
+    if (surface !== "api") continue
+    const s = status as Failure.ApiStatus
+    byStatus[s] = [...(byStatus[s] ?? []), code as Failure.ApiCode]
+  }
+  return byStatus as Record<Failure.ApiStatus, ReadonlyArray<Failure.ApiCode>>
+})()
 
-const statusText: Record<number, string> = {
+const statusText: Record<Failure.ApiStatus, string> = {
   400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
   401: "The API key is missing, malformed, unknown, revoked or expired.",
   402: "The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed.",
@@ -119,7 +115,7 @@ const detailsOf = (status: number): Json | undefined => {
   }
 }
 
-const errorBody = (status: keyof typeof errorCodes): Json => {
+const errorBody = (status: Failure.ApiStatus): Json => {
   const details = detailsOf(status)
   return {
     type: "object",
@@ -168,7 +164,7 @@ const response = (description: string, schema: Json, names: ReadonlyArray<Header
   content: { "application/json": { schema, ...(examples ? { examples } : {}) } }
 })
 
-const errorResponses = (statuses: ReadonlyArray<keyof typeof errorCodes>, keyed: boolean, replayable: boolean) =>
+const errorResponses = (statuses: ReadonlyArray<Failure.ApiStatus>, keyed: boolean, replayable: boolean) =>
   Object.fromEntries(
     statuses.map((status) => {
       const names: Array<HeaderName> = ["x-request-id"]
@@ -267,7 +263,7 @@ export const document = (options: DocumentOptions): Json => {
         .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
     )
     const fetches = p.ops.some((o) => o.name !== "history" && o.available)
-    const statuses: Array<keyof typeof errorCodes> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
+    const statuses: Array<Failure.ApiStatus> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
     if (fetches) statuses.push(502)
     if (p.ops.some((o) => !o.available)) statuses.push(503)
     paths[`/api/v1/platforms/${p.id}`] = {

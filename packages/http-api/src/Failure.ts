@@ -73,28 +73,37 @@ export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavai
   error: errorOf("op_unavailable")
 }) {}
 
-/** Every error code: its class and its HTTP status (the one place a code's status is written). */
+/**
+ * Every error code: its class, its HTTP status (the one place a code's status is written) and where it is answered:
+ * the public API, or the dashboard only.
+ */
 export const codes = {
-  invalid_request: { error: InvalidRequest, status: 400 },
-  unknown_op: { error: UnknownOp, status: 400 },
-  unauthorized: { error: Unauthorized, status: 401 },
-  insufficient_credits: { error: InsufficientCredits, status: 402 },
-  quote_above_max_credits: { error: QuoteAboveMaxCredits, status: 402 },
-  forbidden: { error: Forbidden, status: 403 },
-  unknown_platform: { error: UnknownPlatform, status: 404 },
-  not_found: { error: NotFound, status: 404 },
-  idempotency_in_flight: { error: IdempotencyInFlight, status: 409 },
-  payload_too_large: { error: PayloadTooLarge, status: 413 },
-  unsupported_media_type: { error: UnsupportedMediaType, status: 415 },
-  idempotency_mismatch: { error: IdempotencyMismatch, status: 422 },
-  rate_limited: { error: RateLimited, status: 429 },
-  internal: { error: Internal, status: 500 },
-  upstream_failed: { error: UpstreamFailed, status: 502 },
-  op_unavailable: { error: OpUnavailable, status: 503 }
+  invalid_request: { error: InvalidRequest, status: 400, surface: "api" },
+  unknown_op: { error: UnknownOp, status: 400, surface: "api" },
+  unauthorized: { error: Unauthorized, status: 401, surface: "api" },
+  insufficient_credits: { error: InsufficientCredits, status: 402, surface: "api" },
+  quote_above_max_credits: { error: QuoteAboveMaxCredits, status: 402, surface: "api" },
+  forbidden: { error: Forbidden, status: 403, surface: "dashboard" },
+  unknown_platform: { error: UnknownPlatform, status: 404, surface: "api" },
+  not_found: { error: NotFound, status: 404, surface: "api" },
+  idempotency_in_flight: { error: IdempotencyInFlight, status: 409, surface: "api" },
+  payload_too_large: { error: PayloadTooLarge, status: 413, surface: "api" },
+  unsupported_media_type: { error: UnsupportedMediaType, status: 415, surface: "api" },
+  idempotency_mismatch: { error: IdempotencyMismatch, status: 422, surface: "api" },
+  rate_limited: { error: RateLimited, status: 429, surface: "api" },
+  internal: { error: Internal, status: 500, surface: "api" },
+  upstream_failed: { error: UpstreamFailed, status: 502, surface: "api" },
+  op_unavailable: { error: OpUnavailable, status: 503, surface: "api" }
 } as const
 
 /** An error code. */
 export type Code = keyof typeof codes
+
+/** An error code of the public API (not the dashboard's). */
+export type ApiCode = { [C in Code]: (typeof codes)[C]["surface"] extends "api" ? C : never }[Code]
+
+/** An HTTP status of an error of the public API. */
+export type ApiStatus = (typeof codes)[ApiCode]["status"]
 
 /** The error of this code. */
 export type Of<C extends Code> = InstanceType<(typeof codes)[C]["error"]>

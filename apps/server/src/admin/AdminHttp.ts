@@ -5,15 +5,7 @@
  */
 
 import { createHash, timingSafeEqual } from "node:crypto"
-import {
-  Headers,
-  HttpApiBuilder,
-  HttpApiError,
-  HttpServer,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import { Headers, HttpApiBuilder, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   Accounts,
   type Calls,
@@ -26,7 +18,7 @@ import {
   Tracking
 } from "@pdr/domain"
 import { AdminApi, Errors } from "@pdr/http-api"
-import { Cause, DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
+import { DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
 
@@ -249,27 +241,7 @@ const authLayer = (token: Redacted.Redacted<string>) =>
     })
   })
 
-const render = (cause: Cause.Cause<unknown>, requestId: string) => {
-  const error = Option.getOrUndefined(Cause.failureOption(cause)) ?? Option.getOrUndefined(Cause.dieOption(cause))
-  const status = ApiErrors.statusOf(error)
-  if (status !== undefined) return Effect.succeed(ApiErrors.response(status, (error as Errors.ApiError).error))
-  if (error instanceof HttpServerError.RouteNotFound) {
-    return Effect.succeed(ApiErrors.response(404, { code: "not_found", message: "no such operator route", requestId }))
-  }
-  if (error instanceof HttpServerError.RequestError) {
-    const { message, details } = ApiErrors.notJson
-    return Effect.succeed(ApiErrors.response(400, { code: "invalid_request", message, requestId, details }))
-  }
-  if (error instanceof HttpApiError.HttpApiDecodeError) {
-    const details = error.issues.map((i) => ({ path: i.path.join("."), message: i.message }))
-    const message = `the body must be JSON of the documented shape: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`
-    return Effect.succeed(ApiErrors.response(400, { code: "invalid_request", message, requestId, details }))
-  }
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-  return Effect.logError("operator API failure", cause).pipe(
-    Effect.as(ApiErrors.response(500, { code: "internal", message: "internal error", requestId }))
-  )
-}
+const render = ApiErrors.renderCause({ notFound: "no such operator route", internal: "internal error" })
 
 /**
  * Request ids and D5 bodies for every answer of the operator API, the framework's own errors included; every body is

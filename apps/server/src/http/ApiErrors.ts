@@ -2,10 +2,11 @@
  * Domain errors to the contract's D5 errors (`Failure`): one tag-keyed map, used by every handler and middleware; and
  * the one rendering of an error as a response.
  */
+import type { HttpApiError, HttpServerError } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import type { Calls, Idempotency } from "@pdr/domain"
 import { Errors, Failure } from "@pdr/http-api"
-import { Effect, FiberRef } from "effect"
+import { Cause, Effect, FiberRef, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 
 /** The D5 error of this code, carrying the current request id. */
@@ -72,3 +73,55 @@ const byTag: Mapping = {
 /** A domain error as its D5 error. */
 export const fromDomain = (e: DomainError): Effect.Effect<never, Failure.Failure> =>
   (byTag[e._tag] as (e: DomainError) => Effect.Effect<never, Failure.Failure>)(e)
+
+/** The framework's own failures, by tag, as the D5 error a client is answered (their bodies are never shown). */
+interface FrameworkErrors {
+  readonly RouteNotFound: (e: HttpServerError.RouteNotFound, requestId: string) => Failure.Failure
+  readonly RequestError: (e: HttpServerError.RequestError, requestId: string) => Failure.Failure
+  readonly HttpApiDecodeError: (e: HttpApiError.HttpApiDecodeError, requestId: string) => Failure.Failure
+}
+
+/** What a listener tells a client of a route it does not have, and of an internal error. */
+export interface Messages {
+  readonly notFound: string
+  readonly internal: string
+}
+
+const framework = (messages: Messages): FrameworkErrors => ({
+  RouteNotFound: (_, requestId) => Failure.make("not_found", messages.notFound, requestId),
+  RequestError: (_, requestId) => Failure.make("invalid_request", notJson.message, requestId, notJson.details),
+  HttpApiDecodeError: (e, requestId) => {
+    const details = e.issues.map((i) => ({ path: i.path.join("."), message: i.message }))
+    return Failure.make(
+      "invalid_request",
+      `the body must be JSON of the documented shape: ${details.map((d) => `${d.path} ${d.message}`).join("; ")}`,
+      requestId,
+      details
+    )
+  }
+})
+
+const tagOf = (u: unknown): string | undefined =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" ? u._tag : undefined
+
+/**
+ * The answer to a failed request, in the D5 shape: an error of the contract as it is; a framework failure as its D5
+ * error (one lookup by tag); an interruption goes on; anything else is logged and answered 500 `internal`.
+ */
+export const renderCause = (messages: Messages) => {
+  const converters = framework(messages) as unknown as Record<string, (e: unknown, id: string) => Failure.Failure>
+  return (cause: Cause.Cause<unknown>, requestId: string): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const error = Option.getOrUndefined(Cause.failureOption(cause)) ?? Option.getOrUndefined(Cause.dieOption(cause))
+    const status = statusOf(error)
+    if (status !== undefined) return Effect.succeed(response(status, (error as Failure.Body).error as never))
+    const convert = converters[tagOf(error) ?? ""]
+    if (convert !== undefined) {
+      const failure = convert(error, requestId)
+      return Effect.succeed(response(Failure.statusOf(failure)!, failure.error))
+    }
+    if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+    return Effect.logError("unhandled failure", cause).pipe(
+      Effect.as(response(500, Failure.make("internal", messages.internal, requestId).error))
+    )
+  }
+}

@@ -5,72 +5,24 @@
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import {
-  HttpApiBuilder,
-  HttpApiError,
-  HttpIncomingMessage,
-  HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Api } from "@pdr/http-api"
-import { Cause, Effect, Option } from "effect"
+import { Api, Failure } from "@pdr/http-api"
+import { Effect, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
 
-const render = (cause: Cause.Cause<unknown>, requestId: string) => {
-  const failure = Option.getOrUndefined(Cause.failureOption(cause))
-  const defect = Option.getOrUndefined(Cause.dieOption(cause))
-  const error = failure ?? defect
-  const status = ApiErrors.statusOf(error)
-  if (status !== undefined) {
-    return Effect.succeed(
-      ApiErrors.response(status, (error as { error: { code: string; message: string } }).error as never)
-    )
-  }
-  if (error instanceof HttpServerError.RouteNotFound) {
-    return Effect.succeed(
-      ApiErrors.response(404, { code: "not_found", message: "no such route; see /docs and /openapi.json", requestId })
-    )
-  }
-  if (error instanceof HttpServerError.RequestError) {
-    return Effect.succeed(
-      ApiErrors.response(400, {
-        code: "invalid_request",
-        message: ApiErrors.notJson.message,
-        requestId,
-        details: ApiErrors.notJson.details
-      })
-    )
-  }
-  if (error instanceof HttpApiError.HttpApiDecodeError) {
-    const issues = error.issues
-    return Effect.succeed(
-      ApiErrors.response(400, {
-        code: "invalid_request",
-        message: "the request is malformed",
-        requestId,
-        details: issues.map((i) => ({ path: i.path.join("."), message: i.message }))
-      })
-    )
-  }
-  if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-  return Effect.logError("unhandled failure", cause).pipe(
-    Effect.as(
-      ApiErrors.response(500, { code: "internal", message: "internal error; the call was not billed", requestId })
-    )
-  )
-}
+const render = ApiErrors.renderCause({
+  notFound: "no such route; see /docs and /openapi.json",
+  internal: "internal error; the call was not billed"
+})
 
 /** The largest request body accepted (D12), after decompression (no content coding is accepted). */
 export const maxBodyBytes = 64 * 1024
 
-const tooLargeError = (requestId: string) => ({
-  code: "payload_too_large",
-  message: `the body is over ${maxBodyBytes} bytes; nothing was read or billed`,
-  requestId
-})
+const tooLargeError = (requestId: string) =>
+  Failure.make("payload_too_large", `the body is over ${maxBodyBytes} bytes; nothing was read or billed`, requestId)
+    .error
 
 const tooLarge = (requestId: string) => ApiErrors.response(413, tooLargeError(requestId))
 
@@ -172,11 +124,14 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
   Effect.gen(function* () {
     const coding = request.headers["content-encoding"]
     if (coding !== undefined && coding.trim().toLowerCase() !== "identity") {
-      return ApiErrors.response(415, {
-        code: "unsupported_media_type",
-        message: `content-encoding ${coding} is not accepted; send the JSON body uncompressed`,
-        requestId
-      })
+      return ApiErrors.response(
+        415,
+        Failure.make(
+          "unsupported_media_type",
+          `content-encoding ${coding} is not accepted; send the JSON body uncompressed`,
+          requestId
+        ).error
+      )
     }
     if (request.method === "GET" || request.method === "HEAD") return undefined
     const length = request.headers["content-length"]
