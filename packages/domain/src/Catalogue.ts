@@ -87,6 +87,8 @@ export interface Facets {
   readonly pricedStay: (request: OpRequest) => Readonly<Record<string, unknown>> | null
   /** The explore source named, for ops priced per source row. */
   readonly source: (request: OpRequest) => string | undefined
+  /** The input an explore source is run with (`{}` when none is given), for ops priced per source row. */
+  readonly sourceInput: (request: OpRequest) => Readonly<Record<string, unknown>>
   /** The contact parts asked for (distinct), for ops priced per part. */
   readonly parts: (request: OpRequest) => ReadonlyArray<"email" | "phone">
 }
@@ -233,6 +235,10 @@ const facetsOf = (
           }
         : () => null,
     source: input.price._tag === "PerSourceRow" ? (r) => String(r["source"]) : () => undefined,
+    sourceInput:
+      input.price._tag === "PerSourceRow"
+        ? (r) => (r["input"] ?? {}) as Readonly<Record<string, unknown>>
+        : () => ({}),
     parts:
       input.price._tag === "PerPart"
         ? (r) => [...new Set(r["reveal"] as ReadonlyArray<"email" | "phone">)]

@@ -168,14 +168,15 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     if (op === undefined)
       return Effect.fail(new U.UpstreamFailed({ source, detail: `no op ${unit.platform} ${unit.op}` }))
     if (op === exploreOp) {
-      const actor = String(unit.request["source"])
+      const actor = op.facets.source(unit.request) ?? ""
+      const input = op.facets.sourceInput(unit.request)
       const known = explore.get(actor)
       if (known === undefined)
         return Effect.succeed({ _tag: "NotFound", source, detail: `the provider serves no source ${actor}` })
       return policy.unit(
         source,
         Effect.flatMap(
-          run(actor, unit.request["input"] ?? {}, unit.rows, charge(op.price, unit, known.price)),
+          run(actor, input, unit.rows, charge(op.price, unit, known.price)),
           (items) =>
             Option.match(items, {
               onNone: () =>
@@ -185,7 +186,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
                   detail: `the provider has no actor ${actor}`
                 }),
               onSome: (list) => {
-                const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input: unit.request["input"] ?? {} }))
+                const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
                 return Effect.as(Delivered.check(unit, rows), {
                   _tag: "Delivered",
                   rows,
