@@ -236,9 +236,7 @@ const facetsOf = (
         : () => null,
     source: input.price._tag === "PerSourceRow" ? (r) => String(r["source"]) : () => undefined,
     sourceInput:
-      input.price._tag === "PerSourceRow"
-        ? (r) => (r["input"] ?? {}) as Readonly<Record<string, unknown>>
-        : () => ({}),
+      input.price._tag === "PerSourceRow" ? (r) => (r["input"] ?? {}) as Readonly<Record<string, unknown>> : () => ({}),
     parts:
       input.price._tag === "PerPart"
         ? (r) => [...new Set(r["reveal"] as ReadonlyArray<"email" | "phone">)]

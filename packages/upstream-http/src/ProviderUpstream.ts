@@ -175,27 +175,25 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
         return Effect.succeed({ _tag: "NotFound", source, detail: `the provider serves no source ${actor}` })
       return policy.unit(
         source,
-        Effect.flatMap(
-          run(actor, input, unit.rows, charge(op.price, unit, known.price)),
-          (items) =>
-            Option.match(items, {
-              onNone: () =>
-                Effect.succeed<U.UnitOutcome>({
-                  _tag: "NotFound",
-                  source: actor,
-                  detail: `the provider has no actor ${actor}`
-                }),
-              onSome: (list) => {
-                const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
-                return Effect.as(Delivered.check(unit, rows), {
-                  _tag: "Delivered",
-                  rows,
-                  exhaustive: list.length < unit.rows,
-                  points: [],
-                  source: actor
-                } satisfies U.UnitOutcome)
-              }
-            })
+        Effect.flatMap(run(actor, input, unit.rows, charge(op.price, unit, known.price)), (items) =>
+          Option.match(items, {
+            onNone: () =>
+              Effect.succeed<U.UnitOutcome>({
+                _tag: "NotFound",
+                source: actor,
+                detail: `the provider has no actor ${actor}`
+              }),
+            onSome: (list) => {
+              const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
+              return Effect.as(Delivered.check(unit, rows), {
+                _tag: "Delivered",
+                rows,
+                exhaustive: list.length < unit.rows,
+                points: [],
+                source: actor
+              } satisfies U.UnitOutcome)
+            }
+          })
         )
       )
     }
