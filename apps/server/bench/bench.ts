@@ -11,6 +11,9 @@
  *   u   paid storefronts calls (a new store each) through the native storefront adapter against the loopback fixture
  *       at zero latency, as a ratio to the same calls on the synthetic upstream (u0), in the same run
  *       (BENCH_ONLY=u runs only this one)
+ *   e   the typed clients: a 10-subject op served from the store, called in this process at 20 concurrent calls through
+ *       the Effect client (PdrClient.call, the answer decoded with the op's row Schemas) and the Promise client, as
+ *       ratios to plain fetch + JSON.parse of the same calls (e0), in the same run (BENCH_ONLY=e runs only this one)
  *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
@@ -23,8 +26,12 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { fileURLToPath } from "node:url"
+import { FetchHttpClient } from "@effect/platform"
+import { createClient } from "@pdr/client"
+import * as PdrClient from "@pdr/client/effect"
 import { Fixtures } from "@pdr/upstream-http"
 import autocannon from "autocannon"
+import { Effect } from "effect"
 import { build } from "esbuild"
 import pg from "pg"
 import { freePort, spawnServer } from "../test/processes.js"
@@ -348,6 +355,91 @@ const upstreams = async () => {
   }
 }
 
+/** Calls of `call` for `seconds`, `concurrency` at a time: calls per second and p50 in ms. */
+const inProcess = async (name: string, call: () => Promise<unknown>, concurrency = 20) => {
+  const run = async (duration: number) => {
+    const latencies: Array<number> = []
+    const until = Date.now() + duration * 1000
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (Date.now() < until) {
+          const t = performance.now()
+          await call()
+          latencies.push(performance.now() - t)
+        }
+      })
+    )
+    latencies.sort((a, b) => a - b)
+    return {
+      name,
+      rps: latencies.length / duration,
+      p50: Math.round(latencies[Math.floor(latencies.length / 2)] ?? 0),
+      p99: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? 0),
+      statuses: {},
+      errors: 0,
+      timeouts: 0
+    } satisfies Result
+  }
+  if (warmSeconds > 0) await run(warmSeconds)
+  return run(seconds)
+}
+
+/** e: the typed clients over the same stored call as plain fetch (e0), in this process. */
+const clients = async () => {
+  const admin = new pg.Client({ connectionString: dbUrl })
+  await admin.connect()
+  const schema = `bench_e_${Date.now().toString(36)}`
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  const url = new URL(dbUrl)
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  const server = await spawnServer(
+    { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
+    (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
+    { bundle: true }
+  )
+  try {
+    const op = operator(server)
+    const account = await op("/admin/accounts", { name: "bench e", credits: 1_000_000 })
+    const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+    const request = { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchclient${i}`) } as const
+    const body = JSON.stringify({ request })
+    const headers = { "content-type": "application/json", "x-api-key": key }
+    // each typed client sends a fresh Idempotency-Key with a paid call: so does the plain call, for the same server work
+    const plain = () =>
+      fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: { ...headers, "idempotency-key": crypto.randomUUID() },
+        body
+      }).then((r) => r.json())
+    const first = (await plain()) as { data: ReadonlyArray<unknown> }
+    if (first.data.length !== 10) throw new Error("the stored call answered no rows")
+    const promise = createClient({ baseUrl: server.api, apiKey: key })
+    const effect = await Effect.runPromise(
+      PdrClient.make({ baseUrl: server.api, apiKey: key }).pipe(Effect.provide(FetchHttpClient.layer))
+    )
+    const typed = () =>
+      Effect.runPromise(PdrClient.call(effect, "maps", request).pipe(Effect.provide(FetchHttpClient.layer)))
+    const results = [
+      await inProcess("e0 plain fetch + JSON.parse, stored 10-subject call", plain),
+      await inProcess("e  Effect client (PdrClient.call, rows decoded)", typed),
+      await inProcess("ep Promise client (createClient().call)", () => promise.call("maps", request))
+    ]
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}`
+      )
+    const [e0, e, ep] = results as [Result, Result, Result]
+    console.log(
+      `e = ${(e.rps / e0.rps).toFixed(2)} x e0 (Effect client), ep = ${(ep.rps / e0.rps).toFixed(2)} x e0 (Promise client): stored calls per second through the typed clients over plain fetch, 20 at a time, in the bench process`
+    )
+  } finally {
+    await stop(server.child)
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+    await admin.end()
+  }
+}
+
 // r1/r2 (issue 11): the nightly refresh's throughput, one runner and two, in its own script (BENCH_REFRESH=false skips)
 const refresh = () => {
   if (process.env["BENCH_REFRESH"] === "false") return
@@ -363,8 +455,9 @@ const refresh = () => {
 
 const only = process.env["BENCH_ONLY"]
 const all = async () => {
-  if (only === undefined || only !== "u") await main()
+  if (only === undefined) await main()
   if (only === undefined || only === "u") await upstreams()
+  if (only === undefined || only === "e") await clients()
   if (only === undefined || only === "r") refresh()
 }
 
