@@ -6,6 +6,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createClient } from "@pdr/client"
 import * as PdrClient from "@pdr/client/effect"
 import { generate, target } from "@pdr/client/generate"
+import { Catalogue, Examples } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect } from "effect"
 import { account, balance, type Running, start } from "./harness.js"
@@ -164,4 +165,38 @@ describe.skipIf(!serverUp)("Effect client and the served document", () => {
       ["capture", "grant"]
     )
   }, 60_000)
+
+  it("the Effect client decodes a real answer of every available op with the contract's row Schemas", async () => {
+    const a = await account(server, 1_000_000, "every op")
+    const program = Effect.gen(function* () {
+      const client = yield* PdrClient.make({ baseUrl: server.api, apiKey: a.key })
+      const rows: Array<string> = []
+      for (const p of Catalogue.platforms) {
+        for (const o of p.ops.filter((o) => o.available)) {
+          const request = Examples.minimal(o, "synthetic/app-charts")
+          // twice: fetched and billed, then served from the store (or, for history, the points just measured)
+          for (const _ of [1, 2]) {
+            const answer = yield* PdrClient.call(client, p.id as "maps", request as never)
+            rows.push(`${p.id} ${o.name} ${answer.data.length}`)
+          }
+        }
+      }
+      return rows
+    })
+    const rows = await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))
+    const available = Catalogue.platforms.flatMap((p) => p.ops.filter((o) => o.available))
+    assert.strictEqual(rows.length, 2 * available.length)
+    assert.isTrue(
+      rows.some((r) => r.startsWith("contacts reveal") && !r.endsWith(" 0")),
+      "contacts rows decoded"
+    )
+    assert.isTrue(
+      rows.some((r) => r.startsWith("explore run") && !r.endsWith(" 0")),
+      "explore rows decoded"
+    )
+    assert.isTrue(
+      rows.some((r) => r.startsWith("maps history") && !r.endsWith(" 0")),
+      "history rows decoded"
+    )
+  }, 120_000)
 })
