@@ -309,7 +309,7 @@ export const document = (options: DocumentOptions): Json => {
       title: "Platform Data Retrieval API",
       version: options.version,
       description:
-        "Credit-billed measured public data about entities on many platforms. Every op of every platform is a path of its own; its body is the op's request envelope and its answer is typed with the op's rows."
+        "Credit-billed measured public data about entities on many platforms. Every platform is a path of its own; its body is one of its ops' request envelopes and its answer is typed with that op's rows. A platform that is not listed here answers 404 `unknown_platform` (body `Error404`), after the key check; any other unknown route answers 404 `not_found`."
     },
     servers: options.servers ?? [{ url: "/", description: "the server answering this document" }],
     tags: [
