@@ -2,13 +2,15 @@
  * Op calls end to end (D1, D2, D4, D8-D11): decode, plan (normalize subjects, look up the store, price every unit),
  * quote, hold, fetch concurrently with a timeout per unit, settle (capture what was delivered, never above the
  * quote, with the data in the same transaction), and answer with what was measured, when, and what was left out.
- * The service composes `Plan` (units and what is fetched), `Settle` (delivered price, records, kept answer) and
- * `Coverage` (coverage items, answer rows, stored views, contact rows).
+ * The service composes `Plan` (units and what is fetched), `Fetch` (each unit's fetch, timeouts, shared fetches),
+ * `Coverage` (the answer assembled from its units: coverage items, rows, stored views, contact rows) and `Settle`
+ * (delivered price, records, kept answer).
  */
-import { DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import { DateTime, Effect, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
-import { type CoverageItem, contactRow, cover, exactNumber, kept, shapeRows, storedView } from "./Coverage.js"
+import { assemble, type CoverageItem, cover, exactNumber } from "./Coverage.js"
+import { asMeasurement, fetcherOf } from "./Fetch.js"
 import * as History from "./History.js"
 import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
@@ -17,8 +19,8 @@ import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
 import { Ledger } from "./ports/Ledger.js"
-import { type Measurement, Measurements, type Row } from "./ports/Measurements.js"
-import { type UnitOutcome, Upstream, type UpstreamFailed } from "./ports/Upstream.js"
+import { Measurements, type Row } from "./ports/Measurements.js"
+import { Upstream } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
 import { deliveredPrice, holdsOf, type Keep, keptAnswer, records } from "./Settle.js"
 
@@ -63,97 +65,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const resolveStore = planner.resolveStore
     const plan = planner.plan
 
-    const fetchUnit = (p: Plan, u: Unit) =>
-      Effect.gen(function* () {
-        const settings = yield* CallSettings
-        type Failure = UpstreamFailed | { readonly _tag: "Timeout" } | { readonly _tag: "Defect" }
-        const outcome: Either.Either<UnitOutcome, Failure> = yield* upstream
-          .fetch({
-            platform: p.op.platform,
-            op: p.op.name,
-            request: p.request,
-            subject: "subject" in u.label ? u.label.subject : undefined,
-            rows: u.asked,
-            store: p.store,
-            parts: p.op.price._tag === "PerPart" ? u.buy : undefined
-          })
-          .pipe(
-            Effect.timeoutFail({
-              duration: settings.unitTimeout,
-              onTimeout: (): Failure => ({ _tag: "Timeout" })
-            }),
-            Effect.either,
-            Effect.catchAllDefect((defect) =>
-              Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
-            )
-          )
-        const at = DateTime.toDate(yield* DateTime.now)
-        if (Either.isLeft(outcome)) {
-          const e = outcome.left
-          return e._tag === "Timeout"
-            ? ({
-                unit: u,
-                omitted: "upstream_timeout",
-                detail: `no answer within ${Duration.format(settings.unitTimeout)}`,
-                source: upstream.sourceFor(p.op.platform, p.op.name)
-              } as const)
-            : e._tag === "Defect"
-              ? ({
-                  unit: u,
-                  omitted: "upstream_failed",
-                  detail: "the upstream adapter failed",
-                  source: upstream.sourceFor(p.op.platform, p.op.name)
-                } as const)
-              : ({ unit: u, omitted: "upstream_failed", detail: e.detail, source: e.source } as const)
-        }
-        const o = outcome.right
-        if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const
-        if (o._tag === "InvalidSubject")
-          return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
-        return { unit: u, outcome: { ...o, rows: kept(p.op, o.rows, u.asked) }, at } as const
-      })
-
-    /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
-    const inflight = new Map<string, Deferred.Deferred<Fetched>>()
-
-    const fetchShared = (p: Plan, u: Unit): Effect.Effect<{ readonly f: Fetched; readonly shared: boolean }> =>
-      Effect.suspend(() => {
-        const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-        if (!p.op.stored || p.op.price._tag === "PerPart") return own
-        const key = `${u.freshnessKey}#${u.asked}`
-        const running = inflight.get(key)
-        if (running !== undefined) {
-          return Deferred.await(running).pipe(
-            Effect.map((f) => ({ f: { ...f, unit: u }, shared: true })),
-            Effect.catchAllCause(() => own)
-          )
-        }
-        const deferred = Deferred.unsafeMake<Fetched>(FiberId.none)
-        inflight.set(key, deferred)
-        return fetchUnit(p, u).pipe(
-          Effect.tap((f) => Deferred.succeed(deferred, f)),
-          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Deferred.interrupt(deferred))),
-          Effect.ensuring(
-            Effect.sync(() => {
-              if (inflight.get(key) === deferred) inflight.delete(key)
-            })
-          ),
-          Effect.map((f) => ({ f, shared: false }))
-        )
-      })
-
-    const asMeasurement = (p: Plan, f: Extract<Fetched, { outcome: unknown }>): Measurement => ({
-      platform: p.op.platform,
-      op: p.op.name,
-      entity: f.unit.entity,
-      freshnessKey: f.unit.freshnessKey,
-      measuredAt: f.at,
-      rows: f.outcome.rows,
-      rowsAsked: f.unit.asked,
-      exhaustive: f.outcome.exhaustive,
-      found: true,
-      source: f.outcome.source
-    })
+    const fetcher = fetcherOf(upstream)
 
     const estimate = (caller: Caller, p: Plan) =>
       Effect.map(
@@ -190,14 +102,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     ) {
       const toFetch = p.units.filter((u) => needsFetch(p, u))
       const settings = yield* CallSettings
-      // nothing or one unit to fetch (a stored answer, a single subject) forks no fibers
-      const fetching =
-        toFetch.length === 0
-          ? Effect.succeed([])
-          : toFetch.length === 1
-            ? Effect.map(fetchShared(p, toFetch[0]!), (r) => [r])
-            : Effect.forEach(toFetch, (u) => fetchShared(p, u), { concurrency: settings.concurrency })
-      const results = yield* fetching
+      const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
@@ -207,58 +112,13 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         else fetched.push(r.f)
       }
       const byUnit = new Map(fetched.map((f) => [f.unit, f]))
-      const coverage: Array<CoverageItem> = []
-      const data: Array<Row> = []
-      for (const planned of p.units) {
-        const u = sharedStored.get(planned) ?? planned
-        const f = byUnit.get(u)
-        if (f === undefined) {
-          if (p.op.price._tag === "PerPart") {
-            data.push(contactRow(u, undefined, undefined, undefined))
-            coverage.push(
-              cover(
-                u,
-                "stored",
-                iso(new Date(Math.max(...u.held.map((r) => r.at.getTime())))),
-                1,
-                0,
-                u.held[0]?.source ?? null
-              )
-            )
-            continue
-          }
-          const s = u.stored!
-          const view = storedView(p, u, s)
-          for (const row of view.rows) data.push(row)
-          coverage.push(cover(u, "stored", view.at, view.rows.length, 0, s.source))
-        } else if ("omitted" in f) {
-          if (p.op.price._tag === "PerPart" && u.held.length > 0)
-            data.push(contactRow(u, undefined, undefined, undefined))
-          coverage.push(
-            cover(u, "omitted", null, 0, 0, f.source ?? upstream.sourceFor(p.op.platform, p.op.name), {
-              reason: f.omitted,
-              detail: f.detail ?? ""
-            })
-          )
-        } else {
-          const price = deliveredPrice(p, f)
-          if (p.op.price._tag === "PerPart") {
-            data.push(contactRow(u, f.outcome.rows[0], f.at, f.outcome.source))
-          } else {
-            data.push(...shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source))
-          }
-          coverage.push(
-            cover(
-              u,
-              "fetched",
-              iso(f.at),
-              p.op.price._tag === "PerPart" ? 1 : f.outcome.rows.length,
-              exactNumber(price),
-              f.outcome.source
-            )
-          )
-        }
-      }
+      const { data, coverage } = assemble(
+        p,
+        sharedStored.size === 0 ? p.units : p.units.map((u) => sharedStored.get(u) ?? u),
+        (u) => byUnit.get(u),
+        (f) => deliveredPrice(p, f),
+        upstream.sourceFor(p.op.platform, p.op.name)
+      )
       const failed = fetched.filter(
         (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
       )

@@ -1,10 +1,11 @@
 /**
  * What a call answers per unit (D4): its coverage item, its rows shaped for the answer (the subject or query, when
- * measured, the source), stored results' frozen views, and the contact rows of ops priced per part (D10).
+ * measured, the source), stored results' frozen views, and the contact rows of ops priced per part (D10); and the
+ * answer of a whole call assembled from its units.
  */
 import type * as Catalogue from "./Catalogue.js"
 import { iso } from "./Instants.js"
-import type { Plan, Unit } from "./Plan.js"
+import type { Fetched, Plan, Unit } from "./Plan.js"
 import type * as Pricing from "./Pricing.js"
 import type { Measurement, Row } from "./ports/Measurements.js"
 
@@ -114,3 +115,86 @@ export const cover = (
 }
 /** An exact price as a number, to four decimals (D17). */
 export const exactNumber = (e: Pricing.Exact) => Math.round((e.n / e.d) * 10000) / 10000
+
+/** A unit delivered by its upstream. */
+export type Delivered = Extract<Fetched, { readonly outcome: unknown }>
+
+/** How an answer shows its units: measured rows, or one contact row per person. */
+interface Shaping {
+  /** A unit served from what is held: its rows and its coverage item. */
+  readonly stored: (p: Plan, u: Unit) => { readonly rows: ReadonlyArray<Row>; readonly item: CoverageItem }
+  /** The rows an omitted unit still shows. */
+  readonly omitted: (u: Unit) => ReadonlyArray<Row>
+  /** A delivered unit's rows, and how many its coverage item counts. */
+  readonly fetched: (p: Plan, u: Unit, f: Delivered) => ReadonlyArray<Row>
+  readonly counted: (f: Delivered) => number
+}
+
+const noRows: ReadonlyArray<Row> = []
+
+/** Measured rows: a stored unit's frozen view, a delivered unit's rows as asked. */
+const measured: Shaping = {
+  stored: (p, u) => {
+    const s = u.stored!
+    const view = storedView(p, u, s)
+    return { rows: view.rows, item: cover(u, "stored", view.at, view.rows.length, 0, s.source) }
+  },
+  omitted: () => noRows,
+  fetched: (p, u, f) => shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source),
+  counted: (f) => f.outcome.rows.length
+}
+
+/** Contact rows (D10): one per person, its parts owned, revealed now or nothing on file; parts held show even when the rest failed. */
+const contacts: Shaping = {
+  stored: (_, u) => ({
+    rows: [contactRow(u, undefined, undefined, undefined)],
+    item: cover(
+      u,
+      "stored",
+      iso(new Date(Math.max(...u.held.map((r) => r.at.getTime())))),
+      1,
+      0,
+      u.held[0]?.source ?? null
+    )
+  }),
+  omitted: (u) => (u.held.length > 0 ? [contactRow(u, undefined, undefined, undefined)] : noRows),
+  fetched: (_, u, f) => [contactRow(u, f.outcome.rows[0], f.at, f.outcome.source)],
+  counted: () => 1
+}
+
+/** How an op's answer shows its units, chosen by its price rule: contacts for ops priced per part. */
+export const shapingOf = (op: Catalogue.OpDef): Shaping => (op.price._tag === "PerPart" ? contacts : measured)
+
+/**
+ * The answer of a call (D4), its units in plan order: each served from what is held (its `stored` measurement, or
+ * contact parts held), omitted with its reason (from `omittedSource` when the failure names none), or delivered and
+ * priced by `priceOf`.
+ */
+export const assemble = (
+  p: Plan,
+  units: ReadonlyArray<Unit>,
+  fetchedOf: (u: Unit) => Fetched | undefined,
+  priceOf: (f: Delivered) => Pricing.Exact,
+  omittedSource: string
+): { readonly data: ReadonlyArray<Row>; readonly coverage: ReadonlyArray<CoverageItem> } => {
+  const shaping = shapingOf(p.op)
+  const coverage: Array<CoverageItem> = []
+  const data: Array<Row> = []
+  for (const u of units) {
+    const f = fetchedOf(u)
+    if (f === undefined) {
+      const served = shaping.stored(p, u)
+      for (const row of served.rows) data.push(row)
+      coverage.push(served.item)
+    } else if ("omitted" in f) {
+      for (const row of shaping.omitted(u)) data.push(row)
+      coverage.push(
+        cover(u, "omitted", null, 0, 0, f.source ?? omittedSource, { reason: f.omitted, detail: f.detail ?? "" })
+      )
+    } else {
+      for (const row of shaping.fetched(p, u, f)) data.push(row)
+      coverage.push(cover(u, "fetched", iso(f.at), shaping.counted(f), exactNumber(priceOf(f)), f.outcome.source))
+    }
+  }
+  return { data, coverage }
+}

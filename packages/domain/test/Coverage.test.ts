@@ -1,6 +1,7 @@
 // D4, D10: coverage items, answer rows, stored views and contact rows of a call's units.
 import { assert, describe, it } from "@effect/vitest"
 import * as Coverage from "../src/Coverage.js"
+import type { Fetched } from "../src/Plan.js"
 import type { Measurement } from "../src/ports/Measurements.js"
 import { opOf, planOf, unitOf } from "./helpers-plan.js"
 
@@ -84,5 +85,119 @@ describe("Coverage", () => {
     const bought = Coverage.contactRow(unitOf({ subject: "p1" }, { buy: ["email"] }), { email: "n@x.org" }, at, "c")
     assert.deepStrictEqual(bought["email"], { status: "revealed", value: "n@x.org" })
     assert.notProperty(bought, "phone")
+  })
+
+  it("D4: a call's answer lists its units in plan order: stored, omitted with the reason, fetched and priced", () => {
+    const op = opOf("maps", "places")
+    const stored: Measurement = {
+      platform: "maps",
+      op: "places",
+      entity: "s1",
+      freshnessKey: "k1",
+      measuredAt: at,
+      rows: [{ placeId: "s1" }],
+      rowsAsked: 1,
+      exhaustive: true,
+      found: true,
+      source: "held"
+    }
+    const s1 = unitOf({ subject: "s1" }, { stored })
+    const s2 = unitOf({ subject: "s2" })
+    const s3 = unitOf({ subject: "s3" })
+    const p = planOf(op, [s1, s2, s3])
+    const fetched = new Map<unknown, Fetched>([
+      [s2, { unit: s2, omitted: "not_found", detail: "gone", source: "up" }],
+      [
+        s3,
+        {
+          unit: s3,
+          outcome: { _tag: "Delivered", rows: [{ placeId: "s3" }], exhaustive: true, points: [], source: "up" },
+          at
+        }
+      ]
+    ])
+    const answer = Coverage.assemble(
+      p,
+      p.units,
+      (u) => fetched.get(u),
+      () => ({ n: 4, d: 1 }),
+      "fallback"
+    )
+    assert.deepStrictEqual(
+      answer.coverage.map((c) => [c.subject, c.status, c.rows, c.credits, c.source, c.reason]),
+      [
+        ["s1", "stored", 1, 0, "held", undefined],
+        ["s2", "omitted", 0, 0, "up", "not_found"],
+        ["s3", "fetched", 1, 4, "up", undefined]
+      ]
+    )
+    assert.deepStrictEqual(
+      answer.data.map((r) => [r["subject"], r["placeId"], r["source"]]),
+      [
+        ["s1", "s1", "held"],
+        ["s3", "s3", "up"]
+      ]
+    )
+  })
+
+  it("D10: a contacts answer has one row per person, held parts shown even when the fetch of the rest failed", () => {
+    const op = opOf("contacts", "reveal")
+    const held = {
+      accountId: "a",
+      person: "p1",
+      part: "email" as const,
+      status: "revealed" as const,
+      value: "e@x.org",
+      at,
+      source: "c"
+    }
+    const owned = unitOf({ subject: "p1" }, { held: [held] })
+    const failing = unitOf({ subject: "p1" }, { held: [held], buy: ["phone"] })
+    const nothing = unitOf({ subject: "p2" }, { buy: ["email"] })
+    const bought = unitOf({ subject: "p3" }, { buy: ["email", "phone"] })
+    const p = planOf(op, [owned, failing, nothing, bought])
+    const fetched = new Map<unknown, Fetched>([
+      [failing, { unit: failing, omitted: "upstream_failed", detail: "HTTP 500", source: "c" }],
+      [nothing, { unit: nothing, omitted: "upstream_timeout", detail: "slow", source: "c" }],
+      [
+        bought,
+        {
+          unit: bought,
+          outcome: {
+            _tag: "Delivered",
+            rows: [{ email: "b@x.org", phone: null }],
+            exhaustive: true,
+            points: [],
+            source: "c"
+          },
+          at
+        }
+      ]
+    ])
+    const answer = Coverage.assemble(
+      p,
+      p.units,
+      (u) => fetched.get(u),
+      () => ({ n: 105, d: 1 }),
+      "c"
+    )
+    assert.deepStrictEqual(
+      answer.coverage.map((c) => [c.subject, c.status, c.rows, c.credits]),
+      [
+        ["p1", "stored", 1, 0],
+        ["p1", "omitted", 0, 0],
+        ["p2", "omitted", 0, 0],
+        ["p3", "fetched", 1, 105]
+      ]
+    )
+    assert.deepStrictEqual(
+      answer.data.map((r) => [r["subject"], (r["email"] as { status: string } | undefined)?.status]),
+      [
+        ["p1", "owned"],
+        ["p1", "owned"],
+        ["p3", "revealed"]
+      ]
+    )
+    assert.deepStrictEqual(answer.data[2]?.["phone"], { status: "nothing_on_file", value: null })
   })
 })

@@ -1,0 +1,119 @@
+/**
+ * Fetching the units of a plan (D8 step 3, D2): each unit's upstream fetch with its timeout, a failure or a defect
+ * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
+ */
+import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId } from "effect"
+import { CallSettings } from "./CallSettings.js"
+import { kept } from "./Coverage.js"
+import type { Fetched, Plan, Unit } from "./Plan.js"
+import type { Measurement } from "./ports/Measurements.js"
+import type { UnitOutcome, Upstream, UpstreamFailed } from "./ports/Upstream.js"
+
+/** A fetched unit, and whether its fetch was another call's, shared (then it is served as stored, free). */
+export interface FetchResult {
+  readonly f: Fetched
+  readonly shared: boolean
+}
+
+/** The measurement a delivered unit records. */
+export const asMeasurement = (p: Plan, f: Extract<Fetched, { outcome: unknown }>): Measurement => ({
+  platform: p.op.platform,
+  op: p.op.name,
+  entity: f.unit.entity,
+  freshnessKey: f.unit.freshnessKey,
+  measuredAt: f.at,
+  rows: f.outcome.rows,
+  rowsAsked: f.unit.asked,
+  exhaustive: f.outcome.exhaustive,
+  found: true,
+  source: f.outcome.source
+})
+
+type Failure = UpstreamFailed | { readonly _tag: "Timeout" } | { readonly _tag: "Defect" }
+
+/** The fetching of units over the Upstream port; fetches in flight are shared per process. */
+export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
+  /** One unit's fetch: delivered (rows kept as asked), or omitted with its reason; never fails. */
+  const fetchUnit = (p: Plan, u: Unit) =>
+    Effect.gen(function* () {
+      const settings = yield* CallSettings
+      const outcome: Either.Either<UnitOutcome, Failure> = yield* upstream
+        .fetch({
+          platform: p.op.platform,
+          op: p.op.name,
+          request: p.request,
+          subject: "subject" in u.label ? u.label.subject : undefined,
+          rows: u.asked,
+          store: p.store,
+          parts: p.op.price._tag === "PerPart" ? u.buy : undefined
+        })
+        .pipe(
+          Effect.timeoutFail({ duration: settings.unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),
+          Effect.either,
+          Effect.catchAllDefect((defect) =>
+            Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
+          )
+        )
+      const at = DateTime.toDate(yield* DateTime.now)
+      if (Either.isLeft(outcome)) {
+        const e = outcome.left
+        const source = e._tag === "UpstreamFailed" ? e.source : upstream.sourceFor(p.op.platform, p.op.name)
+        const detail =
+          e._tag === "Timeout"
+            ? `no answer within ${Duration.format(settings.unitTimeout)}`
+            : e._tag === "Defect"
+              ? "the upstream adapter failed"
+              : e.detail
+        const omitted = e._tag === "Timeout" ? "upstream_timeout" : "upstream_failed"
+        return { unit: u, omitted, detail, source } as const
+      }
+      const o = outcome.right
+      if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const
+      if (o._tag === "InvalidSubject")
+        return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
+      return { unit: u, outcome: { ...o, rows: kept(p.op, o.rows, u.asked) }, at } as const
+    })
+
+  /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
+  const inflight = new Map<string, Deferred.Deferred<Fetched>>()
+
+  /**
+   * A unit's fetch, shared with an identical one in flight for ops whose results are stored (not contacts: a
+   * reveal is per org, not explore: nothing is kept).
+   */
+  const fetchShared = (p: Plan, u: Unit): Effect.Effect<FetchResult> =>
+    Effect.suspend(() => {
+      const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
+      if (!p.op.stored || p.op.price._tag === "PerPart") return own
+      const key = `${u.freshnessKey}#${u.asked}`
+      const running = inflight.get(key)
+      if (running !== undefined) {
+        return Deferred.await(running).pipe(
+          Effect.map((f) => ({ f: { ...f, unit: u }, shared: true })),
+          Effect.catchAllCause(() => own)
+        )
+      }
+      const deferred = Deferred.unsafeMake<Fetched>(FiberId.none)
+      inflight.set(key, deferred)
+      return fetchUnit(p, u).pipe(
+        Effect.tap((f) => Deferred.succeed(deferred, f)),
+        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Deferred.interrupt(deferred))),
+        Effect.ensuring(
+          Effect.sync(() => {
+            if (inflight.get(key) === deferred) inflight.delete(key)
+          })
+        ),
+        Effect.map((f) => ({ f, shared: false }))
+      )
+    })
+
+  /** Fetches these units of a plan, `concurrency` at a time; no fiber is forked for none or one. */
+  const fetchAll = (p: Plan, units: ReadonlyArray<Unit>, concurrency: number) =>
+    units.length === 0
+      ? Effect.succeed<ReadonlyArray<FetchResult>>([])
+      : units.length === 1
+        ? Effect.map(fetchShared(p, units[0]!), (r) => [r])
+        : Effect.forEach(units, (u) => fetchShared(p, u), { concurrency })
+
+  return { fetchUnit, fetchShared, fetchAll } as const
+}

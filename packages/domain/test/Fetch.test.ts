@@ -1,0 +1,114 @@
+// D8 step 3, D2, D12: a unit's fetch, its timeout, a failed or crashing adapter as an omitted unit, and identical
+// concurrent fetches shared by one upstream call.
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Duration, Effect, Fiber, Option } from "effect"
+import { CallSettings } from "../src/CallSettings.js"
+import { fetcherOf } from "../src/Fetch.js"
+import * as Upstream from "../src/ports/Upstream.js"
+import { opOf, planOf, unitOf } from "./helpers-plan.js"
+
+const delivered = (n: number): Upstream.UnitOutcome => ({
+  _tag: "Delivered",
+  rows: Array.from({ length: n }, (_, i) => ({ i })),
+  exhaustive: false,
+  points: [],
+  source: "fake"
+})
+
+/** An adapter serving every platform with this fetch (stores and explore sources are not asked for here). */
+const upstreamOf = (fetch: Upstream.Adapter["fetch"]) =>
+  Upstream.single({
+    name: "fake",
+    fetch,
+    resolveStore: () => Effect.succeed(Option.none()),
+    exploreSource: () => Effect.succeed(Option.none())
+  })
+
+const fast = Effect.provideService(CallSettings, { ...CallSettings.defaultValue(), unitTimeout: Duration.millis(50) })
+
+describe("Fetch", () => {
+  const op = opOf("maps", "places")
+  const u = unitOf({ subject: "p1" }, { asked: 2 })
+  const p = planOf(op, [u])
+
+  it.live("a delivery keeps the rows asked; not found and invalid subjects are omitted with the adapter's reason", () =>
+    Effect.gen(function* () {
+      const f = yield* fetcherOf(upstreamOf(() => Effect.succeed(delivered(5)))).fetchUnit(p, u)
+      assert.isTrue("outcome" in f && f.outcome.rows.length === 2)
+      const missing = yield* fetcherOf(
+        upstreamOf(() => Effect.succeed({ _tag: "NotFound", source: "fake", detail: "gone" }))
+      ).fetchUnit(p, u)
+      assert.deepInclude(missing, { omitted: "not_found", detail: "gone", source: "fake" })
+      const invalid = yield* fetcherOf(
+        upstreamOf(() => Effect.succeed({ _tag: "InvalidSubject", source: "fake", detail: "an HTML page" }))
+      ).fetchUnit(p, u)
+      assert.deepInclude(invalid, { omitted: "invalid_subject", detail: "an HTML page" })
+    })
+  )
+
+  it.live("D12: a unit over its timeout, a failed adapter and a crashing one are omitted, never a failed call", () =>
+    Effect.gen(function* () {
+      const slow = yield* fetcherOf(upstreamOf(() => Effect.as(Effect.sleep("1 second"), delivered(1)))).fetchUnit(p, u)
+      assert.deepInclude(slow, { omitted: "upstream_timeout", detail: "no answer within 50ms", source: "fake" })
+      const failed = yield* fetcherOf(
+        upstreamOf(() => Effect.fail(new Upstream.UpstreamFailed({ source: "fake/x", detail: "HTTP 500" })))
+      ).fetchUnit(p, u)
+      assert.deepInclude(failed, { omitted: "upstream_failed", detail: "HTTP 500", source: "fake/x" })
+      const crashed = yield* fetcherOf(upstreamOf(() => Effect.die(new Error("bug")))).fetchUnit(p, u)
+      assert.deepInclude(crashed, { omitted: "upstream_failed", detail: "the upstream adapter failed" })
+    }).pipe(fast)
+  )
+
+  it.live("D2: identical concurrent fetches share one upstream call; contacts never share", () =>
+    Effect.gen(function* () {
+      let calls = 0
+      const gate = yield* Deferred.make<void>()
+      const fetcher = fetcherOf(
+        upstreamOf(() =>
+          Effect.suspend(() => {
+            calls++
+            return Effect.as(Deferred.await(gate), delivered(2))
+          })
+        )
+      )
+      const first = yield* Effect.fork(fetcher.fetchShared(p, u))
+      yield* Effect.sleep("10 millis")
+      const second = yield* Effect.fork(fetcher.fetchShared(p, unitOf({ subject: "p1" }, { asked: 2 })))
+      yield* Effect.sleep("10 millis")
+      yield* Deferred.succeed(gate, undefined)
+      const [a, b] = [yield* Fiber.join(first), yield* Fiber.join(second)]
+      assert.strictEqual(calls, 1)
+      assert.isFalse(a.shared)
+      assert.isTrue(b.shared)
+      // a reveal is bought per org: two concurrent reveals of one person are two fetches
+      const contacts = opOf("contacts", "reveal")
+      const person = unitOf({ subject: "person" }, { buy: ["email"] })
+      const both = yield* Effect.all(
+        [
+          fetcher.fetchShared(planOf(contacts, [person]), person),
+          fetcher.fetchShared(planOf(contacts, [person]), person)
+        ],
+        { concurrency: 2 }
+      )
+      assert.strictEqual(calls, 3)
+      assert.isTrue(both.every((r) => !r.shared))
+    })
+  )
+
+  it.live("fetchAll fetches every unit, each once, in plan order", () =>
+    Effect.gen(function* () {
+      const seen: Array<string> = []
+      const fetcher = fetcherOf(
+        upstreamOf((unit) => Effect.sync(() => seen.push(String(unit.subject))).pipe(Effect.as(delivered(1))))
+      )
+      const units = ["a", "b", "c"].map((s) => ({ ...unitOf({ subject: s }), freshnessKey: s }))
+      const results = yield* fetcher.fetchAll(planOf(op, units), units, 2)
+      assert.deepStrictEqual(
+        results.map((r) => r.f.unit.label),
+        units.map((x) => x.label)
+      )
+      assert.sameMembers(seen, ["a", "b", "c"])
+      assert.deepStrictEqual(yield* fetcher.fetchAll(planOf(op, []), [], 2), [])
+    })
+  )
+})
