@@ -24,7 +24,7 @@ const recording = (inner: typeof fetch = fetch) => {
   return { sent, fetch: wrapped }
 }
 
-describe.skipIf(!serverUp)("Promise client", () => {
+describe.skipIf(!serverUp)("Promise client (and the Effect client against the rate limit)", () => {
   let server: Running
   beforeAll(async () => {
     server = await start({ options: { rateLimit: { perSecond: 1, burst: 3 } } })
@@ -75,6 +75,33 @@ describe.skipIf(!serverUp)("Promise client", () => {
     const refused = await none.balance()
     assert.deepStrictEqual([refused.ok, refused.status], [false, 429])
     if (!refused.ok) assert.strictEqual(refused.error.code, "rate_limited")
+  }, 60_000)
+
+  it("D12: the Effect client retries a 429 after its Retry-After; without retries the 429 is caught by tag", async () => {
+    const a = await account(server, 100, "effect 429")
+    const program = Effect.gen(function* () {
+      const client = yield* PdrClient.make({ baseUrl: server.api, apiKey: a.key })
+      yield* Effect.all([client.account.balance(), client.account.balance(), client.account.balance()], {
+        concurrency: 3
+      })
+      const started = Date.now()
+      const retried = yield* client.account.balance()
+      const waited = Date.now() - started
+      const none = yield* PdrClient.make({ baseUrl: server.api, apiKey: a.key, maxRetries: 0 })
+      yield* Effect.all([none.account.balance(), none.account.balance(), none.account.balance()], {
+        concurrency: 3,
+        mode: "either"
+      })
+      const refused = yield* none.account.balance().pipe(
+        Effect.as("answered" as const),
+        Effect.catchTag("RateLimited", (e) => Effect.succeed(e.error.code))
+      )
+      return { retried, waited, refused }
+    })
+    const r = await Effect.runPromise(program.pipe(Effect.provide(FetchHttpClient.layer)))
+    assert.strictEqual(r.retried.creditsRemaining, 100)
+    assert.isAtLeast(r.waited, 900, "the client waited the Retry-After second")
+    assert.strictEqual(r.refused, "rate_limited")
   }, 60_000)
 
   it("D16: a paid call whose answer is lost is retried with the same Idempotency-Key and billed once", async () => {

@@ -3,15 +3,27 @@
  * contract's own Schemas, so they are exactly as precise as the contract. They need an `HttpClient`
  * (`FetchHttpClient.layer` or `NodeHttpClient.layer`).
  */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import {
+  HttpApiClient,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "@effect/platform"
 import { AdminApi, Api } from "@pdr/http-api"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { maxRetryWaitMs, retryAfterMs } from "./Client.js"
 
 /** How to reach the public API. */
 export interface Options {
   /** e.g. `http://127.0.0.1:8080` */
   readonly baseUrl: string
   readonly apiKey: string | Redacted.Redacted<string>
+  /**
+   * Retries of a 429 (after its Retry-After, at most 30 s), of a 409 `idempotency_in_flight` and of a connection
+   * failure (after 250 ms, doubling), each with the same request and so the same Idempotency-Key; default 3.
+   */
+  readonly maxRetries?: number
 }
 
 /** How to reach the operator API. */
@@ -23,11 +35,38 @@ export interface AdminOptions {
 
 const reveal = (s: string | Redacted.Redacted<string>) => (Redacted.isRedacted(s) ? Redacted.value(s) : s)
 
-/** The public API's client, with the key set once on every request. */
+/** The same request again after a 429 or a 409 in flight (D12, D16), or after a connection failure. */
+const retrying =
+  (maxRetries: number) =>
+  (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+    HttpClient.transformResponse(client, (send) => {
+      const backoff = (n: number) => Duration.millis(Math.min(maxRetryWaitMs, 250 * 2 ** n))
+      const attempt = (
+        n: number
+      ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> =>
+        Effect.matchEffect(send, {
+          onFailure: (e) =>
+            e._tag === "RequestError" && e.reason === "Transport" && n < maxRetries
+              ? Effect.zipRight(Effect.sleep(backoff(n)), attempt(n + 1))
+              : Effect.fail(e),
+          onSuccess: (res) => {
+            if ((res.status !== 429 && res.status !== 409) || n >= maxRetries) return Effect.succeed(res)
+            const after = retryAfterMs(new Headers(res.headers as Record<string, string>))
+            const wait = after === undefined ? backoff(n) : Duration.millis(Math.min(maxRetryWaitMs, after))
+            return res.text.pipe(Effect.ignore, Effect.zipRight(Effect.sleep(wait)), Effect.zipRight(attempt(n + 1)))
+          }
+        })
+      return attempt(0)
+    })
+
+/** The public API's client, with the key set once on every request and retries (`maxRetries`). */
 export const make = (options: Options) =>
   HttpApiClient.make(Api.Api, {
     baseUrl: options.baseUrl,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.setHeader("x-api-key", reveal(options.apiKey)))
+    transformClient: (client) =>
+      retrying(options.maxRetries ?? 3)(
+        HttpClient.mapRequest(client, HttpClientRequest.setHeader("x-api-key", reveal(options.apiKey)))
+      )
   })
 
 /**
