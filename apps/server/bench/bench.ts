@@ -100,6 +100,28 @@ const operator = (server: { readonly admin: string; readonly token: string }) =>
     body: JSON.stringify(body)
   }).then((r) => r.json())) as any
 
+/** A server bundled and run as `pnpm start` runs it (same heap bound), over a fresh schema of TEST_DATABASE_URL. */
+const serverOnFreshSchema = async (prefix: string, env: Record<string, string> = {}) => {
+  const admin = new pg.Client({ connectionString: dbUrl })
+  await admin.connect()
+  const schema = `${prefix}_${Date.now().toString(36)}`
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  const url = new URL(dbUrl)
+  url.searchParams.set("options", `-c search_path=${schema}`)
+  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  const server = await spawnServer(
+    { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...env },
+    (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
+    { bundle: true }
+  )
+  const close = async () => {
+    await stop(server.child)
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+    await admin.end()
+  }
+  return { server, admin, schema, close }
+}
+
 const small = {
   method: "POST" as const,
   headers: { "content-type": "application/json" },
@@ -139,19 +161,7 @@ const main = async () => {
   const bareLoad = (name: string) => load(name, { url: `http://127.0.0.1:${barePort}/echo`, ...small })
   results.push(await bareLoad("a1 bare Effect HttpApi JSON POST"))
 
-  const schema = `bench_${Date.now().toString(36)}`
-  const admin = new pg.Client({ connectionString: dbUrl })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  const url = new URL(dbUrl)
-  url.searchParams.set("options", `-c search_path=${schema}`)
-  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
-  // the server runs as `pnpm start` runs it: the bundle under plain node with the same heap bound
-  const server = await spawnServer(
-    { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
-    (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
-    { bundle: true }
-  )
+  const { server, admin, schema, close } = await serverOnFreshSchema("bench")
   try {
     const op = operator(server)
     const keys: Array<string> = []
@@ -285,36 +295,23 @@ const main = async () => {
     )
   } finally {
     await stop(bare)
-    await stop(server.child)
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-    await admin.end()
+    await close()
   }
 }
 
 /** u: the native storefront adapter against the fixture host, next to the same calls on the synthetic upstream. */
 const upstreams = async () => {
   const fixture = await Fixtures.storefront()
-  const admin = new pg.Client({ connectionString: dbUrl })
-  await admin.connect()
-  const schemas = [`bench_u0_${Date.now().toString(36)}`, `bench_u1_${Date.now().toString(36)}`]
-  const servers: Array<Awaited<ReturnType<typeof spawnServer>>> = []
+  const running: Array<{ readonly close: () => Promise<void> }> = []
   try {
-    execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
     const results: Array<Result> = []
-    for (const [i, schema] of schemas.entries()) {
-      await admin.query(`CREATE SCHEMA ${schema}`)
-      const url = new URL(dbUrl)
-      url.searchParams.set("options", `-c search_path=${schema}`)
+    for (const i of [0, 1]) {
       const native =
         i === 1
           ? { UPSTREAMS: "storefronts=storefront", STOREFRONT_ORIGINS: `https://*.bench.example=${fixture.url}/*` }
           : {}
-      const server = await spawnServer(
-        { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...native },
-        (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
-        { bundle: true }
-      )
-      servers.push(server)
+      const { server, close } = await serverOnFreshSchema(`bench_u${i}`, native)
+      running.push({ close })
       const op = operator(server)
       const account = await op("/admin/accounts", { name: "bench u", credits: 100_000_000 })
       const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
@@ -348,9 +345,7 @@ const upstreams = async () => {
       `u = ${(u.rps / u0.rps).toFixed(2)} x u0: storefronts calls per second through the native adapter (fixture at zero latency, ${fixture.total()} upstream requests) over the same calls on the synthetic upstream`
     )
   } finally {
-    for (const s of servers) await stop(s.child)
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
+    for (const r of running) await r.close()
     await fixture.close()
   }
 }
@@ -386,18 +381,7 @@ const inProcess = async (name: string, call: () => Promise<unknown>, concurrency
 
 /** e: the typed clients over the same stored call as plain fetch (e0), in this process. */
 const clients = async () => {
-  const admin = new pg.Client({ connectionString: dbUrl })
-  await admin.connect()
-  const schema = `bench_e_${Date.now().toString(36)}`
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  const url = new URL(dbUrl)
-  url.searchParams.set("options", `-c search_path=${schema}`)
-  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
-  const server = await spawnServer(
-    { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
-    (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter((a) => a.length > 0),
-    { bundle: true }
-  )
+  const { server, close } = await serverOnFreshSchema("bench_e")
   try {
     const op = operator(server)
     const account = await op("/admin/accounts", { name: "bench e", credits: 1_000_000 })
@@ -412,19 +396,31 @@ const clients = async () => {
         headers: { ...headers, "idempotency-key": crypto.randomUUID() },
         body
       }).then((r) => r.json())
-    const first = (await plain()) as { data: ReadonlyArray<unknown> }
-    if (first.data.length !== 10) throw new Error("the stored call answered no rows")
+    const probe = (await plain()) as { data: ReadonlyArray<unknown> }
+    if (probe.data.length !== 10) throw new Error("the stored call answered no rows")
     const promise = createClient({ baseUrl: server.api, apiKey: key })
     const effect = await Effect.runPromise(
       PdrClient.make({ baseUrl: server.api, apiKey: key }).pipe(Effect.provide(FetchHttpClient.layer))
     )
     const typed = () =>
       Effect.runPromise(PdrClient.call(effect, "maps", request).pipe(Effect.provide(FetchHttpClient.layer)))
-    const results = [
-      await inProcess("e0 plain fetch + JSON.parse, stored 10-subject call", plain),
-      await inProcess("e  Effect client (PdrClient.call, rows decoded)", typed),
-      await inProcess("ep Promise client (createClient().call)", () => promise.call("maps", request))
+    const scenarios: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+      ["e0 plain fetch + JSON.parse, stored 10-subject call", plain],
+      ["e  Effect client (PdrClient.call, rows decoded)", typed],
+      ["ep Promise client (createClient().call)", () => promise.call("maps", request)]
     ]
+    // two rounds, the second in reverse order, each scenario's figures averaged: the machine drifts within a run
+    const round = async (order: typeof scenarios) => {
+      const out = new Map<string, Result>()
+      for (const [name, call] of order) out.set(name, await inProcess(name, call))
+      return out
+    }
+    const first = await round(scenarios)
+    const second = await round([...scenarios].reverse())
+    const results = scenarios.map(([name]): Result => {
+      const [a, b] = [first.get(name)!, second.get(name)!]
+      return { ...a, name, rps: (a.rps + b.rps) / 2, p50: Math.round((a.p50 + b.p50) / 2), p99: Math.max(a.p99, b.p99) }
+    })
     for (const r of results)
       console.log(
         `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}`
@@ -434,9 +430,7 @@ const clients = async () => {
       `e = ${(e.rps / e0.rps).toFixed(2)} x e0 (Effect client), ep = ${(ep.rps / e0.rps).toFixed(2)} x e0 (Promise client): stored calls per second through the typed clients over plain fetch, 20 at a time, in the bench process`
     )
   } finally {
-    await stop(server.child)
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`)
-    await admin.end()
+    await close()
   }
 }
 

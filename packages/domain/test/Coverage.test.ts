@@ -1,11 +1,21 @@
 // D4, D10: coverage items, answer rows, stored views and contact rows of a call's units.
 import { assert, describe, it } from "@effect/vitest"
 import * as Coverage from "../src/Coverage.js"
-import type { Fetched } from "../src/Plan.js"
+import type { Fetched, Plan } from "../src/Plan.js"
 import type { Measurement } from "../src/ports/Measurements.js"
 import { opOf, planOf, unitOf } from "./helpers-plan.js"
 
 const at = new Date("2026-11-21T12:00:00Z")
+
+/** The answer of a plan whose fetched units are these, each delivered one priced `credits`. */
+const assembled = (p: Plan, fetched: ReadonlyMap<unknown, Fetched>, credits: number) =>
+  Coverage.assemble(
+    p,
+    p.units,
+    (u) => fetched.get(u),
+    () => ({ n: credits, d: 1 }),
+    "fallback"
+  )
 
 describe("Coverage", () => {
   it("D4: an item names its subject or its query first; an omitted unit carries its reason and detail", () => {
@@ -116,13 +126,7 @@ describe("Coverage", () => {
         }
       ]
     ])
-    const answer = Coverage.assemble(
-      p,
-      p.units,
-      (u) => fetched.get(u),
-      () => ({ n: 4, d: 1 }),
-      "fallback"
-    )
+    const answer = assembled(p, fetched, 4)
     assert.deepStrictEqual(
       answer.coverage.map((c) => [c.subject, c.status, c.rows, c.credits, c.source, c.reason]),
       [
@@ -174,13 +178,7 @@ describe("Coverage", () => {
         }
       ]
     ])
-    const answer = Coverage.assemble(
-      p,
-      p.units,
-      (u) => fetched.get(u),
-      () => ({ n: 105, d: 1 }),
-      "c"
-    )
+    const answer = assembled(p, fetched, 105)
     assert.deepStrictEqual(
       answer.coverage.map((c) => [c.subject, c.status, c.rows, c.credits]),
       [
