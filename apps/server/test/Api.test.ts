@@ -182,6 +182,7 @@ for (const t of targets) {
       assert.deepStrictEqual([op.status, op.body.error.code], [400, "unknown_op"])
       const platform = await post(server, "/api/v1/platforms/moon", { request: { op: "x" } }, a.key)
       assert.deepStrictEqual([platform.status, platform.body.error.code], [404, "unknown_platform"])
+      assert.include(platform.body.error.message, "maps", "the message lists the served platforms")
       const fields = await post(
         server,
         "/api/v1/platforms/maps",

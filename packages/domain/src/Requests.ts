@@ -33,7 +33,7 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
   platform: Schema.String
 }) {
   override get message() {
-    return `"${this.platform}" is not a served platform; GET /api/v1/platforms lists them`
+    return `"${this.platform}" is not a served platform; the platforms are ${Catalogue.platforms.map((p) => p.id).join(", ")} (GET /api/v1/platforms lists their ops)`
   }
 }
 
