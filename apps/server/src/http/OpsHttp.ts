@@ -1,7 +1,7 @@
 /**
  * `POST /api/v1/platforms/<platform>` (one endpoint per platform) and `GET /api/v1/balance`: each handler calls one
- * domain service. An op call
- * with `Idempotency-Key` runs through the Idempotency service (D16) and a replay says `Idempotent-Replayed: true`.
+ * domain service. An op call with `Idempotency-Key` runs through the Idempotency service (D16) and a replay says
+ * `Idempotent-Replayed: true`.
  */
 
 import { createHash } from "node:crypto"
@@ -48,7 +48,7 @@ const ok = (body: { readonly data: ReadonlyArray<object> }) => {
 }
 
 /** The handler of a call to a platform: the body is read and parsed here (Body), after the media type is checked. */
-const caller = Effect.gen(function* () {
+const platformCall = Effect.gen(function* () {
   const calls = yield* Calls.Calls
   const idempotency = yield* Idempotency.Idempotency
   const keys = yield* Keys.Keys
@@ -115,7 +115,10 @@ const caller = Effect.gen(function* () {
     })
 })
 
-/** Builds the handlers of a group whose endpoints are handled in a loop (their names come from the catalogue). */
+/**
+ * The handlers builder as the loop below sees it: the endpoint names come from the catalogue at run time, which the
+ * builder's types cannot follow (the contract's tests check that every platform has its endpoint).
+ */
 type AnyHandlers = {
   readonly handleRaw: (
     name: string,
@@ -126,7 +129,7 @@ type AnyHandlers = {
 /** The platforms group: one raw handler per platform of the catalogue, each the same call with its platform. */
 export const platformsLayer = HttpApiBuilder.group(Api.Api, "platforms", (handlers) =>
   Effect.map(
-    caller,
+    platformCall,
     (call) =>
       Catalogue.platforms.reduce(
         (h, p) => h.handleRaw(p.id, ({ request }) => call(p.id, request)),
@@ -137,7 +140,7 @@ export const platformsLayer = HttpApiBuilder.group(Api.Api, "platforms", (handle
 
 /** A path under /api/v1/platforms/ that is no platform: the domain answers it (404 `unknown_platform`). */
 export const unknownPlatformLayer = HttpApiBuilder.group(Api.Served, "unknownPlatform", (handlers) =>
-  Effect.map(caller, (call) => handlers.handleRaw("call", ({ path, request }) => call(path.platform, request)))
+  Effect.map(platformCall, (call) => handlers.handleRaw("call", ({ path, request }) => call(path.platform, request)))
 )
 
 /** The account group: the balance (D7). */
