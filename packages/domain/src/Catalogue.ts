@@ -156,6 +156,10 @@ type AnswerRow<
   ? AR
   : Schema.Struct<typeof R.envelope & Rw & (St extends false ? { readonly unverified: typeof unverifiedField } : {})>
 
+/**
+ * An op of the catalogue, made for its platform and typed with its name, request struct and answer row (`NoInfer`:
+ * the row's type comes from the op's own input, never from the type expected where the op is used).
+ */
 const op =
   <
     const N extends string,
