@@ -3,7 +3,7 @@
  * given entity, request and day, with `source: "synthetic"` on everything it produces. Knobs for tests: latency,
  * failure rate, hang, and a subject pattern that is never found.
  */
-import { Upstream as U } from "@pdr/domain"
+import { Catalogue, Upstream as U } from "@pdr/domain"
 import { Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
 import * as G from "./Generate.js"
 
@@ -62,7 +62,9 @@ export const make = (knobs: Knobs) =>
       if (unit.subject !== undefined && knobs.notFound.test(unit.subject)) {
         return { _tag: "NotFound", source, detail: `${unit.platform} has no ${unit.subject}` }
       }
-      if (unit.platform === "contacts") {
+      const price = Catalogue.findOp(unit.platform, unit.op)?.price
+      // contact parts are revealed per person (D10); per-page ops deliver about ten results a page (D1)
+      if (price?._tag === "PerPart") {
         return {
           _tag: "Delivered",
           rows: [G.contact(unit.subject ?? "", unit.parts ?? [])],
@@ -76,7 +78,7 @@ export const make = (knobs: Knobs) =>
         return { _tag: "Delivered", rows: [card.row], exhaustive: true, points: card.point ? [card.point] : [], source }
       }
       const key = `${unit.platform}/${unit.op}/${unit.subject ?? ""}/${unit.store ?? ""}/${withoutRows(unit.request)}/${c.day}`
-      const perPage = unit.op === "search" && unit.platform === "web_search"
+      const perPage = price?._tag === "PerPage"
       const asked = perPage ? unit.rows * 10 : unit.rows
       const count = knobs.shortLists ? Math.min(asked, G.available(c, key)) : asked
       const generated = G.listFor(c, key, count)
