@@ -18,7 +18,7 @@ import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Pla
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
-import { Ledger } from "./ports/Ledger.js"
+import { Ledger, type SettleOutcomeUnknown } from "./ports/Ledger.js"
 import { Measurements, type Row } from "./ports/Measurements.js"
 import { Upstream } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
@@ -159,7 +159,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
                 )
               )
             ),
-            Effect.orDie
+            // a settle without a hold is never refused as not held
+            Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
           )
       return {
         data,
@@ -221,3 +222,4 @@ export type CallError =
   | InsufficientCredits
   | QuoteAboveMaxCredits
   | EveryUnitFailed
+  | SettleOutcomeUnknown

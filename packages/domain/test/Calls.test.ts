@@ -377,4 +377,31 @@ describe("Calls", () => {
       }),
     { fastCheck: { numRuns: 200 } }
   )
+
+  it.effect(
+    "D8: a settle whose outcome is unknown is a typed failure (not 'not billed'); the hold is then released",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        let released = 0
+        const release = w.store.ledger.release
+        Object.assign(w.store.ledger, {
+          settle: () => Effect.fail(new Ledger.SettleOutcomeUnknown({ detail: "Connection terminated unexpectedly" })),
+          release: (holdId: string) => {
+            released++
+            return release(holdId)
+          }
+        })
+        const r = yield* Effect.either(
+          call(w.calls, w.caller, "maps", { op: "places", subjects: ["ChIJunknownoutcome1"] })
+        )
+        assert.isTrue(Either.isLeft(r))
+        if (Either.isLeft(r)) {
+          assert.strictEqual(r.left._tag, "SettleOutcomeUnknown")
+          assert.match(r.left.message, /may have been billed once/)
+        }
+        // releasing a hold the settle did capture changes nothing; one it did not is given back
+        assert.strictEqual(released, 1)
+      })
+  )
 })

@@ -38,6 +38,17 @@ export const toEntry = (r: Record<string, unknown>) =>
     at: utc(date(r["created_at"]))
   })
 
+/**
+ * Whether the database answered this failure (an error with its SQLSTATE: the statement, and its transaction, were
+ * rolled back) rather than the connection failing before its answer came (then nobody knows whether it committed).
+ */
+export const refusedByDatabase = (e: SqlError): boolean => {
+  // the server's ErrorResponse (node-postgres' and PGlite's DatabaseError) has a severity and a SQLSTATE; a socket
+  // error (ECONNRESET, EPIPE, "Connection terminated unexpectedly") has neither a severity nor, always, a code
+  const cause = e.cause as { readonly code?: unknown; readonly severity?: unknown } | undefined
+  return typeof cause?.severity === "string" && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code)
+}
+
 const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
   Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
     A,
@@ -168,6 +179,10 @@ export const make = Effect.gen(function* () {
             ? Effect.die(new Error("a settle without a hold cannot capture"))
             : settleStatement(sql, holdId, accountId, capture, reason, records, kept)
         ).pipe(
+          // a refusal rolled the settle back (a defect: nothing was billed); a lost answer leaves it unknown
+          Effect.catchTag("SqlError", (e) =>
+            refusedByDatabase(e) ? Effect.die(e) : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
+          ),
           Effect.flatMap((rows) =>
             rows.length === 0
               ? Effect.fail(new L.HoldNotHeld({ holdId: holdId ?? "" }))

@@ -1,13 +1,32 @@
 // D7, D8: holds are placed atomically, captures never exceed holds, expired holds come back, the ledger balances.
 
-import { SqlClient } from "@effect/sql"
+import { createServer } from "node:net"
+import { SqlClient, SqlError } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Ledger } from "@pdr/domain"
 import { Effect, Either, FastCheck as fc } from "effect"
+import pg from "pg"
+import { PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
 const targets = await Testing.targets()
+
+/** The error node-postgres gives when the connection closes before the answer comes, as the store wraps it. */
+const socketError = Effect.tryPromise({
+  try: async () => {
+    const server = createServer((socket) => socket.destroy())
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as { port: number }).port
+    const client = new pg.Client({ host: "127.0.0.1", port, user: "x", database: "x", connectionTimeoutMillis: 2000 })
+    try {
+      await client.connect()
+    } finally {
+      server.close()
+    }
+  },
+  catch: (cause) => new SqlError.SqlError({ cause, message: "lost" })
+})
 
 let counter = 0
 const holdId = () => `hold_test_${Date.now()}_${counter++}`
@@ -290,6 +309,21 @@ for (const t of targets) {
             assert.isTrue(refused._tag === "Failure")
             const none = yield* sql`SELECT count(*)::int AS n FROM measurements WHERE entity = 'bad'`
             assert.strictEqual(none[0]!["n"], 0)
+          })
+      )
+
+      it.effect(
+        "a failure the database answered rolled the settle back (a defect); a lost connection leaves it unknown (typed)",
+        () =>
+          Effect.gen(function* () {
+            const sql = yield* SqlClient.SqlClient
+            const answered = yield* Effect.flip(sql`SELECT 1 / 0`)
+            assert.isTrue(PgLedger.refusedByDatabase(answered), "a division by zero is the database's own answer")
+            const lost = yield* Effect.flip(socketError)
+            assert.isFalse(PgLedger.refusedByDatabase(lost), lost.message)
+            const epipe = new SqlError.SqlError({ cause: Object.assign(new Error("write EPIPE"), { code: "EPIPE" }) })
+            assert.isFalse(PgLedger.refusedByDatabase(epipe), "a socket code that looks like a SQLSTATE")
+            assert.match(new Ledger.SettleOutcomeUnknown({ detail: "x" }).message, /may have been billed once/)
           })
       )
 

@@ -65,6 +65,7 @@ const byTag: Mapping = {
   QuoteAboveMaxCredits: (e) =>
     fail("quote_above_max_credits", e.message, { required: e.required, maxCredits: e.maxCredits }),
   EveryUnitFailed: (e) => fail("upstream_failed", e.message, { coverage: e.coverage }),
+  SettleOutcomeUnknown: (e) => fail("internal", e.message),
   IdempotencyKeyInvalid: (e) => fail("invalid_request", e.message, [{ path: "Idempotency-Key", message: e.message }]),
   IdempotencyMismatch: (e) => fail("idempotency_mismatch", e.message),
   IdempotencyInFlight: (e) => fail("idempotency_in_flight", e.message)

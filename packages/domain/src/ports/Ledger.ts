@@ -58,6 +58,19 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
 export class HoldNotHeld extends Schema.TaggedError<HoldNotHeld>()("HoldNotHeld", { holdId: Schema.String }) {}
 
 /**
+ * The settle's statement was sent but its answer never came (the connection was lost): the transaction may or may
+ * not have committed, so the call may or may not have been billed. A refusal by the database is not this: it rolls
+ * the transaction back.
+ */
+export class SettleOutcomeUnknown extends Schema.TaggedError<SettleOutcomeUnknown>()("SettleOutcomeUnknown", {
+  detail: Schema.String
+}) {
+  override get message() {
+    return "the call's billing could not be confirmed (the database connection was lost while it was recorded): it may have been billed once; GET /api/v1/balance tells, and a retry with the same Idempotency-Key is never billed twice"
+  }
+}
+
+/**
  * An answer to keep for an idempotency key (D16), written by the settle in its own transaction: its JSON text is
  * `before`, then the cost object only the settle knows (`{"creditsCharged":N,"creditsRemaining":M}`), then `after`.
  */
@@ -114,7 +127,7 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
         readonly captured: number /** the kept answer's text, if one was kept */
         readonly kept?: string
       },
-      HoldNotHeld
+      HoldNotHeld | SettleOutcomeUnknown
     >
     /** Releases a hold whole (a call that failed). */
     readonly release: (holdId: string) => Effect.Effect<void>
