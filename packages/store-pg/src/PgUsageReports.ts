@@ -9,7 +9,7 @@ import { toEntry } from "./PgLedger.js"
 import { num } from "./Rows.js"
 
 /** The UsageReports adapter. */
-export const make = Effect.gen(function* () {
+export const make: Effect.Effect<U.UsageReports["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return U.UsageReports.of({
     usage: (accountId, since) =>
