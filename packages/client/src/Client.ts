@@ -9,9 +9,9 @@ import type {
   CatalogueResponse,
   ErrorBody,
   OpOf,
+  OpRequestOf,
   OpResponseOf,
-  Platform,
-  RequestOf
+  Platform
 } from "./Types.js"
 
 /** How to reach the API. */
@@ -128,9 +128,10 @@ export const createClient = (options: ClientOptions) => {
     /** Spendable credits of the key's account. */
     balance: (): Promise<Result<BalanceResponse>> => send("GET", "/api/v1/balance"),
     /** Calls (or, with `estimateOnly`, quotes) one op of one platform. */
-    call: <P extends Platform, O extends OpOf<P> = OpOf<P>>(
+    call: <P extends Platform, const O extends OpOf<P>>(
       platform: P,
-      request: RequestOf<P> & { readonly op: O },
+      // the op is inferred from `op` alone, then the request is checked against that op's fields (and its rows typed)
+      request: { readonly op: O } & NoInfer<OpRequestOf<P, O>>,
       callOptions: CallOptions = {}
     ): Promise<Result<OpResponseOf<P, O>, CallErrorOf<P>>> => {
       const paid = callOptions.estimateOnly !== true

@@ -24,6 +24,9 @@ export const promiseMistakes = async () => {
   await client.call("maps", { op: "places", subjects: ["x"], estimateOnly: true })
   const places = await client.call("maps", { op: "places", subjects: ["x"] })
   if (places.ok) {
+    // the answer's rows are narrowed to the op called (a history row has no `rating`): this line must compile
+    const rating: number | undefined = places.value.data[0]?.rating
+    void rating
     // @ts-expect-error wrong row field read (the row has `rating`)
     places.value.data[0]?.ratings
     // @ts-expect-error a reviews row field read on a places answer
@@ -75,6 +78,9 @@ export const effectMistakes = Effect.gen(function* () {
   // @ts-expect-error maxCredits is a number
   yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }, { maxCredits: "10" })
   const places = yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] })
+  // narrowed to the op called (a history row has no `rating`): this line must compile
+  const rating: number | undefined = places.data[0]?.rating
+  void rating
   // @ts-expect-error a reviews row field read on a places answer
   places.data[0]?.reviewId
   // @ts-expect-error wrong row field read (the row has `rating`)
