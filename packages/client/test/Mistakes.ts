@@ -39,6 +39,11 @@ export const promiseMistakes = async () => {
     // @ts-expect-error an error code this endpoint never answers (operator API only)
     if (places.error.code === "forbidden") return
   }
+  const history = await client.call("maps", { op: "history", subjects: ["x"], metric: "rating" })
+  // a history answer's rows are series (named `maps.history.Row` in the document): this line must compile
+  if (history.ok) void history.value.data[0]?.points.length
+  // @ts-expect-error a metric the op does not have
+  await client.call("maps", { op: "history", subjects: ["x"], metric: "followers" })
   const balance = await client.balance()
   // @ts-expect-error wrong field of the balance answer
   if (balance.ok) balance.value.credits

@@ -196,15 +196,18 @@ const op =
       metrics: metricField ? metricValues(metricField) : undefined,
       metricSources: input.metricSources,
       stored: input.stored ?? true,
-      row: (input.answerRow ??
-        Schema.Struct({
-          ...R.envelope,
-          ...input.rows,
-          ...(input.stored === false ? { unverified: unverifiedField } : {})
-        } as unknown as Record<string, Schema.Schema.AnyNoContext>).annotations({
-          ...rowOptions,
-          identifier: `${platform}.${name}.Row`
-        })) as unknown as AnswerRow<Rw, AR, St>,
+      // every answer row is named `<platform>.<op>.Row` (its own answer row too: history, contacts), so the OpenAPI
+      // document and the clients typed from it know each op's rows
+      row: (input.answerRow
+        ? input.answerRow.annotations({ identifier: `${platform}.${name}.Row` })
+        : Schema.Struct({
+            ...R.envelope,
+            ...input.rows,
+            ...(input.stored === false ? { unverified: unverifiedField } : {})
+          } as unknown as Record<string, Schema.Schema.AnyNoContext>).annotations({
+            ...rowOptions,
+            identifier: `${platform}.${name}.Row`
+          })) as unknown as AnswerRow<Rw, AR, St>,
       delivered:
         name === "history"
           ? undefined

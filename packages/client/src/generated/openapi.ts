@@ -525,6 +525,38 @@ export interface components {
             /** @description the resolved store identity */
             readonly store: string;
         };
+        readonly "quick_commerce_a.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "quick_commerce_b.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -656,6 +688,38 @@ export interface components {
             readonly ratingCount: components["schemas"]["NonNegative"];
             /** @description the resolved store identity */
             readonly store: string;
+        };
+        readonly "quick_commerce_b.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
         };
         readonly "short_video.profiles.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -980,6 +1044,38 @@ export interface components {
             /** @description shop name */
             readonly shop: string;
         };
+        readonly "short_video.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "followers" | "following" | "total_likes" | "videos";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "forum.posts.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -1173,6 +1269,38 @@ export interface components {
              */
             readonly postedAt: string;
         };
+        readonly "forum.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "score" | "comments_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "maps.places.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -1305,6 +1433,38 @@ export interface components {
              */
             readonly postedAt: string;
         };
+        readonly "maps.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "rating" | "reviews" | "live_occupancy_percent";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "jobs_in.search.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -1363,6 +1523,38 @@ export interface components {
             readonly postedAt: string;
             /** @description job description (present when fetchDetails is true) */
             readonly details?: string;
+        };
+        readonly "jobs_in.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "applicants" | "views" | "vacancies";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
         };
         readonly "jobs_global.search.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -1721,6 +1913,38 @@ export interface components {
              */
             readonly postedAt: string;
         };
+        readonly "social_network.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "followers" | "likes" | "talking_about" | "review_count" | "recommend_percent";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "social_network.comments.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -2038,6 +2262,38 @@ export interface components {
             readonly band: "superb" | "good" | "average" | "poor";
             /** @description kind of traveller, e.g. couple */
             readonly travellerType: string;
+        };
+        readonly "lodging_booking.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price_from" | "guest_score" | "review_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
         };
         readonly "travel_reviews.hotels.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2369,6 +2625,38 @@ export interface components {
             /** @description BCP-47 language of the review */
             readonly language: string;
         };
+        readonly "travel_reviews.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "rating" | "reviews" | "rank";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "home_rentals.listings.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -2445,6 +2733,38 @@ export interface components {
             readonly postedAt: string;
             /** @description locale the review was read in */
             readonly locale: string;
+        };
+        readonly "home_rentals.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price_per_night" | "total_price" | "rating_overall" | "reviews_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
         };
         readonly "fashion_marketplace.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2539,6 +2859,38 @@ export interface components {
             /** @description sizes in stock */
             readonly sizes: readonly string[];
         };
+        readonly "fashion_marketplace.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price" | "full_price" | "discount_percent" | "stock_quantity";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
+        };
         readonly "storefronts.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -2596,6 +2948,38 @@ export interface components {
             /** @description image URLs */
             readonly images: readonly string[];
             readonly updatedAt: string | null;
+        };
+        readonly "storefronts.history.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * @description the metric of the series
+             * @enum {string}
+             */
+            readonly metric: "price_from" | "price_to" | "in_stock" | "variant_count";
+            /** @description the adapter that measured the row */
+            readonly source: string;
+            /**
+             * Format: date-time
+             * @description when the latest point was measured
+             */
+            readonly measuredAt: string;
+            /** @description points, oldest first */
+            readonly points: readonly {
+                /**
+                 * Format: date-time
+                 * @description when the point was measured
+                 */
+                readonly measuredAt: string;
+                /** @description the metric's value (unit as the row field it is measured from) */
+                readonly value: number;
+                /** @description the stay the point was priced for */
+                readonly stay?: {
+                    readonly [key: string]: unknown;
+                };
+                /** @description the store the point was measured at */
+                readonly store?: string;
+            }[];
         };
         readonly "explore.sources.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2683,6 +3067,76 @@ export interface components {
              * @enum {boolean}
              */
             readonly unverified: true;
+        };
+        readonly "contacts.reveal.Row": {
+            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
+            readonly subject: string;
+            /**
+             * Format: date-time
+             * @description when the row was measured upstream (ISO 8601, UTC)
+             */
+            readonly measuredAt: string;
+            readonly source: string | null;
+            /** @description the email part, when asked */
+            readonly email?: {
+                /**
+                 * @description bought by this call
+                 * @enum {string}
+                 */
+                readonly status: "revealed";
+                /** @description the revealed value */
+                readonly value: string;
+            } | {
+                /**
+                 * @description revealed to this org before: free
+                 * @enum {string}
+                 */
+                readonly status: "owned";
+                /** @description the revealed value */
+                readonly value: string;
+                /**
+                 * Format: date-time
+                 * @description when this org revealed it
+                 */
+                readonly revealedAt: string;
+            } | {
+                /**
+                 * @description upstream has nothing: never bought again
+                 * @enum {string}
+                 */
+                readonly status: "nothing_on_file";
+                readonly value: null;
+            };
+            /** @description the phone part, when asked */
+            readonly phone?: {
+                /**
+                 * @description bought by this call
+                 * @enum {string}
+                 */
+                readonly status: "revealed";
+                /** @description the revealed value */
+                readonly value: string;
+            } | {
+                /**
+                 * @description revealed to this org before: free
+                 * @enum {string}
+                 */
+                readonly status: "owned";
+                /** @description the revealed value */
+                readonly value: string;
+                /**
+                 * Format: date-time
+                 * @description when this org revealed it
+                 */
+                readonly revealedAt: string;
+            } | {
+                /**
+                 * @description upstream has nothing: never bought again
+                 * @enum {string}
+                 */
+                readonly status: "nothing_on_file";
+                readonly value: null;
+            };
         };
         readonly Error400: {
             readonly error: {
@@ -3280,38 +3734,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["quick_commerce_a.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -3755,38 +4178,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price" | "mrp" | "discount_pct" | "stock_count" | "rating" | "rating_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["quick_commerce_b.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -4357,38 +4749,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "followers" | "following" | "total_likes" | "videos";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["short_video.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -4792,38 +5153,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "score" | "comments_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["forum.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -5179,38 +5509,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "rating" | "reviews" | "live_occupancy_percent";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["maps.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -5509,38 +5808,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "applicants" | "views" | "vacancies";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["jobs_in.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -6408,38 +6676,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "followers" | "likes" | "talking_about" | "review_count" | "recommend_percent";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["social_network.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -7323,38 +7560,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price_from" | "guest_score" | "review_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["lodging_booking.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -7924,38 +8130,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "rating" | "reviews" | "rank";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["travel_reviews.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -8292,38 +8467,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price_per_night" | "total_price" | "rating_overall" | "reviews_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["home_rentals.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -8659,38 +8803,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price" | "full_price" | "discount_percent" | "stock_quantity";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["fashion_marketplace.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -8945,38 +9058,7 @@ export interface operations {
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     } | {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * @description the metric of the series
-                             * @enum {string}
-                             */
-                            readonly metric: "price_from" | "price_to" | "in_stock" | "variant_count";
-                            /** @description the adapter that measured the row */
-                            readonly source: string;
-                            /**
-                             * Format: date-time
-                             * @description when the latest point was measured
-                             */
-                            readonly measuredAt: string;
-                            /** @description points, oldest first */
-                            readonly points: readonly {
-                                /**
-                                 * Format: date-time
-                                 * @description when the point was measured
-                                 */
-                                readonly measuredAt: string;
-                                /** @description the metric's value (unit as the row field it is measured from) */
-                                readonly value: number;
-                                /** @description the stay the point was priced for */
-                                readonly stay?: {
-                                    readonly [key: string]: unknown;
-                                };
-                                /** @description the store the point was measured at */
-                                readonly store?: string;
-                            }[];
-                        }[];
+                        readonly data: readonly components["schemas"]["storefronts.history.Row"][];
                         readonly cost: {
                             /**
                              * int
@@ -9482,76 +9564,7 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": {
-                        readonly data: readonly {
-                            /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
-                            readonly subject: string;
-                            /**
-                             * Format: date-time
-                             * @description when the row was measured upstream (ISO 8601, UTC)
-                             */
-                            readonly measuredAt: string;
-                            readonly source: string | null;
-                            /** @description the email part, when asked */
-                            readonly email?: {
-                                /**
-                                 * @description bought by this call
-                                 * @enum {string}
-                                 */
-                                readonly status: "revealed";
-                                /** @description the revealed value */
-                                readonly value: string;
-                            } | {
-                                /**
-                                 * @description revealed to this org before: free
-                                 * @enum {string}
-                                 */
-                                readonly status: "owned";
-                                /** @description the revealed value */
-                                readonly value: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when this org revealed it
-                                 */
-                                readonly revealedAt: string;
-                            } | {
-                                /**
-                                 * @description upstream has nothing: never bought again
-                                 * @enum {string}
-                                 */
-                                readonly status: "nothing_on_file";
-                                readonly value: null;
-                            };
-                            /** @description the phone part, when asked */
-                            readonly phone?: {
-                                /**
-                                 * @description bought by this call
-                                 * @enum {string}
-                                 */
-                                readonly status: "revealed";
-                                /** @description the revealed value */
-                                readonly value: string;
-                            } | {
-                                /**
-                                 * @description revealed to this org before: free
-                                 * @enum {string}
-                                 */
-                                readonly status: "owned";
-                                /** @description the revealed value */
-                                readonly value: string;
-                                /**
-                                 * Format: date-time
-                                 * @description when this org revealed it
-                                 */
-                                readonly revealedAt: string;
-                            } | {
-                                /**
-                                 * @description upstream has nothing: never bought again
-                                 * @enum {string}
-                                 */
-                                readonly status: "nothing_on_file";
-                                readonly value: null;
-                            };
-                        }[];
+                        readonly data: readonly components["schemas"]["contacts.reveal.Row"][];
                         readonly cost: {
                             /**
                              * int
