@@ -7,6 +7,17 @@ import { opOf, planOf, unitOf } from "./helpers-plan.js"
 
 const at = new Date("2026-11-21T12:00:00Z")
 
+/** An email of person p1 the org revealed before (D10). */
+const held = {
+  accountId: "a",
+  person: "p1",
+  part: "email" as const,
+  status: "revealed" as const,
+  value: "e@x.org",
+  at,
+  source: "c"
+}
+
 /** The answer of a plan whose fetched units are these, each delivered one priced `credits`. */
 const assembled = (p: Plan, fetched: ReadonlyMap<unknown, Fetched>, credits: number) =>
   Coverage.assemble(
@@ -74,15 +85,6 @@ describe("Coverage", () => {
   })
 
   it("D10: a contact row shows parts owned, revealed now, and nothing on file", () => {
-    const held = {
-      accountId: "a",
-      person: "p1",
-      part: "email" as const,
-      status: "revealed" as const,
-      value: "e@x.org",
-      at,
-      source: "c"
-    }
     const later = new Date(at.getTime() + 1000)
     const row = Coverage.contactRow(unitOf({ subject: "p1" }, { held: [held], buy: ["phone"] }), {}, later, "c2")
     assert.deepStrictEqual(row, {
@@ -146,15 +148,6 @@ describe("Coverage", () => {
 
   it("D10: a contacts answer has one row per person, held parts shown even when the fetch of the rest failed", () => {
     const op = opOf("contacts", "reveal")
-    const held = {
-      accountId: "a",
-      person: "p1",
-      part: "email" as const,
-      status: "revealed" as const,
-      value: "e@x.org",
-      at,
-      source: "c"
-    }
     const owned = unitOf({ subject: "p1" }, { held: [held] })
     const failing = unitOf({ subject: "p1" }, { held: [held], buy: ["phone"] })
     const nothing = unitOf({ subject: "p2" }, { buy: ["email"] })
