@@ -9,12 +9,11 @@
 import { DateTime, Effect, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
-import { assemble, type CoverageItem, cover, exactNumber } from "./Coverage.js"
+import { assemble, type CoverageItem, estimated } from "./Coverage.js"
 import { asMeasurement, fetcherOf } from "./Fetch.js"
-import * as History from "./History.js"
-import { iso } from "./Instants.js"
 import type { Caller } from "./Keys.js"
-import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Plan.js"
+import * as Kinds from "./Kinds.js"
+import { type Fetched, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
@@ -22,7 +21,7 @@ import { Ledger, type SettleOutcomeUnknown } from "./ports/Ledger.js"
 import { Measurements, type Row } from "./ports/Measurements.js"
 import { Upstream } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
-import { deliveredPrice, holdsOf, type Keep, keptAnswer, records } from "./Settle.js"
+import { deliveredPrice, holdsOf, type Keep, keptAnswer, reason as reasonOf, records } from "./Settle.js"
 
 export { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 export { CallSettings } from "./CallSettings.js"
@@ -67,22 +66,13 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
 
     const fetcher = fetcherOf(upstream)
 
-    const estimate = (caller: Caller, p: Plan) =>
+    const estimate = (caller: Caller, p: Plan, steps: Kinds.Fetches) =>
       Effect.map(
         unspent(caller),
         (available): Answer => ({
           data: [],
           cost: { creditsCharged: 0, creditsRemaining: available },
-          coverage: p.units.map((u) =>
-            cover(
-              u,
-              needsFetch(p, u) ? "fetch" : "stored",
-              u.stored ? iso(u.stored.measuredAt) : null,
-              needsFetch(p, u) ? (p.op.rowsField ? u.asked : 1) : (u.stored?.rows.length ?? u.held.length),
-              exactNumber(u.price),
-              u.stored?.source ?? null
-            )
-          ),
+          coverage: p.units.map((u) => estimated(u, steps.fetches(u))),
           estimate: { credits: p.quote }
         })
       )
@@ -90,17 +80,18 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const holds = holdsOf(ledger, crypto)
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan, keep: Keep | undefined) =>
-      holds.holding(caller, p, (holdId) => deliver(caller, p, holdId, keep))
+    const execute = (caller: Caller, p: Plan, steps: Kinds.Fetches, keep: Keep | undefined) =>
+      holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (
       caller: Caller,
       p: Plan,
+      steps: Kinds.Fetches,
       holdId: string | null,
       keep: Keep | undefined
     ) {
-      const toFetch = p.units.filter((u) => needsFetch(p, u))
+      const toFetch = p.units.filter((u) => steps.fetches(u))
       const settings = yield* CallSettings
       const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
@@ -114,10 +105,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const byUnit = new Map(fetched.map((f) => [f.unit, f]))
       const { data, coverage } = assemble(
         p,
+        steps.shaping,
         sharedStored.size === 0 ? p.units : p.units.map((u) => sharedStored.get(u) ?? u),
         (u) => byUnit.get(u),
         (f) => deliveredPrice(p, f),
-        upstream.sourceFor(p.op.platform, p.op.name)
+        fetcher.sourceOf(p)
       )
       const failed = fetched.filter(
         (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
@@ -130,12 +122,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         yield* Effect.logError("delivered price above the quote; capped at the quote", { exact, quote: p.quote })
       const recorded = records(caller, p, fetched)
       const written = { ...recorded, measurements: recorded.measurements.map((m) => ({ ...m, holdId })) }
-      const reason = `${p.op.platform} ${p.op.name}`
+      const reason = reasonOf(p)
       const nothingToWrite =
         holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
       // a call served entirely from the store has nothing to settle: one read of the balance
-      // contact parts are charged by the settle itself, only for the parts this org did not hold yet (D10)
-      const capture = holdId === null || p.op.price._tag === "PerPart" ? 0 : charge
+      // the kind says what the settle captures: contact parts are charged by the settle itself, per part (D10)
+      const capture = holdId === null ? 0 : steps.capture(charge)
       // an idempotent call's answer is kept by the settle, in its transaction (D16)
       const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
       const settled: {
@@ -170,7 +162,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       } satisfies Answer
     })
 
-    /** Answers one call: `estimateOnly` quotes with the same plan; `history` never bills or fetches. */
+    /** Answers one call: `estimateOnly` quotes with the same plan; a read-only kind (a series) never bills or fetches. */
     const callImpl = Effect.fnUntraced(function* (
       caller: Caller,
       platformId: string,
@@ -179,9 +171,10 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     ) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
-      if (decoded.op.name === "history") {
+      const steps = Kinds.stepsOf(decoded.op)
+      if (steps._tag === "Reads") {
         const store = yield* resolveStore(decoded.op, decoded.request)
-        const answer = yield* History.answer(measurements, decoded.op, decoded.request, store)
+        const answer = yield* steps.answer(measurements, decoded.op, decoded.request, store)
         const available = yield* unspent(caller)
         return {
           ...answer,
@@ -194,13 +187,13 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       if (!decoded.estimateOnly && Demand.trackable(p.op))
         yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
       if (decoded.estimateOnly) {
-        const quoted = yield* estimate(caller, p)
+        const quoted = yield* estimate(caller, p, steps)
         return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer
       }
       // D18: the cap is checked on the quote, before anything is held or fetched
       if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
         return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-      return yield* execute(caller, p, keep)
+      return yield* execute(caller, p, steps, keep)
     })
 
     /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */

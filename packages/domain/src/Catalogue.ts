@@ -5,7 +5,8 @@
  */
 import { JSONSchema, Schema } from "effect"
 import * as F from "./Fields.js"
-import { PriceRule, ruleName, startingPrice, startingRows } from "./Pricing.js"
+import { keepsResults, measure, OpKind, type Part } from "./OpKind.js"
+import { PriceRule, published as publishedPrice } from "./Pricing.js"
 import * as Forum from "./rows/Forum.js"
 import * as Jobs from "./rows/Jobs.js"
 import * as Maps from "./rows/Maps.js"
@@ -37,6 +38,8 @@ export interface OpDef<
   readonly platform: string
   readonly name: N
   readonly description: string
+  /** What the op does: measure, read a series, reveal contact parts, run a source. */
+  readonly kind: OpKind
   readonly price: PriceRule
   /** The freshness window in seconds, or null when results are always fetched. */
   readonly freshSeconds: number | null
@@ -62,11 +65,11 @@ export interface OpDef<
   readonly metrics: ReadonlyArray<string> | undefined
   /** For `history` ops: per metric, the row field it is measured from and how a point aggregates rows. */
   readonly metricSources: Readonly<Record<string, R.MetricSource>> | undefined
-  /** Whether results are kept as measured data (explore `run` keeps nothing). */
+  /** Whether results are kept as measured data (explore's runs keep nothing): from its kind. */
   readonly stored: boolean
   /** The Schema of one `data` row of the answer: the delivered fields plus the envelope (D4). */
   readonly row: Rw
-  /** The Schema of one row as an upstream adapter delivers it (no envelope); undefined for `history`. */
+  /** The Schema of one row as an upstream adapter delivers it (no envelope); undefined for a series. */
   readonly delivered: Schema.Schema.AnyNoContext | undefined
 }
 
@@ -90,7 +93,7 @@ export interface Facets {
   /** The input an explore source is run with (`{}` when none is given), for ops priced per source row. */
   readonly sourceInput: (request: OpRequest) => Readonly<Record<string, unknown>>
   /** The contact parts asked for (distinct), for ops priced per part. */
-  readonly parts: (request: OpRequest) => ReadonlyArray<"email" | "phone">
+  readonly parts: (request: OpRequest) => ReadonlyArray<Part>
 }
 
 /** A decoded, defaulted op request: `op` and the op's own fields. */
@@ -115,9 +118,11 @@ interface OpInput<
   Fl extends Schema.Struct.Fields,
   Rw extends Schema.Struct.Fields,
   AR extends Schema.Schema.AnyNoContext | undefined,
-  St extends boolean
+  Kd extends OpKind
 > {
   readonly description: string
+  /** What the op does; rows measured and kept when not said. */
+  readonly kind?: Kd
   readonly price: PriceRule
   readonly fresh?: number
   readonly available?: boolean
@@ -130,7 +135,6 @@ interface OpInput<
   readonly label?: (request: OpRequest) => string
   /** How `check` reads in JSON Schema (a keyword such as `oneOf`, or a `description` when it cannot be one). */
   readonly checkJsonSchema?: object
-  readonly stored?: St
   /** The fields of one delivered row (camelCase, units in descriptions). */
   readonly rows: Rw
   /** The answer row when it is not the delivered row plus the envelope (contacts, history). */
@@ -151,10 +155,14 @@ type RequestStruct<N extends string, Fl extends Schema.Struct.Fields> = Schema.S
 type AnswerRow<
   Rw extends Schema.Struct.Fields,
   AR extends Schema.Schema.AnyNoContext | undefined,
-  St extends boolean
+  Kd extends OpKind
 > = AR extends Schema.Schema.AnyNoContext
   ? AR
-  : Schema.Struct<typeof R.envelope & Rw & (St extends false ? { readonly unverified: typeof unverifiedField } : {})>
+  : Schema.Struct<
+      typeof R.envelope &
+        Rw &
+        (Kd extends { readonly _tag: "Run" } ? { readonly unverified: typeof unverifiedField } : {})
+    >
 
 /**
  * An op of the catalogue, made for its platform and typed with its name, request struct and answer row (`NoInfer`:
@@ -166,12 +174,14 @@ const op =
     Fl extends Schema.Struct.Fields,
     Rw extends Schema.Struct.Fields,
     AR extends Schema.Schema.AnyNoContext | undefined = undefined,
-    St extends boolean = true
+    Kd extends OpKind = typeof measure
   >(
     name: N,
-    input: OpInput<Fl, Rw, AR, St>
+    input: OpInput<Fl, Rw, AR, Kd>
   ) =>
-  (platform: string): OpDef<N, RequestStruct<N, Fl>, AnswerRow<Rw, NoInfer<AR>, NoInfer<St>>> => {
+  (platform: string): OpDef<N, RequestStruct<N, Fl>, AnswerRow<Rw, NoInfer<AR>, NoInfer<Kd>>> => {
+    const kind: OpKind = input.kind ?? measure
+    const stored = keepsResults(kind)
     const struct = Schema.Struct({ op: Schema.Literal(name), ...input.fields })
     const checked = input.check
       ? struct.pipe(Schema.filter((r) => input.check!(r as Record<string, unknown>) as never))
@@ -181,13 +191,14 @@ const op =
       platform,
       name,
       description: input.description,
+      kind,
       price: input.price,
       freshSeconds: input.fresh ?? null,
       available: input.available ?? true,
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
       request: struct as unknown as RequestStruct<N, Fl>,
       fields: input.fields,
-      facets: facetsOf(input),
+      facets: facetsOf(input, kind),
       scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
       requestRule: input.checkJsonSchema,
       units: "subjects" in input.fields ? "subjects" : "subject" in input.fields ? "subject" : "query",
@@ -195,7 +206,7 @@ const op =
       rowsField: "limit" in input.fields ? "limit" : "pages" in input.fields ? "pages" : undefined,
       metrics: metricField ? metricValues(metricField) : undefined,
       metricSources: input.metricSources,
-      stored: input.stored ?? true,
+      stored,
       // every answer row is named `<platform>.<op>.Row` (its own answer row too: history, contacts), so the OpenAPI
       // document and the clients typed from it know each op's rows
       row: (input.answerRow
@@ -203,13 +214,13 @@ const op =
         : Schema.Struct({
             ...R.envelope,
             ...input.rows,
-            ...(input.stored === false ? { unverified: unverifiedField } : {})
+            ...(stored ? {} : { unverified: unverifiedField })
           } as unknown as Record<string, Schema.Schema.AnyNoContext>).annotations({
             ...rowOptions,
             identifier: `${platform}.${name}.Row`
-          })) as unknown as AnswerRow<Rw, AR, St>,
+          })) as unknown as AnswerRow<Rw, AR, Kd>,
       delivered:
-        name === "history"
+        kind._tag === "Series"
           ? undefined
           : (Schema.Struct({ subject: R.optional(R.envelope.subject), ...input.rows }).annotations(
               rowOptions
@@ -217,11 +228,13 @@ const op =
     }
   }
 
-const noParts: ReadonlyArray<"email" | "phone"> = []
+const noParts: ReadonlyArray<Part> = []
 
 const facetsOf = (
-  input: OpInput<Schema.Struct.Fields, Schema.Struct.Fields, Schema.Schema.AnyNoContext | undefined, boolean>
+  input: OpInput<Schema.Struct.Fields, Schema.Struct.Fields, Schema.Schema.AnyNoContext | undefined, OpKind>,
+  kind: OpKind
 ): Facets => {
+  const runsSource = kind._tag === "Run" && kind.source
   const f = input.fields
   const rowsField = "limit" in f ? "limit" : "pages" in f ? "pages" : undefined
   return {
@@ -241,13 +254,9 @@ const facetsOf = (
             return stay && typeof stay["checkIn"] === "string" ? stay : null
           }
         : () => null,
-    source: input.price._tag === "PerSourceRow" ? (r) => String(r["source"]) : () => undefined,
-    sourceInput:
-      input.price._tag === "PerSourceRow" ? (r) => (r["input"] ?? {}) as Readonly<Record<string, unknown>> : () => ({}),
-    parts:
-      input.price._tag === "PerPart"
-        ? (r) => [...new Set(r["reveal"] as ReadonlyArray<"email" | "phone">)]
-        : () => noParts
+    source: runsSource ? (r) => String(r["source"]) : () => undefined,
+    sourceInput: runsSource ? (r) => (r["input"] ?? {}) as Readonly<Record<string, unknown>> : () => ({}),
+    parts: kind._tag === "Reveal" ? (r) => [...new Set(r["reveal"] as ReadonlyArray<Part>)] : () => noParts
   }
 }
 
@@ -299,6 +308,7 @@ const history = <const M extends string, Ex extends Schema.Struct.Fields = {}>(
 ) => {
   const metrics = Object.keys(sources) as unknown as readonly [M, ...Array<M>]
   return op("history", {
+    kind: OpKind.Series(),
     description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,
     price: free,
     subjects: spec,
@@ -853,6 +863,7 @@ export const typed = [
     op("search", {
       rows: WebSearch.result,
       description: "Result pages of about ten results; supports site:, intitle: and OR.",
+      kind: OpKind.Measure({ paging: "pages" }),
       price: PriceRule.PerPage({ credits: 1 }),
       fields: {
         query,
@@ -1047,7 +1058,7 @@ export const typed = [
       description: "Best-matching sources with a per-row price (currently unavailable).",
       price: free,
       available: false,
-      stored: false,
+      kind: OpKind.Run({ source: false }),
       fields: { query: F.optional(F.text(300)) }
     }),
     op("schema", {
@@ -1055,7 +1066,7 @@ export const typed = [
       description: "A source's live input fields, a sample input and a credit estimate (currently unavailable).",
       price: free,
       available: false,
-      stored: false,
+      kind: OpKind.Run({ source: false }),
       fields: { source: F.text(120) },
       label: (r) => String(r["source"])
     }),
@@ -1063,7 +1074,7 @@ export const typed = [
       rows: Special.exploreRow,
       description: "Runs a source with the given input; rows raw and unverified, billed per row returned.",
       price: PriceRule.PerSourceRow({ credits: 1, rows: 10 }),
-      stored: false,
+      kind: OpKind.Run({ source: true }),
       fields: {
         source: F.text(120).annotations({
           description: "one of the sources served now, listed under explore run by GET /api/v1/platforms (D19)"
@@ -1079,6 +1090,7 @@ export const typed = [
       rows: Special.contactDelivery,
       answerRow: Special.contactRow,
       description: "Email and phone per person; owned parts free, nothing-on-file never bought again.",
+      kind: OpKind.Reveal({ parts: ["email", "phone"] }),
       price: PriceRule.PerPart({ parts: { email: 18, phone: 87 } }),
       subjects: contactPerson,
       fields: {
@@ -1110,8 +1122,12 @@ export const findPlatform = (id: string): PlatformDef | undefined => byPlatform.
 /** The op of a platform. */
 export const findOp = (platformId: string, name: string): OpDef | undefined => byOp.get(`${platformId}/${name}`)
 
-/** The `history` op of a platform, if it has one. */
-export const historyOp = (platformId: string): OpDef | undefined => findOp(platformId, "history")
+const seriesOps = new Map(
+  platforms.flatMap((p) => p.ops.filter((o) => o.kind._tag === "Series").map((o) => [p.id, o] as const))
+)
+
+/** The series op of a platform (its `history`), if it has one. */
+export const historyOp = (platformId: string): OpDef | undefined => seriesOps.get(platformId)
 
 /**
  * The JSON Schema (2020-12) of an op's request (`op` and its fields), generated from the Schema that validates it
@@ -1158,23 +1174,21 @@ export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
     ops: p.ops.map((o) => ({
       op: o.name,
       description: o.description,
-      price: {
-        rule: ruleName(o.price),
-        startingPrice: startingPrice(o.price),
-        rows: startingRows(o.price),
-        ...(o.price._tag === "PerPart" ? { parts: { ...o.price.parts } } : {})
-      },
+      price: publishedPrice(o.price),
       freshnessSeconds: o.freshSeconds,
       available: o.available,
       units: o.units,
       subjects: o.subjectSpec?.describe ?? null,
       ...(o.metrics ? { metrics: o.metrics } : {}),
-      ...(o.price._tag === "PerSourceRow"
+      ...(runsSource(o)
         ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
         : {}),
-      requestSchema: o.price._tag === "PerSourceRow" ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o)
+      requestSchema: runsSource(o) ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o)
     }))
   }))
+
+/** Whether an op runs a named, priced explore source (D19). */
+export const runsSource = (o: OpDef): boolean => o.kind._tag === "Run" && o.kind.source
 
 /** A request schema whose `source` is one of the sources served now (D19): a name outside them is refused (400). */
 const withSources = (schema: JSONSchema.JsonSchema7Root, sources: ReadonlyArray<PublishedSource>) => {

@@ -1,6 +1,7 @@
 /** Valid example requests for any op of the catalogue, derived from the op's own Schema and subject forms. */
 import { Either } from "effect"
 import * as Catalogue from "./Catalogue.js"
+import * as Pricing from "./Pricing.js"
 import * as Subjects from "./Subjects.js"
 
 const candidates = [
@@ -61,4 +62,4 @@ export const maxSubjects = (op: Catalogue.OpDef): number => {
 /** Every op a caller pays for: not history, available, not contacts. */
 export const paidOps = Catalogue.platforms
   .flatMap((p) => p.ops)
-  .filter((o) => o.name !== "history" && o.available && o.price._tag !== "Free" && o.price._tag !== "PerPart")
+  .filter((o) => o.kind._tag !== "Series" && o.kind._tag !== "Reveal" && o.available && !Pricing.isFree(o.price))

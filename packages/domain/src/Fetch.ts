@@ -4,7 +4,8 @@
  */
 import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId } from "effect"
 import { CallSettings } from "./CallSettings.js"
-import { kept } from "./Coverage.js"
+import * as Kinds from "./Kinds.js"
+import { measurementOf } from "./kinds/Measure.js"
 import type { Fetched, Plan, Unit } from "./Plan.js"
 import type { Measurement } from "./ports/Measurements.js"
 import type { UnitOutcome, Upstream, UpstreamFailed } from "./ports/Upstream.js"
@@ -16,18 +17,7 @@ export interface FetchResult {
 }
 
 /** The measurement a delivered unit records. */
-export const asMeasurement = (p: Plan, f: Extract<Fetched, { outcome: unknown }>): Measurement => ({
-  platform: p.op.platform,
-  op: p.op.name,
-  entity: f.unit.entity,
-  freshnessKey: f.unit.freshnessKey,
-  measuredAt: f.at,
-  rows: f.outcome.rows,
-  rowsAsked: f.unit.asked,
-  exhaustive: f.outcome.exhaustive,
-  found: true,
-  source: f.outcome.source
-})
+export const asMeasurement: (p: Plan, f: Kinds.Delivered) => Measurement = measurementOf
 
 type Failure = UpstreamFailed | { readonly _tag: "Timeout" } | { readonly _tag: "Defect" }
 
@@ -37,6 +27,7 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
   const fetchUnit = (p: Plan, u: Unit) =>
     Effect.gen(function* () {
       const settings = yield* CallSettings
+      const steps = Kinds.fetching(p.op)
       const outcome: Either.Either<UnitOutcome, Failure> = yield* upstream
         .fetch({
           platform: p.op.platform,
@@ -45,7 +36,7 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
           subject: "subject" in u.label ? u.label.subject : undefined,
           rows: u.asked,
           store: p.store,
-          parts: p.op.price._tag === "PerPart" ? u.buy : undefined
+          parts: steps.fetchParts(u)
         })
         .pipe(
           Effect.timeoutFail({ duration: settings.unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),
@@ -71,20 +62,20 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
       if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const
       if (o._tag === "InvalidSubject")
         return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
-      return { unit: u, outcome: { ...o, rows: kept(p.op, o.rows, u.asked) }, at } as const
+      return { unit: u, outcome: { ...o, rows: steps.kept(o.rows, u.asked) }, at } as const
     })
 
   /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
   const inflight = new Map<string, Deferred.Deferred<Fetched>>()
 
   /**
-   * A unit's fetch, shared with an identical one in flight for ops whose results are stored (not contacts: a
-   * reveal is per org, not explore: nothing is kept).
+   * A unit's fetch, shared with an identical one in flight when its op's kind allows it (results kept for everyone:
+   * not a reveal, which is per org, nor a run, which keeps nothing).
    */
   const fetchShared = (p: Plan, u: Unit): Effect.Effect<FetchResult> =>
     Effect.suspend(() => {
       const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-      if (!p.op.stored || p.op.price._tag === "PerPart") return own
+      if (!Kinds.fetching(p.op).shares) return own
       const key = `${u.freshnessKey}#${u.asked}`
       const running = inflight.get(key)
       if (running !== undefined) {
@@ -115,5 +106,8 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
         ? Effect.map(fetchShared(p, units[0]!), (r) => [r])
         : Effect.forEach(units, (u) => fetchShared(p, u), { concurrency })
 
-  return { fetchUnit, fetchShared, fetchAll } as const
+  /** The source an omitted unit names when its failure names none: the one routed for the plan's op. */
+  const sourceOf = (p: Plan) => upstream.sourceFor(p.op.platform, p.op.name)
+
+  return { fetchUnit, fetchShared, fetchAll, sourceOf } as const
 }

@@ -9,13 +9,15 @@ import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
 import * as Freshness from "./Freshness.js"
 import type { Caller } from "./Keys.js"
+import * as Kinds from "./Kinds.js"
+import type * as OpKind from "./OpKind.js"
 import * as Pricing from "./Pricing.js"
 import type { Measurement, Measurements, Reveal } from "./ports/Measurements.js"
 import type { UnitOutcome, Upstream } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
 
 /** A contact part an org buys. */
-export type Part = "email" | "phone"
+export type Part = OpKind.Part
 
 /** A unit of work once planned. */
 export interface Unit {
@@ -38,7 +40,7 @@ export interface Plan {
   readonly units: ReadonlyArray<Unit>
   readonly quote: number
   readonly store: string | undefined
-  readonly sourcePrice: { readonly credits: number; readonly rows: number } | undefined
+  readonly sourcePrice: Kinds.SourcePrice
 }
 
 /** A unit once fetched: delivered, or omitted with its reason. */
@@ -51,9 +53,8 @@ export type Fetched =
       readonly source: string
     }
 
-/** Whether a unit is fetched: contact parts still to buy (price rule `PerPart`), else nothing stored. */
-export const needsFetch = (p: Plan, u: Unit) =>
-  p.op.price._tag === "PerPart" ? u.buy.length > 0 : u.stored === undefined
+/** Whether a unit is fetched, as its op's kind says (nothing fresh stored; contact parts still to buy). */
+export const needsFetch = (p: Plan, u: Unit) => Kinds.fetching(p.op).fetches(u)
 
 const invalidStore = () =>
   new Requests.InvalidRequest({
@@ -78,25 +79,8 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
   const plan = Effect.fnUntraced(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
     const now = DateTime.toDate(yield* DateTime.now)
     const store = yield* resolveStore(op, request)
-    let sourcePrice: Plan["sourcePrice"]
-    if (op.price._tag === "PerSourceRow") {
-      const source = yield* upstream
-        .exploreSource(op.facets.source(request) ?? "")
-        .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-      if (Option.isNone(source)) {
-        const served = yield* upstream.exploreSources().pipe(Effect.orElseSucceed(() => []))
-        return yield* new Requests.InvalidRequest({
-          message: "unknown explore source",
-          details: [
-            new Requests.FieldProblem({
-              path: "request.source",
-              message: `names no source served now; the sources are ${served.map((s) => s.name).join(", ")}`
-            })
-          ]
-        })
-      }
-      sourcePrice = source.value.price
-    }
+    const steps = Kinds.fetching(op)
+    const sourcePrice = yield* steps.prepare(upstream, op, request)
     const fields = Freshness.answerFields(request, store)
     const asked = op.facets.asked(request)
     const labels: ReadonlyArray<Unit["label"]> =
@@ -112,22 +96,19 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
         ? new Map<string, Measurement>()
         : yield* measurements.fresh({
             keys: keyed.map((k) => k.freshnessKey),
-            since: new Date(
-              now.getTime() - Math.min(op.freshSeconds * 1000, Duration.toMillis((yield* CallSettings).freshAtMost))
-            ),
+            since: Freshness.since(now, op.freshSeconds, Duration.toMillis((yield* CallSettings).freshAtMost)),
             minRows: asked
           })
-    const reveals =
-      op.price._tag === "PerPart"
-        ? yield* measurements.reveals({ accountId: caller.accountId, persons: keyed.map((k) => k.entity) })
-        : []
+    const reveals = yield* steps.held(
+      measurements,
+      caller,
+      keyed.map((k) => k.entity)
+    )
     const units = keyed.map((k): Unit => {
       const hit = stored.get(k.freshnessKey)
       const held = reveals.filter((r) => r.person === k.entity)
-      const buy =
-        op.price._tag === "PerPart" ? op.facets.parts(request).filter((p) => !held.some((r) => r.part === p)) : []
-      const fetch = op.price._tag === "PerPart" ? buy.length > 0 : hit === undefined
-      const price = fetch
+      const buy = steps.buy(op, request, held)
+      const price = steps.fetches({ stored: hit, buy })
         ? Pricing.unitPrice(op.price, {
             rows: asked,
             completed: true,

@@ -118,3 +118,14 @@ export const ruleName = (rule: PriceRule): string =>
     PerPart: "per_person_and_part",
     Free: "free"
   })[rule._tag]
+
+/** A rule as the public catalogue shows it (D13): its name, starting price, rows, and the price of each part. */
+export const published = (rule: PriceRule) => ({
+  rule: ruleName(rule),
+  startingPrice: startingPrice(rule),
+  rows: startingRows(rule),
+  ...(rule._tag === "PerPart" ? { parts: { ...rule.parts } } : {})
+})
+
+/** Whether a rule never bills. */
+export const isFree = (rule: PriceRule): boolean => rule._tag === "Free"

@@ -4,7 +4,7 @@
  * constraint. Shared by the contract tests of the decoding (`Requests.decode`) and of the server over a socket.
  */
 import { Arbitrary, type FastCheck as fc, Schema } from "effect"
-import type * as Catalogue from "./Catalogue.js"
+import * as Catalogue from "./Catalogue.js"
 import * as Examples from "./Examples.js"
 
 /** Raw requests of an op, generated from the encoded side of its request Schema; pass each through `repaired`. */
@@ -30,7 +30,7 @@ export const repaired = (
   if (Array.isArray(r["subjects"])) r["subjects"] = r["subjects"].map((_, i) => Examples.subject(op, i))
   if (typeof r["subject"] === "string") r["subject"] = Examples.subject(op)
   const sources = served.sources ?? []
-  if (op.price._tag === "PerSourceRow" && typeof r["source"] === "string" && sources.length > 0)
+  if (Catalogue.runsSource(op) && typeof r["source"] === "string" && sources.length > 0)
     r["source"] = sources[r["source"].length % sources.length]
   const order = (o: Record<string, unknown>, a: string, b: string, strict: boolean) => {
     const x = o[a]

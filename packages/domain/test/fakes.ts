@@ -2,7 +2,7 @@
 
 import { createHash, randomBytes } from "node:crypto"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { Crypto, Ledger, Measurements, Upstream } from "../src/index.js"
+import { Crypto, Freshness, Ledger, Measurements, Upstream } from "../src/index.js"
 
 export const crypto = Layer.succeed(Crypto.Crypto, {
   randomBytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n))),
@@ -114,17 +114,7 @@ export const memoryStore = () => {
       }))
   })
   const reads = Measurements.Measurements.of({
-    fresh: ({ keys, since, minRows }) =>
-      Effect.sync(() => {
-        const out = new Map<string, Measurements.Measurement>()
-        for (const m of measurements) {
-          if (!keys.includes(m.freshnessKey) || m.measuredAt <= since || !(m.rowsAsked >= minRows || m.exhaustive))
-            continue
-          const prev = out.get(m.freshnessKey)
-          if (!prev || prev.measuredAt <= m.measuredAt) out.set(m.freshnessKey, m)
-        }
-        return out
-      }),
+    fresh: (ask) => Effect.sync(() => Freshness.freshest(measurements, ask)),
     history: ({ platform, entities, metric, store, since }) =>
       Effect.sync(() => {
         const series = new Map<string, { entity: string; source: string; points: Array<Measurements.SeriesPoint> }>()

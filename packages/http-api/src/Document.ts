@@ -262,7 +262,7 @@ export const document = (options: DocumentOptions): Json => {
         .filter((o) => o.available)
         .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
     )
-    const fetches = p.ops.some((o) => o.name !== "history" && o.available)
+    const fetches = p.ops.some((o) => o.kind._tag !== "Series" && o.available)
     const statuses: Array<Failure.ApiStatus> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
     if (fetches) statuses.push(502)
     if (p.ops.some((o) => !o.available)) statuses.push(503)

@@ -263,7 +263,14 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
   const platforms = catalogue.platforms
   const platformIds = platforms.map((p) => p.platform)
   const opNames = [...new Set(platforms.flatMap((p) => p.ops.map((o) => o.op)))]
-  const historyPlatforms = platforms.filter((p) => p.ops.some((o) => o.op === "history")).map((p) => p.platform)
+  // a platform's series op (its history, D9) is the op the catalogue publishes metrics for: found, never named
+  const seriesOp = new Map(
+    platforms.flatMap((p) => {
+      const series = p.ops.find((o) => o.metrics !== undefined)
+      return series === undefined ? [] : [[p.platform, series.op] as const]
+    })
+  )
+  const historyPlatforms = [...seriesOp.keys()]
 
   const platformArg = (ids: ReadonlyArray<string>) => ({
     type: "string",
@@ -634,11 +641,12 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
         return toolError(
           'Error invalid_argument: `request` must be an object with the history fields, e.g. {"subjects":["..."],"metric":"..."}. Nothing was charged.'
         )
-      const sent = await attempt(() => dynamicCall(client, p.platform, { ...given, op: "history" }))
+      const op = seriesOp.get(p.platform) ?? ""
+      const sent = await attempt(() => dynamicCall(client, p.platform, { ...given, op }))
       if ("failed" in sent) return sent.failed
       const r = sent.done
       if (!r.ok) return fromApiError(r.status, r.error)
-      return rowsAnswer(p.platform, "history", r, {
+      return rowsAnswer(p.platform, op, r, {
         hint: "To get them: ask for fewer `days`, or one subject per call."
       })
     }

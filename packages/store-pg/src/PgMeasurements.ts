@@ -1,7 +1,7 @@
 /** The Measurements port on PostgreSQL: fresh results, history points, contact reveals. */
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Instants, Measurements as M } from "@pdr/domain"
+import { Freshness, Instants, Measurements as M } from "@pdr/domain"
 import { Effect, Layer } from "effect"
 import * as Coalesce from "./Coalesce.js"
 import { date, num } from "./Rows.js"
@@ -194,11 +194,9 @@ export const layerCached = (maxEntries = 5000) =>
           Effect.suspend(() => {
             const hits = new Map<string, M.Measurement>()
             const misses: Array<string> = []
-            const since = input.since.getTime()
             for (const key of input.keys) {
               const m = cache.get(key)
-              if (m !== undefined && m.measuredAt.getTime() > since && (m.rowsAsked >= input.minRows || m.exhaustive))
-                hits.set(key, m)
+              if (m !== undefined && Freshness.serves(m, input)) hits.set(key, m)
               else misses.push(key)
             }
             if (misses.length === 0) return Effect.succeed(hits)

@@ -94,7 +94,7 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
 export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
   const base = settings.url.replace(/\/+$/, "")
   const auth = HttpClientRequest.bearerToken(Redacted.value(settings.token))
-  const exploreOp = Catalogue.platforms.flatMap((p) => p.ops).find((o) => o.price._tag === "PerSourceRow")
+  const exploreOp = Catalogue.platforms.flatMap((p) => p.ops).find(Catalogue.runsSource)
   const explore = new Map(settings.explore.map((s) => [s.actor, s]))
 
   const ok = (reply: Policy.Reply, what: string) =>

@@ -62,9 +62,9 @@ export const make = (knobs: Knobs) =>
       if (unit.subject !== undefined && knobs.notFound.test(unit.subject)) {
         return { _tag: "NotFound", source, detail: `${unit.platform} has no ${unit.subject}` }
       }
-      const price = Catalogue.findOp(unit.platform, unit.op)?.price
-      // contact parts are revealed per person (D10); per-page ops deliver about ten results a page (D1)
-      if (price?._tag === "PerPart") {
+      const kind = Catalogue.findOp(unit.platform, unit.op)?.kind
+      // contact parts are revealed per person (D10); ops measured by the page deliver about ten results a page (D1)
+      if (kind?._tag === "Reveal") {
         return {
           _tag: "Delivered",
           rows: [G.contact(unit.subject ?? "", unit.parts ?? [])],
@@ -78,7 +78,7 @@ export const make = (knobs: Knobs) =>
         return { _tag: "Delivered", rows: [card.row], exhaustive: true, points: card.point ? [card.point] : [], source }
       }
       const key = `${unit.platform}/${unit.op}/${unit.subject ?? ""}/${unit.store ?? ""}/${withoutRows(unit.request)}/${c.day}`
-      const perPage = price?._tag === "PerPage"
+      const perPage = kind?._tag === "Measure" && kind.paging === "pages"
       const asked = perPage ? unit.rows * 10 : unit.rows
       const count = knobs.shortLists ? Math.min(asked, G.available(c, key)) : asked
       const generated = G.listFor(c, key, count)

@@ -1,6 +1,6 @@
 /** Port: where a platform's data comes from (D15). Adapters: synthetic (the embedded default), native, provider. */
 import { Context, Effect, Either, Option, Schema } from "effect"
-import { type OpRequest, platforms } from "../Catalogue.js"
+import { type OpRequest, platforms, runsSource } from "../Catalogue.js"
 import type { Row } from "./Measurements.js"
 
 /** One unit of work to fetch: a subject of an op, or the query of a list op. */
@@ -133,7 +133,7 @@ export const route = (
       table.set(`${p.id}\u0000${o.name}`, { adapter: a, source: a.sourceFor?.(p.id, o.name) ?? a.name })
       if (p.historyScope === "store" && a.resolveStore === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" cannot resolve stores`)
-      if (o.price._tag === "PerSourceRow" && a.exploreSource === undefined)
+      if (runsSource(o) && a.exploreSource === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" has no explore sources`)
     }
   }
@@ -145,7 +145,7 @@ export const route = (
     const a = adapterFor(platform, op)
     return a.sourceFor?.(platform, op) ?? a.name
   }
-  const explore = platforms.flatMap((p) => p.ops.filter((o) => o.price._tag === "PerSourceRow"))[0]
+  const explore = platforms.flatMap((p) => p.ops.filter(runsSource))[0]
   return Either.right(
     Upstream.of({
       sourceFor,
