@@ -19,6 +19,8 @@ export {
   findOp,
   findPlatform,
   historyOp,
+  type OpPath,
+  pathOf,
   platforms,
   type TypedPlatform,
   typed

@@ -40,7 +40,10 @@ export const minimal = (op: Catalogue.OpDef, source = "known"): Record<string, u
     else if (field === "source") out[field] = source
     else out[field] = "x"
   }
-  if (op.platform === "short_video" && op.name === "searchPosts") out["query"] = "x"
+  // a request rule "exactly one of these fields" (JSON Schema `oneOf` of `required`): the first one
+  const rule: { readonly oneOf?: ReadonlyArray<{ readonly required?: ReadonlyArray<string> }> } = op.requestRule ?? {}
+  const first = rule.oneOf?.[0]?.required?.[0]
+  if (first !== undefined && !(first in out)) out[first] = "x"
   return out
 }
 

@@ -21,7 +21,7 @@ export const answer = (
     const now = yield* DateTime.now
     const days = Number(request["days"])
     const metric = String(request["metric"])
-    const subjects = [...new Set(request["subjects"] as ReadonlyArray<string>)]
+    const subjects = op.facets.subjects(request)
     const since = new Date(DateTime.toEpochMillis(now) - days * 86_400_000)
     const series = yield* measurements.history({
       platform: op.platform,

@@ -200,6 +200,8 @@ export const ago = (r: Rng, now: number, maxDays: number) =>
 
 /** What a generator is given. */
 export interface Ctx {
+  /** The op of the catalogue the unit is of: the tables of generators are keyed by it. */
+  readonly def: Catalogue.OpDef
   readonly platform: string
   readonly op: string
   readonly request: Readonly<Record<string, unknown>>
@@ -511,7 +513,7 @@ const fashionItem = (c: Ctx, item: string): Generated => {
 type Card = (c: Ctx, subject: string) => Generated
 type ListRow = (c: Ctx, r: Rng, i: number) => Generated
 
-const card: Record<string, Card> = {
+const card: { readonly [K in Catalogue.OpPath]?: Card } = {
   "quick_commerce_a/products": (c, s) => qcProduct(c, s),
   "quick_commerce_b/products": (c, s) => qcProduct(c, s),
   "short_video/profiles": svProfile,
@@ -585,7 +587,7 @@ const socialPost = (c: Ctx, r: Rng, i: number): Generated => ({
   }
 })
 
-const list: Record<string, ListRow> = {
+const list: { [K in Catalogue.OpPath]?: ListRow } = {
   "quick_commerce_a/search": (c, r, i) =>
     qcProduct(c, `${host(c.platform)}/p/${slug(r.pick(products))}-${r.id(6, "0123456789")}`, i + 1),
   "quick_commerce_a/category": (c, r, i) =>
@@ -917,12 +919,17 @@ const list: Record<string, ListRow> = {
 list["quick_commerce_b/search"] = list["quick_commerce_a/search"]!
 list["quick_commerce_b/category"] = list["quick_commerce_a/category"]!
 
-/** Whether the synthetic upstream can serve this op. */
-export const serves = (platform: string, op: string) =>
-  `${platform}/${op}` in card || `${platform}/${op}` in list || (platform === "contacts" && op === "reveal")
+/** Whether the synthetic upstream can serve this op: it has a generator for it, or reveals its contact parts. */
+export const serves = (op: Catalogue.OpDef) => {
+  const path = Catalogue.pathOf(op)
+  return (path !== undefined && (card[path] !== undefined || list[path] !== undefined)) || op.kind._tag === "Reveal"
+}
 
 /** The card of one subject (subject ops priced per subject). */
-export const cardFor = (c: Ctx): Generated | undefined => card[`${c.platform}/${c.op}`]?.(c, c.subject ?? "")
+export const cardFor = (c: Ctx): Generated | undefined => {
+  const path = Catalogue.pathOf(c.def)
+  return path === undefined ? undefined : card[path]?.(c, c.subject ?? "")
+}
 
 /** How many rows exist for a list unit (so a small result is exhaustive). */
 export const available = (_c: Ctx, key: string) => {
@@ -932,16 +939,24 @@ export const available = (_c: Ctx, key: string) => {
 
 /** The rows of a list unit. */
 export const listFor = (c: Ctx, key: string, count: number): ReadonlyArray<Generated> => {
-  const gen = list[`${c.platform}/${c.op}`]
+  const path = Catalogue.pathOf(c.def)
+  const gen = path === undefined ? undefined : list[path]
   if (!gen) return []
   return Array.from({ length: count }, (_, i) => gen(c, new Rng(key, i), i))
 }
 
 /** A point for the subject of a list op that measures an entity (storefront totals, forum post comments). */
 export const subjectPoint = (c: Ctx, rows: ReadonlyArray<Generated>): Generated["point"] | undefined => {
-  if (c.subject === undefined) return undefined
-  if (c.platform === "storefronts") {
-    // a store's point aggregates its rows as the catalogue says (D9)
+  const path = Catalogue.pathOf(c.def)
+  return c.subject === undefined || path === undefined ? undefined : subjectPoints[path]?.(c, c.subject, rows)
+}
+
+/** The list ops whose subject is an entity with its own history point. */
+const subjectPoints: {
+  readonly [K in Catalogue.OpPath]?: (c: Ctx, subject: string, rows: ReadonlyArray<Generated>) => Generated["point"]
+} = {
+  // a store's point aggregates its rows as the catalogue says (D9)
+  "storefronts/products": (c, subject, rows) => {
     const sources = Catalogue.historyOp(c.platform)?.metricSources ?? {}
     const metrics: Record<string, number> = {}
     for (const [metric, source] of Object.entries(sources)) {
@@ -951,10 +966,9 @@ export const subjectPoint = (c: Ctx, rows: ReadonlyArray<Generated>): Generated[
       )
       if (value !== undefined) metrics[metric] = value
     }
-    return { subject: c.subject, metrics }
-  }
-  if (c.platform === "forum" && c.op === "comments") return forumPost(c, c.subject, 0).point
-  return undefined
+    return { subject, metrics }
+  },
+  "forum/comments": (c, subject) => forumPost(c, subject, 0).point
 }
 
 /** Contact parts of a person: deterministic whether each part is on file. */

@@ -49,8 +49,9 @@ export const make = (knobs: Knobs) =>
   Effect.sync(() => {
     const failed = (detail: string) => new U.UpstreamFailed({ source, detail })
 
-    const produce = (unit: U.UnitRequest, now: number): U.UnitOutcome => {
+    const produce = (def: Catalogue.OpDef, unit: U.UnitRequest, now: number): U.UnitOutcome => {
       const c: G.Ctx = {
+        def,
         platform: unit.platform,
         op: unit.op,
         request: unit.request,
@@ -62,9 +63,9 @@ export const make = (knobs: Knobs) =>
       if (unit.subject !== undefined && knobs.notFound.test(unit.subject)) {
         return { _tag: "NotFound", source, detail: `${unit.platform} has no ${unit.subject}` }
       }
-      const kind = Catalogue.findOp(unit.platform, unit.op)?.kind
+      const kind = def.kind
       // contact parts are revealed per person (D10); ops measured by the page deliver about ten results a page (D1)
-      if (kind?._tag === "Reveal") {
+      if (kind._tag === "Reveal") {
         return {
           _tag: "Delivered",
           rows: [G.contact(unit.subject ?? "", unit.parts ?? [])],
@@ -78,7 +79,7 @@ export const make = (knobs: Knobs) =>
         return { _tag: "Delivered", rows: [card.row], exhaustive: true, points: card.point ? [card.point] : [], source }
       }
       const key = `${unit.platform}/${unit.op}/${unit.subject ?? ""}/${unit.store ?? ""}/${withoutRows(unit.request)}/${c.day}`
-      const perPage = kind?._tag === "Measure" && kind.paging === "pages"
+      const perPage = kind._tag === "Measure" && kind.paging === "pages"
       const asked = perPage ? unit.rows * 10 : unit.rows
       const count = knobs.shortLists ? Math.min(asked, G.available(c, key)) : asked
       const generated = G.listFor(c, key, count)
@@ -101,10 +102,11 @@ export const make = (knobs: Knobs) =>
           if (knobs.failureRate > 0 && (yield* Random.next) < knobs.failureRate) {
             return yield* failed("synthetic failure (the failure-rate knob)")
           }
-          if (!G.serves(unit.platform, unit.op))
+          const def = Catalogue.findOp(unit.platform, unit.op)
+          if (def === undefined || !G.serves(def))
             return yield* failed(`no synthetic data for ${unit.platform} ${unit.op}`)
           const now = DateTime.toEpochMillis(yield* DateTime.now)
-          return produce(unit, now)
+          return produce(def, unit, now)
         }),
       resolveStore: (_platform, locator) =>
         Effect.sync(() => {

@@ -44,6 +44,16 @@ export const platforms: ReadonlyArray<PlatformDef> = typed
 /** A platform of the typed catalogue. */
 export type TypedPlatform = (typeof typed)[number]
 
+/** An op of the typed catalogue as `platform/op`: a table keyed by it has its keys checked by the compiler. */
+export type OpPath = {
+  [P in TypedPlatform as P["id"]]: `${P["id"]}/${P["ops"][number]["name"]}`
+}[TypedPlatform["id"]]
+
+const paths = new Map(platforms.flatMap((p) => p.ops.map((o) => [o, `${p.id}/${o.name}` as OpPath] as const)))
+
+/** The path of an op of the catalogue. */
+export const pathOf = (op: OpDef): OpPath | undefined => paths.get(op)
+
 const byPlatform = new Map(platforms.map((p) => [p.id, p]))
 const byOp = new Map(platforms.flatMap((p) => p.ops.map((o) => [`${p.id}/${o.name}`, o] as const)))
 
