@@ -1,83 +1,181 @@
 /**
  * `pnpm runner`: the nightly history refresh (scheduler and workers, on the cron schedule).
- * `pnpm runner once [--platform P] [--dry-run]`: one pass now, with live progress and a summary; `--dry-run` prints
- * what would be refreshed and what it would cost, spending nothing. Exits non-zero when the pass failed.
+ * `pnpm runner once [--platform P] [--dry-run] [--retry-failed]`: one pass now, with live progress and a summary.
+ * Arguments are parsed by @effect/cli; the exit code says how the pass ended (see `ExitCode`).
  */
-import { NodeRuntime } from "@effect/platform-node"
+import { Command, Options, ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh } from "@pdr/core"
-import { Console, DateTime, Effect, Layer, Logger } from "effect"
+import { Cause, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Display from "./Display.js"
 
-const usage = "usage: pnpm runner [once [--platform P] [--dry-run]]"
+/** The runner's exit codes. */
+export const ExitCode = {
+  /** Every entity ended refreshed, fresh or omitted. */
+  success: 0,
+  /** Configuration or store error (nothing about the pass can be said). */
+  error: 1,
+  /** Bad arguments (an unknown option or platform). */
+  badArguments: 2,
+  /** The budget was reached with entities left (over budget). */
+  budget: 3,
+  /** Some entities failed (the summary and the log say why). */
+  failures: 4,
+  /** Interrupted (SIGINT, SIGTERM) mid-pass; the summary was printed. */
+  interrupted: 130
+} as const
 
-/** The command line: the mode and its options. */
-export const parseArgs = (argv: ReadonlyArray<string>) => {
-  const args = [...argv]
-  const mode = args[0] === "once" ? "once" : args.length === 0 ? "serve" : undefined
-  if (mode === undefined) return undefined
-  let platform: string | undefined
-  let dryRun = false
-  for (let i = 1; i < args.length; i++) {
-    if (args[i] === "--dry-run") dryRun = true
-    else if (args[i] === "--platform" && args[i + 1] !== undefined) platform = args[++i]
-    else return undefined
-  }
-  return { mode, platform, dryRun } as const
+const codeOf: Record<Refresh.Outcome, number> = {
+  complete: ExitCode.success,
+  budget: ExitCode.budget,
+  failures: ExitCode.failures,
+  interrupted: ExitCode.interrupted
 }
 
-const main = Effect.gen(function* () {
-  const args = parseArgs(process.argv.slice(2))
-  if (args === undefined) return yield* Effect.fail(usage)
+const setCode = (code: number) =>
+  Effect.sync(() => {
+    process.exitCode = code
+  })
+
+/** The services of the runner: the core (its database, ports, upstream) from the environment. */
+const services = Effect.gen(function* () {
   const core = yield* Core.config
   const settings = yield* Refresh.settingsConfig
-  const services = Refresh.queueLayer(settings).pipe(
-    Layer.provideMerge(Core.layer({ ...core, refreshAccountId: settings.accountId }))
-  )
-  const program = Effect.gen(function* () {
-    const engine = yield* Refresh.make(settings)
-    if (args.mode === "serve") {
-      yield* engine.checkAccount
-      yield* Effect.logInfo("refresh runner started", { cron: settings.cron })
-      return yield* engine.scheduled
-    }
-    if (args.dryRun) {
-      const plan = yield* engine.dryRun(args.platform)
-      for (const e of plan.entries)
-        yield* Console.log(
-          `${e.withinBudget ? "refresh" : "skip (budget)"}  ${e.platform} ${e.op} ${e.subject}  ${e.credits} credits`
-        )
-      yield* Console.log(
-        JSON.stringify({
-          dryRun: true,
-          entities: plan.entries.length,
-          withinBudget: plan.entries.filter((e) => e.withinBudget).length,
-          credits: plan.credits,
-          budget: plan.budget
-        })
-      )
-      return
-    }
-    const startedAt = Date.now()
-    const report = Display.reporter(process.stdout, startedAt)
-    const pass = Refresh.passId(DateTime.toDate(yield* DateTime.now), args.platform)
-    const done = yield* engine.runPass(pass, args.platform, (p) => Effect.sync(() => report(p)))
-    const summary = Display.summary(done, startedAt)
-    yield* Console.log(JSON.stringify(summary))
-    if (done.failed > 0) return yield* Effect.fail(`${done.failed} of ${done.total} entities failed`)
+  return { settings, layer: Core.layer({ ...core, refreshAccountId: settings.accountId }) }
+})
+
+const withEngine = <A, E>(
+  use: (
+    engine: Effect.Effect.Success<ReturnType<typeof Refresh.make>>,
+    settings: Refresh.Settings
+  ) => Effect.Effect<A, E, never>
+) =>
+  Effect.gen(function* () {
+    const { settings, layer } = yield* services
+    return yield* Effect.flatMap(Refresh.make(settings), (engine) => use(engine, settings)).pipe(Effect.provide(layer))
   })
-  return yield* program.pipe(Effect.provide(services))
-}).pipe(
-  // a clear line for the operator, and a non-zero exit
-  Effect.catchAll((e) =>
-    Effect.zipRight(
-      Console.error(`runner: ${typeof e === "string" ? e : e.message}`),
-      Effect.sync(() => {
-        process.exitCode = 1
-      })
-    )
+
+const platform = Options.text("platform").pipe(
+  Options.withDescription("refresh only this platform's entities (a platform id of the catalogue)"),
+  Options.optional
+)
+const dryRun = Options.boolean("dry-run").pipe(
+  Options.withDescription("print what would be refreshed and what it would cost; spend nothing")
+)
+const retryFailed = Options.boolean("retry-failed").pipe(
+  Options.withDescription("run today's pass again for its failed entities (after the cause is fixed)")
+)
+
+const once = Command.make("once", { platform, dryRun, retryFailed }, (args) =>
+  withEngine((engine, settings) =>
+    Effect.gen(function* () {
+      const only = Option.getOrUndefined(args.platform)
+      if (args.dryRun) {
+        const plan = yield* engine.dryRun(only)
+        for (const e of plan.entries)
+          yield* Console.log(
+            `${e.withinBudget ? "refresh" : "skip (budget)"}  ${e.platform} ${e.op} ${e.subject}  ${e.credits} credits`
+          )
+        yield* Console.log(
+          `at most ${plan.credits} credits of the ${plan.budget} budget; expected about ${plan.expected} (from ${plan.expectedFrom})`
+        )
+        yield* Console.log(
+          JSON.stringify({
+            dryRun: true,
+            entities: plan.entries.length,
+            withinBudget: plan.entries.filter((e) => e.withinBudget).length,
+            credits: plan.credits,
+            expected: plan.expected,
+            budget: plan.budget
+          })
+        )
+        return
+      }
+      const startedAt = Date.now()
+      const pass = Refresh.passId(DateTime.toDate(yield* DateTime.now), only)
+      yield* engine.checkAccount
+      yield* engine.checkPlatform(only)
+      if (!args.retryFailed) {
+        const before = yield* engine.endedPass(pass)
+        if (Option.isSome(before)) {
+          const outcome = Refresh.outcomeOf(before.value)
+          yield* Console.error(
+            `runner: pass ${pass} already ran today; its summary follows${before.value.failed > 0 ? " (--retry-failed runs its failed entities again)" : ""}`
+          )
+          yield* Console.log(JSON.stringify({ ...Display.summary(before.value, startedAt, outcome), rerun: true }))
+          return yield* setCode(codeOf[outcome])
+        }
+      }
+      const report = Display.reporter(process.stdout, startedAt)
+      const finish = (p: Refresh.Progress, outcome: Refresh.Outcome) =>
+        Effect.gen(function* () {
+          Display.endLive(process.stdout)
+          yield* Console.log(JSON.stringify(Display.summary(p, startedAt, outcome)))
+          if (p.failed > 0) {
+            for (const f of yield* engine.failures(pass, 5))
+              yield* Console.error(`failed: ${f.key.slice(f.key.indexOf("|") + 1)}: ${f.reason}`)
+          }
+          yield* setCode(codeOf[outcome])
+        })
+      yield* engine
+        .runPass(pass, only, (p) => Effect.sync(() => report(p)), { retryFailed: args.retryFailed })
+        .pipe(
+          Effect.tap((done) => finish(done, Refresh.outcomeOf(done))),
+          // SIGINT / SIGTERM: the workers give their jobs back, and the pass's state is the summary
+          Effect.onInterrupt(() =>
+            engine.progress(pass).pipe(
+              Effect.flatMap((p) => finish(p, "interrupted")),
+              Effect.catchAllCause((c) => Console.error(`runner: interrupted; no summary (${Cause.pretty(c)})`))
+            )
+          )
+        )
+      void settings
+    })
+  )
+).pipe(Command.withDescription("run one pass now, with live progress and a summary"))
+
+const root = Command.make("runner", {}, () =>
+  withEngine((engine, settings) =>
+    Effect.gen(function* () {
+      yield* engine.checkAccount
+      yield* Effect.logInfo("refresh runner started", { cron: settings.cron, runner: engine.runner })
+      return yield* engine.scheduled
+    })
+  )
+).pipe(
+  Command.withDescription(
+    "the nightly history refresh on the REFRESH_CRON schedule (see the README's refresh section for the environment)"
   ),
-  Effect.provide(Logger.json),
+  Command.withSubcommands([once])
+)
+
+const cli = Command.run(root, { name: "pnpm runner", version: "0.1.0" })
+
+const main = cli(process.argv).pipe(
+  Effect.catchAll((e) => {
+    if (ValidationError.isValidationError(e)) return setCode(ExitCode.badArguments)
+    const tagged = e as { _tag?: string; message?: string }
+    return Effect.zipRight(
+      Console.error(`runner: ${typeof e === "string" ? e : (tagged.message ?? String(e))}`),
+      setCode(tagged._tag === "UnknownPlatform" ? ExitCode.badArguments : ExitCode.error)
+    )
+  }),
+  Effect.provide(NodeContext.layer),
+  Effect.provide(Logger.replace(Logger.defaultLogger, Display.logger(process.stdout, process.stderr))),
   Effect.provide(Layer.setTracerEnabled(false))
 )
 
-NodeRuntime.runMain(main, { disablePrettyLogger: true })
+NodeRuntime.runMain(main, {
+  disablePrettyLogger: true,
+  // the exit code set by the command (an interrupted pass printed its summary and set 130)
+  teardown: (exit, onExit) =>
+    onExit(
+      process.exitCode !== undefined && process.exitCode !== 0
+        ? Number(process.exitCode)
+        : Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
+          ? ExitCode.error
+          : Exit.isFailure(exit)
+            ? ExitCode.interrupted
+            : 0
+    )
+})

@@ -51,7 +51,7 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     const env = w.env({
       SYNTHETIC_LATENCY_MS: "150",
       REFRESH_CONCURRENCY: "3",
-      REFRESH_LOCK_EXPIRY_MS: "2000",
+      REFRESH_LEASE_MS: "2000",
       HOLD_TTL_MS: "1500"
     })
     const first = F.spawnRunner(["once"], env)
@@ -83,7 +83,7 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
   it("the budget stops the pass cleanly when spent", async () => {
     const w = await open(20)
     const r = F.spawnRunner(["once"], w.env({ REFRESH_BUDGET: "11", REFRESH_CONCURRENCY: "2" }))
-    expect(await r.exited, r.output()).toBe(0)
+    expect(await r.exited, r.output()).toBe(3) // budget reached with entities left
     const summary = F.lastJson(r.stdout())
     // 2 credits each: 5 fit in 11, the rest are over budget; nothing above the budget was charged
     expect([summary.refreshed, summary.overBudget, summary.creditsSpent]).toEqual([5, 15, 10])
@@ -120,7 +120,10 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     expect(await unknown.exited).toBe(1)
     expect(unknown.output()).toContain("REFRESH_ACCOUNT_ID acct_nobody names no account")
     const bad = F.spawnRunner(["twice"], w.env())
-    expect(await bad.exited).toBe(1)
-    expect(bad.output()).toContain("usage: pnpm runner")
+    expect(await bad.exited).toBe(2)
+    const nosuch = F.spawnRunner(["once", "--platform", "nosuch"], w.env())
+    expect(await nosuch.exited).toBe(2)
+    expect(nosuch.output()).toContain("--platform nosuch is no platform")
+    expect(await F.query(w.url, "SELECT id FROM refresh_passes WHERE id LIKE '%nosuch%'")).toEqual([])
   }, 120_000)
 })

@@ -120,8 +120,8 @@ export const pointsPerSubject = async (url: string) => {
 export const captures = async (url: string, pass: string) => {
   const [r] = await query(
     url,
-    "SELECT count(*)::int AS n, coalesce(-sum(credits), 0)::int AS credits FROM ledger WHERE key_id = $1 AND kind = 'capture'",
-    [`refresh:${pass}`]
+    "SELECT count(*)::int AS n, coalesce(-sum(credits), 0)::int AS credits FROM ledger WHERE key_id LIKE $1 AND kind = 'capture'",
+    [`refresh:${pass}:%`]
   )
   return r as { n: number; credits: number }
 }

@@ -3,7 +3,16 @@
  * services here, so a setting or an adapter added once reaches each of them.
  */
 import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@pdr/domain"
-import { Database, NodeCrypto, PgDemand, PgIdempotencyStore, PgKeyStore, PgLedger, PgMeasurements } from "@pdr/store-pg"
+import {
+  Database,
+  NodeCrypto,
+  PgDemand,
+  PgIdempotencyStore,
+  PgJobQueue,
+  PgKeyStore,
+  PgLedger,
+  PgMeasurements
+} from "@pdr/store-pg"
 import { Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Config, type ConfigError, Duration, Layer, Option } from "effect"
@@ -65,6 +74,7 @@ export const layer = (options: Options) =>
         PgKeyStore.layer,
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
+        PgJobQueue.layer,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
         options.upstream ?? upstream(options.knobs),

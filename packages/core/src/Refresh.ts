@@ -1,20 +1,21 @@
 /**
- * The nightly history refresh over an existing job engine: @effect/experimental's PersistedQueue on @effect/sql's
- * SqlPersistedQueue (PostgreSQL, `FOR UPDATE SKIP LOCKED`, ids kept after completion, locks that expire so a killed
- * worker's task is taken over). A pass is planned by exactly one runner (the one whose insert of the pass row
- * succeeds), in the same transaction as its tasks; every runner then works the queue. Each task replays one tracked
- * entity through the normal call path (Calls: plan, hold, fetch, settle), billed to the refresh account, with
- * stored results younger than `staleAfter` served free: a task taken over after a crash finds the point its first
- * worker wrote and spends nothing.
+ * The nightly history refresh on the project's job engine (JobQueue port, PgJobQueue, JobEngine). A pass is planned
+ * by one runner at a time (the one whose insert of the pass row succeeds; a planner that stops is taken over from its
+ * cursor), in keyset pages of tracked entities, each page one transaction of batched job inserts; every runner works
+ * the jobs meanwhile. Each job replays one tracked entity through the normal call path (Calls: plan, hold, fetch,
+ * settle) under an idempotency key of (pass, entity), billed to the refresh account: a job that runs a second time
+ * (its lease ran out, its runner was killed) is answered from the first run's kept answer and bills nothing. Stored
+ * results younger than `staleAfter` are served free. Results are written in batches with per-runner counters, so no
+ * row is written by every job of every runner; the pass ends when none of its jobs is open, always with a summary.
  */
 
-import { createHash } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
-import * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import { SqlClient } from "@effect/sql"
-import * as SqlPersistedQueue from "@effect/sql/SqlPersistedQueue"
-import { Calls, Demand, Ledger } from "@pdr/domain"
+import { Calls, Catalogue, Demand, Freshness, Idempotency, IdempotencyStore, JobQueue, Ledger } from "@pdr/domain"
+import { PgLedger } from "@pdr/store-pg"
 import { Config, Cron, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import * as JobEngine from "./JobEngine.js"
 
 /** The runner's settings. */
 export interface Settings {
@@ -25,14 +26,18 @@ export interface Settings {
   readonly trackDays: number
   /** An entity with a point newer than this is not refreshed (and a stored result this young is served free). */
   readonly staleAfter: Duration.Duration
-  /** Tasks worked at once by one runner process. */
+  /** Jobs worked at once by one runner process. */
   readonly concurrency: number
-  /** Tasks of one platform worked at once by one runner process. */
+  /** Jobs of one platform worked at once across all runners. */
   readonly platformConcurrency: number
   /** When passes start (UTC). */
   readonly cron: string
-  /** A task locked by a runner that stopped refreshing its lock for this long is taken over. */
-  readonly lockExpiry: Duration.Duration
+  /** A job whose runner stopped renewing its lease for this long is taken over (the heartbeat renews every third). */
+  readonly leaseMs: number
+  /** Attempts of a job that fails transiently before it ends failed. */
+  readonly maxAttempts: number
+  /** Ended jobs and passes older than this many days are deleted. */
+  readonly keepDays: number
 }
 
 /** The settings from the environment. */
@@ -44,13 +49,15 @@ export const settingsConfig = Config.all({
     Config.withDefault(20 * 3600_000),
     Config.map(Duration.millis)
   ),
-  concurrency: Config.integer("REFRESH_CONCURRENCY").pipe(Config.withDefault(8)),
-  platformConcurrency: Config.integer("REFRESH_PLATFORM_CONCURRENCY").pipe(Config.withDefault(4)),
+  concurrency: Config.integer("REFRESH_CONCURRENCY").pipe(Config.withDefault(16)),
+  platformConcurrency: Config.integer("REFRESH_PLATFORM_CONCURRENCY").pipe(Config.withDefault(8)),
   cron: Config.string("REFRESH_CRON").pipe(
     Config.withDefault("0 2 * * *"),
     Config.validate({ message: "must be a cron expression", validation: (s) => Either.isRight(Cron.parse(s)) })
   ),
-  lockExpiry: Config.integer("REFRESH_LOCK_EXPIRY_MS").pipe(Config.withDefault(60_000), Config.map(Duration.millis))
+  leaseMs: Config.integer("REFRESH_LEASE_MS").pipe(Config.withDefault(6000)),
+  maxAttempts: Config.integer("REFRESH_MAX_ATTEMPTS").pipe(Config.withDefault(5)),
+  keepDays: Config.integer("REFRESH_KEEP_DAYS").pipe(Config.withDefault(7))
 }) satisfies Config.Config<Settings>
 
 /** The refresh account names no account. */
@@ -62,7 +69,16 @@ export class UnknownRefreshAccount extends Schema.TaggedError<UnknownRefreshAcco
   }
 }
 
-/** One task: a tracked entity to refresh in a pass. */
+/** `--platform` names no platform of the catalogue. */
+export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("UnknownPlatform", {
+  platform: Schema.String
+}) {
+  override get message() {
+    return `--platform ${this.platform} is no platform; the platforms are ${Catalogue.platforms.map((p) => p.id).join(", ")}`
+  }
+}
+
+/** One job: a tracked entity to refresh in a pass. */
 export const Task = Schema.Struct({
   pass: Schema.String,
   freshnessKey: Schema.String,
@@ -72,33 +88,32 @@ export const Task = Schema.Struct({
   request: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
-/** A uuid-shaped digest (the queue's id column is 36 characters): one task per pass and entity, ever. */
-export const taskId = (pass: string, freshnessKey: string): string => {
-  const h = createHash("sha256").update(`${pass}\u0000${freshnessKey}`).digest("hex")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
-}
+/** The queue of refresh jobs. */
+export const queueName = "refresh"
 
 /** The pass of a night: its UTC date, and the platform when limited to one. */
 export const passId = (at: Date, platform: string | undefined): string =>
   `${at.toISOString().slice(0, 10)}${platform === undefined ? "" : `/${platform}`}`
 
-/** The queue (its table is created by migration 0008). */
-export const queueLayer = (settings: Pick<Settings, "lockExpiry">) =>
-  PersistedQueue.layer.pipe(
-    Layer.provide(
-      SqlPersistedQueue.layerStore({
-        tableName: "refresh_queue",
-        // takers wait for the next poll when the mailbox runs dry: a short interval keeps the workers fed during a pass
-        pollInterval: Duration.millis(10),
-        lockExpiration: settings.lockExpiry,
-        lockRefreshInterval: Duration.millis(Math.max(500, Duration.toMillis(settings.lockExpiry) / 4))
-      })
-    )
-  )
+/** The job key of an entity in a pass (unique in the queue: one job per pass and entity, ever). */
+export const jobKey = (pass: string, freshnessKey: string): string => `${pass}|${freshnessKey}`
+
+/** The idempotency key of an entity's refresh in a pass (D16 keys are at most 255 visible characters). */
+export const idempotencyKey = (pass: string, freshnessKey: string): string =>
+  `refresh:${createHash("sha256").update(`${pass}\u0000${freshnessKey}`).digest("hex").slice(0, 48)}`
+
+/** The hold key of a runner's calls in a pass: a taken-over job releases the holds of its stopped runner. */
+export const holdKey = (pass: string, runner: string) => `refresh:${pass}:${runner}`
+
+/** Claim order: pinned entities first, then the most recently demanded. */
+export const priorityOf = (e: Pick<Demand.Tracked, "pinned" | "demandedAt">): number =>
+  e.pinned ? 0 : 4_000_000_000 - Math.floor((e.demandedAt?.getTime() ?? 0) / 1000)
 
 /** Where a pass stands. */
 export interface Progress {
   readonly pass: string
+  /** Every entity is planned (the total is final). */
+  readonly planned: boolean
   readonly total: number
   readonly done: number
   readonly refreshed: number
@@ -106,10 +121,17 @@ export interface Progress {
   readonly omitted: number
   readonly failed: number
   readonly overBudget: number
-  /** Credits captured for this pass, from the ledger. */
+  /** Credits charged for this pass (the per-runner counters, written with the results). */
   readonly credits: number
   readonly budget: number
 }
+
+/** How a pass ended, for the summary and the exit code. */
+export type Outcome = "complete" | "budget" | "failures" | "interrupted"
+
+/** The outcome of a finished pass's progress. */
+export const outcomeOf = (p: Progress): Outcome =>
+  p.failed > 0 ? "failures" : p.overBudget > 0 ? "budget" : p.done < p.total ? "interrupted" : "complete"
 
 /** One entry of a dry run. */
 export interface Planned {
@@ -120,27 +142,38 @@ export interface Planned {
   readonly withinBudget: boolean
 }
 
-/** The refresh engine over the core services, the SqlClient and the queue. */
+type TaskT = typeof Task.Type
+type Status = "refreshed" | "fresh" | "omitted" | "over_budget" | "failed"
+interface Result {
+  readonly status: Status
+  readonly credits: number
+  readonly quoted: number
+  readonly detail: string | null
+}
+
+const permanent = (reason: string) => new JobEngine.JobFailed({ reason, transient: false })
+const transient = (reason: string) => new JobEngine.JobFailed({ reason, transient: true })
+
+/** The refresh engine over the core services, the SqlClient and the job queue. */
 export const make = (settings: Settings) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const calls = yield* Calls.Calls
+    const idempotency = yield* Idempotency.Idempotency
+    const idempotencyStore = yield* IdempotencyStore.IdempotencyStore
     const ledger = yield* Ledger.Ledger
     const demand = yield* Demand.Demand
-    const queue = yield* PersistedQueue.make({ name: "refresh", schema: Task })
-    const semaphores = new Map<string, Effect.Semaphore>()
-    const semaphoreOf = (platform: string) => {
-      let s = semaphores.get(platform)
-      if (s === undefined) {
-        s = Effect.unsafeMakeSemaphore(settings.platformConcurrency)
-        semaphores.set(platform, s)
-      }
-      return s
-    }
+    const jobs = yield* JobQueue.JobQueue
+    const runner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`
+    const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
 
     const checkAccount = Effect.flatMap(ledger.findAccount(settings.accountId), (a) =>
       Option.isSome(a) ? Effect.void : new UnknownRefreshAccount({ accountId: settings.accountId })
     )
+    const checkPlatform = (platform: string | undefined) =>
+      platform === undefined || Catalogue.platforms.some((p) => p.id === platform)
+        ? Effect.void
+        : new UnknownPlatform({ platform })
 
     /** Calls with stored results older than `staleAfter` treated as stale. */
     const refreshing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -148,49 +181,92 @@ export const make = (settings: Settings) =>
         Effect.provideService(effect, Calls.CallSettings, { ...s, freshAtMost: settings.staleAfter })
       )
 
-    const due = (platform: string | undefined) =>
-      Effect.flatMap(DateTime.now, (now) => {
-        const t = DateTime.toEpochMillis(now)
-        return demand.due({
-          demandedSince: new Date(t - settings.trackDays * 86_400_000),
-          measuredBefore: new Date(t - Duration.toMillis(settings.staleAfter)),
-          platform
-        })
+    const window = Effect.map(DateTime.now, (now) => {
+      const t = DateTime.toEpochMillis(now)
+      return {
+        demandedSince: new Date(t - settings.trackDays * 86_400_000),
+        measuredBefore: new Date(t - Duration.toMillis(settings.staleAfter))
+      }
+    })
+
+    // ---- planning: one planner at a time, keyset pages, a planner that stops is taken over from its cursor ----
+    const pageSize = 5000
+    const planPages = (pass: string, platform: string | undefined, from: string | undefined) =>
+      Effect.gen(function* () {
+        const w = yield* window
+        let cursor = from
+        let planned = 0
+        while (true) {
+          const page = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize })
+          const last = page.at(-1)?.freshnessKey
+          const kept = yield* sql.withTransaction(
+            Effect.gen(function* () {
+              const added = yield* jobs.offer(
+                queueName,
+                page.map((e) => ({
+                  key: jobKey(pass, e.freshnessKey),
+                  group: pass,
+                  lane: e.platform,
+                  priority: priorityOf(e),
+                  payload: {
+                    pass,
+                    freshnessKey: e.freshnessKey,
+                    platform: e.platform,
+                    op: e.op,
+                    subject: e.subject,
+                    request: e.request
+                  } satisfies TaskT
+                })),
+                { maxAttempts: settings.maxAttempts }
+              )
+              const done = page.length < pageSize
+              return yield* sql`UPDATE refresh_passes SET total = total + ${added}, cursor = ${last ?? cursor ?? null},
+                  planner_seen_at = now(), planned = ${done}
+                WHERE id = ${pass} AND planner = ${runner} AND NOT planned RETURNING id`
+            })
+          )
+          // another runner took the planning over (this one was too slow): it continues from the cursor
+          if (kept.length === 0) return planned
+          planned += page.length
+          if (page.length < pageSize) return planned
+          cursor = last
+        }
       })
 
-    /** Plans the pass if no runner did yet (one transaction: the pass row and its tasks); true when this one did. */
+    /** Plans the pass if nobody is planning it; returns whether this runner planned (part of) it. */
     const plan = (pass: string, platform: string | undefined) =>
-      sql.withTransaction(
-        Effect.gen(function* () {
-          const won = yield* sql`INSERT INTO refresh_passes (id, account_id, total, budget)
-            VALUES (${pass}, ${settings.accountId}, 0, ${settings.budget})
+      Effect.gen(function* () {
+        const won =
+          yield* sql`INSERT INTO refresh_passes (id, account_id, total, budget, planned, planner, planner_seen_at)
+            VALUES (${pass}, ${settings.accountId}, 0, ${settings.budget}, false, ${runner}, now())
             ON CONFLICT (id) DO NOTHING RETURNING id`
-          if (won.length === 0) return false
-          const entities = yield* due(platform)
-          for (const e of entities) {
-            yield* queue.offer(
-              {
-                pass,
-                freshnessKey: e.freshnessKey,
-                platform: e.platform,
-                op: e.op,
-                subject: e.subject,
-                request: e.request
-              },
-              { id: taskId(pass, e.freshnessKey) }
-            )
-          }
-          yield* sql`UPDATE refresh_passes SET total = ${entities.length} WHERE id = ${pass}`
-          yield* Effect.logInfo("refresh pass planned", { pass, entities: entities.length })
-          return true
-        })
-      )
+        let from: string | undefined
+        if (won.length === 0) {
+          // a planner that stopped renewing its claim for a lease is taken over from its cursor
+          // this runner's own planning after a store failure, or a planner that stopped renewing its claim
+          const took = yield* sql<{ cursor: string | null }>`UPDATE refresh_passes SET planner = ${runner},
+              planner_seen_at = now()
+            WHERE id = ${pass} AND NOT planned
+              AND (planner = ${runner} OR planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond')
+            RETURNING cursor`
+          if (took.length === 0) return false
+          from = took[0]?.cursor ?? undefined
+          yield* Effect.logInfo("taking over the planning of a refresh pass", { pass, from })
+        }
+        const started = Date.now()
+        const n = yield* planPages(pass, platform, from)
+        yield* Effect.logInfo("refresh pass planned", { pass, entities: n, seconds: (Date.now() - started) / 1000 })
+        return true
+      })
 
-    const runner = `${hostname()}:${process.pid}`
-    const record = (task: typeof Task.Type, status: string, credits: number, detail: string | null) =>
-      sql`INSERT INTO refresh_results (pass_id, freshness_key, platform, status, credits, detail, runner)
-          VALUES (${task.pass}, ${task.freshnessKey}, ${task.platform}, ${status}, ${credits}, ${detail}, ${runner})
-          ON CONFLICT (pass_id, freshness_key) DO NOTHING`
+    // ---- the pass budget: reserved per job on the pass row, never above the budget ----
+    const reserve = (pass: string, credits: number) =>
+      sql`UPDATE refresh_passes SET reserved = reserved + ${credits}
+          WHERE id = ${pass} AND reserved + ${credits} <= budget RETURNING budget - reserved AS left`
+    const giveBack = (pass: string, credits: number) =>
+      credits <= 0
+        ? Effect.void
+        : Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
 
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>
@@ -201,112 +277,298 @@ export const make = (settings: Settings) =>
             return row?.account_id
           })
 
-    /** One task: quote, reserve the quote in the pass budget, call, give back what was not charged, record. */
-    const handle = (task: typeof Task.Type) =>
+    /** The holds of a runner that stopped mid-job, and the job's unfinished idempotency record, are released. */
+    const releaseStopped = (task: TaskT, accountId: string, stopped: string) =>
       Effect.gen(function* () {
-        // a task taken over after a crash runs again: its call finds the point already written and spends nothing
+        const key = holdKey(task.pass, stopped)
+        const held = yield* ledger.holds(accountId)
+        for (const h of held) if (h.keyId === key) yield* ledger.release(h.id)
+        yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
+      })
+
+    const statusOf = (coverage: unknown): { status: Status; detail: string | null } => {
+      const first = (coverage as ReadonlyArray<{ status?: string; detail?: string }> | undefined)?.[0]
+      const status = first?.status === "fetched" ? "refreshed" : first?.status === "stored" ? "fresh" : "omitted"
+      return { status, detail: first?.detail ?? null }
+    }
+
+    /** One job: quote, reserve the quote in the pass budget, call (idempotently), give back what was not charged. */
+    const handle = (job: JobQueue.Job): Effect.Effect<Result, JobEngine.JobFailed> =>
+      Effect.gen(function* () {
+        const task = yield* Schema.decodeUnknown(Task)(job.payload).pipe(
+          Effect.mapError(() => permanent("the job's payload is not a refresh task"))
+        )
         const accountId = yield* accountOf(task.pass)
-        if (accountId === undefined) return
-        const caller = { accountId, keyId: `refresh:${task.pass}`, prefix: "refresh" }
+        if (accountId === undefined) return yield* permanent(`no pass ${task.pass}`)
+        if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom)
+        const caller = { accountId, keyId: holdKey(task.pass, runner), prefix: "refresh" }
         const quote = yield* refreshing(
           calls.call(caller, task.platform, { request: task.request, estimateOnly: true })
         ).pipe(
           Effect.map((a) => a.estimate?.credits ?? 0),
-          Effect.either
+          Effect.mapError((e) => permanent(`quote refused: ${e.message}`))
         )
-        if (Either.isLeft(quote)) return yield* record(task, "failed", 0, quote.left.message)
-        if (quote.right > 0) {
-          const reserved = yield* sql`UPDATE refresh_passes SET reserved = reserved + ${quote.right}
-            WHERE id = ${task.pass} AND NOT exhausted AND reserved + ${quote.right} <= budget RETURNING id`
+        if (quote > 0) {
+          const reserved = yield* reserve(task.pass, quote)
           if (reserved.length === 0) {
-            yield* sql`UPDATE refresh_passes SET exhausted = true WHERE id = ${task.pass}`
-            return yield* record(task, "over_budget", 0, `${quote.right} credits would pass the budget`)
+            // the budget left (what is not spent or reserved by a running job) cannot cover this quote; a job
+            // still running may give back what it reserved, so the entity waits for them before it is cut
+            const [p] = yield* sql<{ left: string; running: boolean }>`SELECT budget - reserved AS left,
+                EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName} AND grp = ${task.pass} AND state = 'running'
+                  AND id <> ${job.id}::bigint) AS running
+              FROM refresh_passes WHERE id = ${task.pass}`
+            const left = Number(p?.left ?? 0)
+            if (p?.running === true && job.attempts < job.maxAttempts)
+              return yield* transient(`waiting for reserved credits (${left} of the budget left, ${quote} needed)`)
+            return {
+              status: "over_budget",
+              credits: 0,
+              quoted: quote,
+              detail: `${quote} credits needed, ${left} of the pass budget left`
+            } satisfies Result
           }
         }
-        const answer = yield* Effect.either(refreshing(calls.call(caller, task.platform, { request: task.request })))
-        const charged = Either.isRight(answer) ? answer.right.cost.creditsCharged : 0
-        if (quote.right > charged)
-          yield* sql`UPDATE refresh_passes SET reserved = reserved - ${quote.right - charged} WHERE id = ${task.pass}`
+        const key = idempotencyKey(task.pass, task.freshnessKey)
+        const fingerprint = createHash("sha256")
+          .update(`${task.platform}\n${Freshness.canonicalJson({ request: task.request })}`)
+          .digest("hex")
+        const answer = yield* idempotency
+          .run(
+            { accountId, key, fingerprint },
+            refreshing(calls.call(caller, task.platform, { request: task.request }, { key, envelope: {} })).pipe(
+              Effect.map(({ kept, ...answer }) =>
+                kept === undefined
+                  ? { status: 200, body: answer as unknown }
+                  : { status: 200, body: kept as unknown, keptBySettle: true }
+              )
+            )
+          )
+          .pipe(
+            Effect.map((k) => {
+              const body = (typeof k.body === "string" ? JSON.parse(k.body) : k.body) as {
+                cost?: { creditsCharged?: number }
+                coverage?: unknown
+              }
+              return { charged: body.cost?.creditsCharged ?? 0, coverage: body.coverage, replayed: k.replayed }
+            }),
+            Effect.either
+          )
+        const charged = Either.isRight(answer) ? answer.right.charged : 0
+        // a replayed answer was charged by the first run and counted in that run's reservation: this one goes back
+        yield* giveBack(task.pass, Either.isRight(answer) && !answer.right.replayed ? quote - charged : quote)
         if (Either.isLeft(answer)) {
-          yield* Effect.logWarning("refresh failed", {
-            pass: task.pass,
-            platform: task.platform,
-            subject: task.subject,
-            error: answer.left.message
-          })
-          return yield* record(task, "failed", 0, answer.left.message)
+          const e = answer.left
+          switch (e._tag) {
+            case "IdempotencyInFlight":
+            case "EveryUnitFailed":
+            case "SettleOutcomeUnknown":
+              return yield* transient(e.message)
+            default:
+              return yield* permanent(e.message)
+          }
         }
-        const status = answer.right.coverage[0]?.status
-        yield* record(
-          task,
-          status === "fetched" ? "refreshed" : status === "stored" ? "fresh" : "omitted",
-          charged,
-          answer.right.coverage[0]?.detail ?? null
-        )
-      }).pipe(Effect.orDie)
+        const { status, detail } = statusOf(answer.right.coverage)
+        return { status, credits: charged, quoted: quote, detail } satisfies Result
+      }).pipe(
+        // a store failure (a dropped connection) is transient: the job runs again after a backoff
+        Effect.catchAllDefect((d) => transient(d instanceof Error ? d.message : String(d))),
+        Effect.catchTag("SqlError", (e) => transient(e.message))
+      )
 
-    /** One worker: takes tasks until interrupted. */
-    const worker = Effect.forever(
-      queue.take((task) => semaphoreOf(task.platform).withPermits(1)(handle(task)), { maxAttempts: 5 })
-    )
+    /** Writes a batch of results and this runner's counters in one statement; a refused row fails only its job. */
+    const write = (rows: ReadonlyArray<{ readonly task: TaskT; readonly result: Result }>) =>
+      sql`WITH x AS (
+            SELECT * FROM jsonb_to_recordset(${JSON.stringify(
+              rows.map(({ task, result }) => ({
+                pass_id: task.pass,
+                freshness_key: task.freshnessKey,
+                platform: task.platform,
+                status: result.status,
+                credits: result.credits,
+                quoted: result.quoted,
+                detail: result.detail
+              }))
+            )}::jsonb) AS x(pass_id text, freshness_key text, platform text, status text, credits bigint,
+              quoted bigint, detail text)),
+          ins AS (
+            INSERT INTO refresh_results (pass_id, freshness_key, platform, status, credits, quoted, detail, runner)
+            SELECT pass_id, freshness_key, platform, status, credits, quoted, detail, ${runner} FROM x
+            ON CONFLICT (pass_id, freshness_key) DO NOTHING RETURNING pass_id, status, credits)
+          INSERT INTO refresh_counts AS c (pass_id, runner, refreshed, fresh, omitted, failed, over_budget, credits)
+          SELECT pass_id, ${runner}, count(*) FILTER (WHERE status = 'refreshed'), count(*) FILTER (WHERE status = 'fresh'),
+            count(*) FILTER (WHERE status = 'omitted'), count(*) FILTER (WHERE status = 'failed'),
+            count(*) FILTER (WHERE status = 'over_budget'), coalesce(sum(credits), 0)
+          FROM ins GROUP BY pass_id
+          ON CONFLICT (pass_id, runner) DO UPDATE SET refreshed = c.refreshed + EXCLUDED.refreshed,
+            fresh = c.fresh + EXCLUDED.fresh, omitted = c.omitted + EXCLUDED.omitted, failed = c.failed + EXCLUDED.failed,
+            over_budget = c.over_budget + EXCLUDED.over_budget, credits = c.credits + EXCLUDED.credits`
+
+    const record = (batch: ReadonlyArray<{ readonly job: JobQueue.Job; readonly value: Result }>) =>
+      Effect.gen(function* () {
+        const rows = batch.map((b) => ({ job: b.job, task: b.job.payload as TaskT, result: b.value }))
+        const whole = yield* Effect.either(write(rows))
+        if (Either.isRight(whole)) return []
+        if (!PgLedger.refusedByDatabase(whole.left)) return yield* whole.left
+        // the database refused the batch: write row by row, and fail only the rows it refuses
+        const refused: Array<{ job: JobQueue.Job; reason: string }> = []
+        for (const r of rows) {
+          const one = yield* Effect.either(write([r]))
+          if (Either.isLeft(one)) {
+            if (!PgLedger.refusedByDatabase(one.left)) return yield* one.left
+            refused.push({ job: r.job, reason: `its result was refused by the database: ${one.left.message}` })
+          }
+        }
+        return refused
+      })
+
+    const onGiveUp = (job: JobQueue.Job, reason: string) =>
+      Effect.gen(function* () {
+        const task = job.payload as TaskT
+        yield* Effect.logWarning("refresh failed", {
+          pass: task.pass,
+          platform: task.platform,
+          subject: task.subject,
+          reason
+        })
+        yield* write([{ task, result: { status: "failed", credits: 0, quoted: 0, detail: reason } }]).pipe(
+          Effect.catchAll((e) => Effect.logWarning("the failed refresh's result was not recorded", e.message))
+        )
+      })
+
+    const lanes = Catalogue.platforms.map((p) => p.id)
+
+    /** This runner's workers on the refresh queue, while the scope is open. */
+    const work = JobEngine.run({
+      queue: queueName,
+      worker: runner,
+      concurrency: settings.concurrency,
+      leaseMs: settings.leaseMs,
+      lanes,
+      laneLimit: settings.platformConcurrency,
+      handle,
+      record,
+      onGiveUp
+    }).pipe(Effect.provideService(JobQueue.JobQueue, jobs))
 
     const progress = (pass: string) =>
       Effect.gen(function* () {
         const [p] = yield* sql<{
-          total: number
+          total: string
           budget: string
-        }>`SELECT total, budget FROM refresh_passes WHERE id = ${pass}`
-        const rows = yield* sql<{ status: string; n: string }>`
-          SELECT status, count(*) AS n FROM refresh_results WHERE pass_id = ${pass} GROUP BY status`
-        const [spent] = yield* sql<{ credits: string | null }>`
-          SELECT -sum(credits) AS credits FROM ledger WHERE key_id = ${`refresh:${pass}`} AND kind = 'capture'`
-        const n = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0)
+          planned: boolean
+        }>`SELECT total, budget, planned FROM refresh_passes WHERE id = ${pass}`
+        const [c] = yield* sql<Record<string, string | null>>`SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh,
+            sum(omitted) AS omitted, sum(over_budget) AS over_budget, sum(credits) AS credits
+          FROM refresh_counts WHERE pass_id = ${pass}`
+        const g = yield* jobs.group(queueName, pass)
+        const n = (k: string) => Number(c?.[k] ?? 0)
+        const done = n("refreshed") + n("fresh") + n("omitted") + n("over_budget") + g.failed
         return {
           pass,
+          planned: p?.planned ?? false,
           total: Number(p?.total ?? 0),
-          done: rows.reduce((a, r) => a + Number(r.n), 0),
+          done,
           refreshed: n("refreshed"),
           fresh: n("fresh"),
           omitted: n("omitted"),
-          failed: n("failed"),
+          failed: g.failed,
           overBudget: n("over_budget"),
-          credits: Number(spent?.credits ?? 0),
+          credits: n("credits"),
           budget: Number(p?.budget ?? settings.budget)
         } satisfies Progress
-      }).pipe(Effect.orDie)
+      })
 
-    /** One pass: plan it or join it, work the queue until every task of the pass has a result. */
+    /** Whether every job of the pass ended (and it is fully planned). */
+    const ended = (pass: string) =>
+      Effect.gen(function* () {
+        const [p] = yield* sql<{ planned: boolean }>`SELECT planned FROM refresh_passes WHERE id = ${pass}`
+        if (p?.planned !== true) return false
+        return !(yield* jobs.group(queueName, pass)).open
+      })
+
+    /** Runs a store step again until it succeeds (a dropped connection is retried), logging each failure. */
+    const retried = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(
+        Effect.tapErrorCause((c) => Effect.logWarning(`refresh: ${what} failed; retrying`, String(c).split("\n")[0])),
+        Effect.retry(Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("2 seconds"))))
+      )
+
+    /** Old ended jobs and passes go (REFRESH_KEEP_DAYS). */
+    const cleanup = Effect.gen(function* () {
+      const before = new Date(DateTime.toEpochMillis(yield* DateTime.now) - settings.keepDays * 86_400_000)
+      const n = yield* jobs.cleanup(before)
+      if (n > 0) yield* Effect.logInfo("refresh: ended jobs deleted", { jobs: n, before: before.toISOString() })
+    }).pipe(Effect.catchAllCause((c) => Effect.logWarning("refresh: cleanup failed", String(c))))
+
+    /**
+     * One pass: plan it (or join it, or take over its planning), work the queue until none of its jobs is open.
+     * Always returns its progress, also when interrupted (the caller prints it as the summary).
+     */
     const runPass = (
       pass: string,
       platform: string | undefined,
-      onProgress: (p: Progress) => Effect.Effect<void> = () => Effect.void
+      onProgress: (p: Progress) => Effect.Effect<void> = () => Effect.void,
+      options: { readonly retryFailed?: boolean } = {}
     ) =>
       Effect.scoped(
         Effect.gen(function* () {
           yield* checkAccount
+          yield* checkPlatform(platform)
           yield* ledger.releaseExpired(DateTime.toDate(yield* DateTime.now))
-          const planned = yield* plan(pass, platform).pipe(Effect.orDie)
-          if (!planned) yield* Effect.logInfo("joining refresh pass", { pass })
-          for (let i = 0; i < settings.concurrency; i++) yield* Effect.forkScoped(worker)
-          let last = yield* progress(pass)
-          while (last.done < last.total) {
-            yield* onProgress(last)
-            yield* Effect.sleep(Duration.millis(250))
-            last = yield* progress(pass)
+          yield* cleanup
+          if (options.retryFailed === true) {
+            const n = yield* retried("retrying failed jobs", jobs.retryFailed(queueName, pass))
+            yield* retried(
+              "forgetting failed results",
+              sql`WITH d AS (DELETE FROM refresh_results WHERE pass_id = ${pass} AND status = 'failed' RETURNING runner)
+                  UPDATE refresh_counts c SET failed = c.failed - x.n
+                  FROM (SELECT runner, count(*) AS n FROM d GROUP BY runner) x
+                  WHERE c.pass_id = ${pass} AND c.runner = x.runner`
+            )
+            yield* Effect.logInfo("retrying the failed entities of the pass", { pass, entities: n })
           }
+          yield* Effect.forkScoped(
+            retried("planning", plan(pass, platform)).pipe(
+              Effect.flatMap((planned) => (planned ? Effect.void : Effect.logInfo("joining refresh pass", { pass })))
+            )
+          )
+          yield* work
+          while (true) {
+            const done = yield* retried("reading progress", ended(pass))
+            if (done) break
+            // a planner that stopped mid-way is taken over
+            yield* onProgress(yield* retried("reading progress", progress(pass)))
+            yield* Effect.sleep(Duration.millis(250))
+            const [p] = yield* retried(
+              "checking the planner",
+              sql<{
+                stale: boolean
+              }>`SELECT NOT planned AND planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond'
+                AS stale FROM refresh_passes WHERE id = ${pass}`
+            )
+            if (p?.stale === true) yield* Effect.forkScoped(retried("planning", plan(pass, platform)))
+          }
+          yield* retried(
+            "ending the pass",
+            sql`UPDATE refresh_passes SET ended_at = coalesce(ended_at, now()) WHERE id = ${pass}`
+          )
+          const last = yield* retried("reading progress", progress(pass))
           yield* onProgress(last)
           return last
         })
       )
 
-    /** What a pass would refresh and cost now, with the same quote as a real call; spends nothing. */
+    /** The failures of a pass (at most `limit`), with their reasons. */
+    const failures = (pass: string, limit: number) => orDie(jobs.failures(queueName, pass, limit))
+
+    /** What a pass would refresh and cost now, with the same quote as a real call, in claim order; spends nothing. */
     const dryRun = (platform: string | undefined) =>
       Effect.gen(function* () {
         yield* checkAccount
-        const entities = yield* due(platform)
+        yield* checkPlatform(platform)
+        const entities = yield* demand.due({ ...(yield* window), platform })
         const caller = { accountId: settings.accountId, keyId: "refresh:dry-run", prefix: "refresh" }
-        let spent = 0
-        let stopped = false
+        let atMost = 0
         const out: Array<Planned> = []
         for (const e of entities) {
           const quote = yield* refreshing(
@@ -315,36 +577,64 @@ export const make = (settings: Settings) =>
             Effect.map((a) => a.estimate?.credits ?? 0),
             Effect.orElseSucceed(() => 0)
           )
-          const within = !stopped && spent + quote <= settings.budget
-          if (within) spent += quote
-          else stopped = true
+          // the pass cuts only the entities the budget left cannot cover, and goes on with cheaper ones
+          const within = atMost + quote <= settings.budget
+          if (within) atMost += quote
           out.push({ platform: e.platform, op: e.op, subject: e.subject, credits: quote, withinBudget: within })
         }
-        return { entries: out, credits: spent, budget: settings.budget }
+        // the quote is an upper bound (a subject not found, or fewer rows, is charged less): the last passes'
+        // charged / quoted ratio gives the expected figure
+        const [r] = yield* orDie(
+          sql<{ charged: string | null; quoted: string | null }>`SELECT sum(credits) AS charged, sum(quoted) AS quoted
+            FROM refresh_results WHERE at > now() - interval '7 days' AND quoted > 0`
+        )
+        const ratio = Number(r?.quoted ?? 0) > 0 ? Number(r?.charged ?? 0) / Number(r?.quoted) : 1
+        return {
+          entries: out,
+          credits: atMost,
+          expected: Math.round(atMost * Math.min(1, ratio)),
+          expectedFrom: Number(r?.quoted ?? 0) > 0 ? "the last 7 days' passes" : "the quotes (no pass yet)",
+          budget: settings.budget
+        }
       })
 
-    /** Passes planned in the last day and not finished: a runner restarted after a crash resumes them. */
+    /** Passes planned in the last day and not ended: a runner restarted after a crash resumes them. */
     const unfinished = Effect.map(
-      sql<{ id: string }>`SELECT p.id FROM refresh_passes p
-        WHERE p.planned_at > now() - interval '1 day'
-        AND p.total > (SELECT count(*) FROM refresh_results r WHERE r.pass_id = p.id)`,
+      sql<{
+        id: string
+      }>`SELECT id FROM refresh_passes WHERE planned_at > now() - interval '1 day' AND ended_at IS NULL`,
       (rows) => rows.map((r) => r.id)
     ).pipe(Effect.orDie)
+
+    /** A pass as it ended (a same-day rerun finds it), or none. */
+    const endedPass = (pass: string) =>
+      Effect.gen(function* () {
+        const [p] = yield* orDie(sql<{ ended_at: Date | null }>`SELECT ended_at FROM refresh_passes WHERE id = ${pass}`)
+        if (p?.ended_at === null || p?.ended_at === undefined) return Option.none()
+        return Option.some(yield* orDie(progress(pass)))
+      })
 
     /** Runs passes on the cron schedule (UTC), resuming unfinished ones first; never returns. */
     const scheduled = Effect.gen(function* () {
       const cron = Cron.unsafeParse(settings.cron, "UTC")
-      for (const pass of yield* unfinished) yield* Effect.ignoreLogged(runPass(pass, undefined))
+      for (const pass of yield* unfinished) yield* logged(runPass(pass, undefined))
       while (true) {
         const now = DateTime.toDate(yield* DateTime.now)
         const at = Cron.next(cron, now)
         yield* Effect.logInfo("next refresh pass", { at: at.toISOString() })
         yield* Effect.sleep(Duration.millis(at.getTime() - now.getTime()))
-        yield* Effect.ignoreLogged(runPass(passId(at, undefined), undefined))
+        yield* logged(runPass(passId(at, undefined), undefined))
       }
     })
 
-    return { runPass, dryRun, progress, scheduled, checkAccount } as const
+    /** A scheduled pass ends with its summary in the log, whatever happened. */
+    const logged = <E, R>(pass: Effect.Effect<Progress, E, R>) =>
+      pass.pipe(
+        Effect.tap((p) => Effect.logInfo("refresh pass ended", { ...p, outcome: outcomeOf(p) })),
+        Effect.catchAllCause((c) => Effect.logError("refresh pass failed", String(c)))
+      )
+
+    return { runPass, dryRun, progress, scheduled, checkAccount, checkPlatform, failures, endedPass, runner } as const
   })
 
 /** The nightly schedule as a background layer (the server runs it in-process on the embedded database). */
@@ -354,4 +644,4 @@ export const scheduledLayer = (settings: Settings) =>
       const engine = yield* make(settings)
       yield* Effect.forkScoped(engine.scheduled.pipe(Effect.retry(Schedule.spaced(Duration.minutes(1)))))
     })
-  ).pipe(Layer.provide(queueLayer(settings)))
+  )

@@ -373,6 +373,91 @@ export const all = {
       PRIMARY KEY (key_id, day, platform, op)
     );
     CREATE INDEX ledger_captures_by_account_day ON ledger (account_id, created_at) WHERE kind = 'capture';
+  `),
+  // i19: the job engine (JobQueue port, PgJobQueue) that replaces the refresh's SqlPersistedQueue, and the refresh's
+  // planning cursor, per-runner counters and pass summary
+  "0011_jobs": migration(`
+    DROP TABLE IF EXISTS refresh_queue;
+    CREATE TABLE jobs (
+      id bigserial PRIMARY KEY,
+      queue text NOT NULL,
+      key text NOT NULL,
+      grp text NOT NULL DEFAULT '',
+      lane text NOT NULL DEFAULT '',
+      priority bigint NOT NULL DEFAULT 0,
+      payload jsonb NOT NULL,
+      state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'running', 'done', 'failed')),
+      attempts integer NOT NULL DEFAULT 0,
+      max_attempts integer NOT NULL DEFAULT 5,
+      run_at timestamptz NOT NULL DEFAULT now(),
+      worker text,
+      lease_until timestamptz,
+      taken_over_from text,
+      last_error text,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      ended_at timestamptz
+    );
+    CREATE UNIQUE INDEX jobs_by_key ON jobs (queue, key);
+    CREATE INDEX jobs_runnable ON jobs (queue, lane, priority, id) WHERE state = 'pending';
+    CREATE INDEX jobs_running ON jobs (queue, lane) WHERE state = 'running';
+    CREATE INDEX jobs_running_by_worker ON jobs (worker) WHERE state = 'running';
+    CREATE INDEX jobs_open_by_group ON jobs (queue, grp) WHERE state IN ('pending', 'running');
+    CREATE INDEX jobs_failed_by_group ON jobs (queue, grp) WHERE state = 'failed';
+    CREATE INDEX jobs_ended ON jobs (ended_at) WHERE state IN ('done', 'failed');
+    -- the claim: expired leases first (their worker stopped), then each lane in turn under its limit across all
+    -- workers (a lane another claimer is counting is skipped, never waited for); one statement, no open transaction
+    CREATE FUNCTION pdr_claim_jobs(q text, w text, n integer, lease_ms integer, lanes text[], lane_limit integer)
+    RETURNS SETOF jobs LANGUAGE plpgsql AS $$
+    DECLARE
+      l text;
+      free integer;
+      took integer;
+      got integer := 0;
+    BEGIN
+      WITH gone AS (
+        SELECT id FROM jobs WHERE queue = q AND state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED)
+      UPDATE jobs j SET
+        state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'pending' END,
+        ended_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        taken_over_from = j.worker, worker = NULL, lease_until = NULL, run_at = now(),
+        last_error = 'its worker stopped before it ended (lease expired)'
+      FROM gone WHERE j.id = gone.id;
+      FOREACH l IN ARRAY lanes LOOP
+        EXIT WHEN got >= n;
+        free := n - got;
+        IF lane_limit > 0 THEN
+          CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext('pdr_jobs'), hashtext(q || '/' || l));
+          SELECT LEAST(free, lane_limit - count(*)) INTO free FROM jobs WHERE queue = q AND lane = l AND state = 'running';
+        END IF;
+        CONTINUE WHEN free <= 0;
+        RETURN QUERY WITH c AS (
+          SELECT id FROM jobs WHERE queue = q AND lane = l AND state = 'pending' AND run_at <= now()
+          ORDER BY priority, id LIMIT free FOR UPDATE SKIP LOCKED)
+        UPDATE jobs j SET state = 'running', worker = w, attempts = j.attempts + 1,
+          lease_until = now() + lease_ms * interval '1 millisecond'
+        FROM c WHERE j.id = c.id RETURNING j.*;
+        GET DIAGNOSTICS took = ROW_COUNT;
+        got := got + took;
+      END LOOP;
+    END $$;
+    ALTER TABLE refresh_passes
+      ADD COLUMN planned boolean NOT NULL DEFAULT true,
+      ADD COLUMN planner text,
+      ADD COLUMN planner_seen_at timestamptz,
+      ADD COLUMN cursor text,
+      ADD COLUMN ended_at timestamptz;
+    ALTER TABLE refresh_results ADD COLUMN quoted bigint NOT NULL DEFAULT 0;
+    CREATE TABLE refresh_counts (
+      pass_id text NOT NULL REFERENCES refresh_passes(id),
+      runner text NOT NULL,
+      refreshed bigint NOT NULL DEFAULT 0,
+      fresh bigint NOT NULL DEFAULT 0,
+      omitted bigint NOT NULL DEFAULT 0,
+      failed bigint NOT NULL DEFAULT 0,
+      over_budget bigint NOT NULL DEFAULT 0,
+      credits bigint NOT NULL DEFAULT 0,
+      PRIMARY KEY (pass_id, runner)
+    );
   `)
 }
 

@@ -67,6 +67,16 @@ export const make = (options: Options = {}) =>
     )
     yield* Effect.addFinalizer(() => flush)
 
+    /** Tracked (pinned, or demanded recently and measured once) and not measured since `measuredBefore`. */
+    const dueWhere = (demandedSince: Date, measuredBefore: Date, platform: string | undefined) =>
+      sql`(t.pinned OR (t.demanded_at >= ${demandedSince}
+            AND EXISTS (SELECT 1 FROM measurements w WHERE w.freshness_key = t.freshness_key)))
+          ${platform === undefined ? sql`` : sql`AND t.platform = ${platform}`}
+          AND NOT EXISTS (
+            SELECT 1 FROM measurements m
+            WHERE m.freshness_key = t.freshness_key AND m.measured_at >= ${measuredBefore}
+          )`
+
     const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
 
     return {
@@ -108,15 +118,17 @@ export const make = (options: Options = {}) =>
       due: ({ demandedSince, measuredBefore, platform }) =>
         orDie(
           Effect.map(
-            sql`SELECT t.* FROM tracked t
-                WHERE (t.pinned OR (t.demanded_at >= ${demandedSince}
-                  AND EXISTS (SELECT 1 FROM measurements w WHERE w.freshness_key = t.freshness_key)))
-                ${platform === undefined ? sql`` : sql`AND t.platform = ${platform}`}
-                AND NOT EXISTS (
-                  SELECT 1 FROM measurements m
-                  WHERE m.freshness_key = t.freshness_key AND m.measured_at >= ${measuredBefore}
-                )
-                ORDER BY t.demanded_at DESC NULLS LAST, t.freshness_key`,
+            sql`SELECT t.* FROM tracked t WHERE ${dueWhere(demandedSince, measuredBefore, platform)}
+                ORDER BY t.pinned DESC, t.demanded_at DESC NULLS LAST, t.freshness_key`,
+            (rows) => rows.map(toTracked)
+          )
+        ),
+      duePage: ({ demandedSince, measuredBefore, platform, after, limit }) =>
+        orDie(
+          Effect.map(
+            sql`SELECT t.* FROM tracked t WHERE ${dueWhere(demandedSince, measuredBefore, platform)}
+                ${after === undefined ? sql`` : sql`AND t.freshness_key > ${after}`}
+                ORDER BY t.freshness_key LIMIT ${limit}`,
             (rows) => rows.map(toTracked)
           )
         )

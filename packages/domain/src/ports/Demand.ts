@@ -30,19 +30,28 @@ export class Demand extends Context.Reference<Demand>()("@pdr/domain/Demand", {
     readonly list: (options: { readonly pinnedOnly: boolean }) => Effect.Effect<ReadonlyArray<Tracked>>
     /**
      * Tracked entities (pinned, or demanded since `demandedSince` and measured at least once) with no measurement
-     * newer than `measuredBefore`, most recently demanded first.
+     * newer than `measuredBefore`, pinned ones first, then the most recently demanded.
      */
     readonly due: (options: {
       readonly demandedSince: Date
       readonly measuredBefore: Date
       readonly platform: string | undefined
     }) => Effect.Effect<ReadonlyArray<Tracked>>
+    /** The same entities a page at a time, in freshness-key order after `after` (keyset paging, for big passes). */
+    readonly duePage: (options: {
+      readonly demandedSince: Date
+      readonly measuredBefore: Date
+      readonly platform: string | undefined
+      readonly after: string | undefined
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<Tracked>>
   } => ({
     note: () => Effect.void,
     pin: () => Effect.succeed(0),
     unpin: () => Effect.succeed(0),
     list: () => Effect.succeed([]),
-    due: () => Effect.succeed([])
+    due: () => Effect.succeed([]),
+    duePage: () => Effect.succeed([])
   })
 }) {}
 

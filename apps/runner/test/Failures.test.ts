@@ -1,0 +1,177 @@
+// The refresh's failures with spawned runners on the real PostgreSQL server: a task that always fails ends the pass
+// reported failed (never a stall); a dropped database connection is survived; a task longer than its lease makes one
+// point and one charge; a task run a second time is answered from its kept answer and bills nothing; a SIGKILLed
+// runner's tasks are taken over within 10 s and its holds released; SIGINT mid-pass prints a summary and exits 130.
+import { execFileSync } from "node:child_process"
+import * as Testing from "@pdr/store-pg/Testing"
+import { afterEach, describe, expect, it } from "vitest"
+import * as F from "./fixtures.js"
+
+const server = await Testing.serverAvailable()
+const worlds: Array<F.World> = []
+const open = async (n: number, credits?: number) => {
+  const w = await F.world(n, credits)
+  worlds.push(w)
+  return w
+}
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.close()
+})
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const count = async (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
+  Number((await F.query(url, text, values).catch(() => [{ n: -1 }]))[0]?.n ?? 0)
+const waitFor = async (what: () => Promise<boolean>, ms: number) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    if (await what()) return true
+    await sleep(50)
+  }
+  return false
+}
+
+/** The database backends of a process's connections (by its local TCP ports to the server). */
+const backendsOf = async (url: string, pid: number) => {
+  const lines = execFileSync("ss", ["-tnp"]).toString().split("\n")
+  const ports = lines
+    .filter((l) => l.includes(`pid=${pid},`) && l.includes(":5432"))
+    .map((l) => Number(l.trim().split(/\s+/)[3]?.split(":").at(-1)))
+  if (ports.length === 0) return []
+  return (await F.query(url, "SELECT pid FROM pg_stat_activity WHERE client_port = ANY($1::int[])", [ports])).map(
+    (r) => r.pid as number
+  )
+}
+
+describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
+  it("a task that always fails (a result row the database refuses) ends the pass reported failed", async () => {
+    const w = await open(12)
+    await F.query(
+      w.url,
+      `CREATE FUNCTION refuse_one() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN IF NEW.freshness_key LIKE '%creator.3%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER refuse_one BEFORE INSERT ON refresh_results FOR EACH ROW EXECUTE FUNCTION refuse_one()`
+    )
+    const r = F.spawnRunner(["once"], w.env({ REFRESH_MAX_ATTEMPTS: "2", REFRESH_CONCURRENCY: "3" }))
+    expect(await r.exited, r.output()).toBe(4) // failures
+    const summary = F.lastJson(r.stdout())
+    expect([summary.outcome, summary.total, summary.refreshed, summary.failed, summary.left]).toEqual([
+      "failures",
+      12,
+      11,
+      1,
+      0
+    ])
+    expect(r.output()).toContain("refused by the test")
+    // its one call was made and charged once (the kept answer), the others once each
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 12, credits: 24 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a dropped database connection is survived: the pass ends complete, each entity refreshed once", async () => {
+    const w = await open(30)
+    const r = F.spawnRunner(
+      ["once"],
+      w.env({ REFRESH_CONCURRENCY: "1", SYNTHETIC_LATENCY_MS: "60", DATABASE_POOL: "2" })
+    )
+    expect(
+      await waitFor(async () => (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) >= 5, 60_000)
+    ).toBe(true)
+    const killed = await backendsOf(w.url, r.child.pid!)
+    expect(killed.length).toBeGreaterThan(0)
+    await F.query(w.url, "SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [killed])
+    expect(await r.exited, r.output()).toBe(0)
+    const summary = F.lastJson(r.stdout())
+    expect([summary.outcome, summary.refreshed, summary.failed]).toEqual(["complete", 30, 0])
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 30, credits: 60 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a task longer than its lease makes one point and one charge (two runners)", async () => {
+    const w = await open(6)
+    const env = w.env({ SYNTHETIC_LATENCY_MS: "2500", REFRESH_LEASE_MS: "900", REFRESH_CONCURRENCY: "3" })
+    const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
+    expect([await a.exited, await b.exited], a.output() + b.output()).toEqual([0, 0])
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 6, credits: 12 })
+    expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE attempts <> 1")).toBe(0)
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a task run a second time is answered from the first run's kept answer and bills nothing", async () => {
+    const w = await open(8)
+    const first = F.spawnRunner(["once"], w.env())
+    expect(await first.exited).toBe(0)
+    const captured = await F.captures(w.url, F.todaysPass())
+    expect(captured).toEqual({ n: 8, credits: 16 })
+    // the same tasks again (as after a crash between the call and the job's end): pending, their results unknown
+    await F.query(
+      w.url,
+      `UPDATE jobs SET state = 'pending', ended_at = NULL;
+       DELETE FROM refresh_results; DELETE FROM refresh_counts; UPDATE refresh_passes SET ended_at = NULL`
+    )
+    const second = F.spawnRunner(["once"], w.env())
+    expect(await second.exited, second.output()).toBe(0)
+    const summary = F.lastJson(second.stdout())
+    // replayed: reported as the first run's refresh with its charge, no new point, no new capture
+    expect([summary.refreshed, summary.fresh, summary.creditsSpent]).toEqual([8, 0, 16])
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual(captured)
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a SIGKILLed runner's tasks are taken over within 10 s and its holds released; one point, one charge", async () => {
+    const w = await open(12)
+    const env = w.env({ SYNTHETIC_LATENCY_MS: "4000", REFRESH_CONCURRENCY: "4", REFRESH_LEASE_MS: "3000" })
+    const a = F.spawnRunner(["once"], env)
+    const heldByA = () => count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")
+    expect(await waitFor(async () => (await heldByA()) >= 4, 60_000), a.output()).toBe(true)
+    const [worker] = await F.query(w.url, "SELECT DISTINCT worker FROM jobs WHERE state = 'running'")
+    a.child.kill("SIGKILL")
+    await a.exited
+    const killedAt = Date.now()
+    const b = F.spawnRunner(["once"], env)
+    const takenOver = await waitFor(
+      async () =>
+        (await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE taken_over_from = $1", [worker.worker])) >= 4,
+      20_000
+    )
+    expect(takenOver).toBe(true)
+    expect(Date.now() - killedAt).toBeLessThan(10_000)
+    expect(await b.exited, b.output()).toBe(0)
+    // the killed runner's holds were released when its tasks were taken over (not left to the expiry sweep)
+    const left = await F.query(
+      w.url,
+      "SELECT status, count(*)::int AS n FROM holds WHERE key_id LIKE $1 GROUP BY status",
+      [`refresh:${F.todaysPass()}:${worker.worker}`]
+    )
+    expect(left).toEqual([{ status: "released", n: 4 }])
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 12, credits: 24 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("SIGINT mid-pass prints a summary and exits 130; the next run completes the pass", async () => {
+    const w = await open(20)
+    const env = w.env({ SYNTHETIC_LATENCY_MS: "300", REFRESH_CONCURRENCY: "2" })
+    const a = F.spawnRunner(["once"], env)
+    expect(
+      await waitFor(async () => (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) >= 2, 60_000)
+    ).toBe(true)
+    a.child.kill("SIGINT")
+    expect(await a.exited, a.output()).toBe(130)
+    const summary = F.lastJson(a.stdout())
+    expect(summary.outcome).toBe("interrupted")
+    expect(summary.left).toBeGreaterThan(0)
+    // its running jobs were given back at once (no lease to wait for)
+    expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'running'")).toBe(0)
+    const b = F.spawnRunner(["once"], env)
+    expect(await b.exited, b.output()).toBe(0)
+    expect(F.lastJson(b.stdout()).refreshed).toBe(20)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 20, credits: 40 })
+  }, 120_000)
+})

@@ -1,0 +1,253 @@
+/**
+ * A worker over the JobQueue port, for any queue (the nightly refresh; long provider calls): claims only as many jobs
+ * as it has free workers and only in lanes under their limit (a claimed job never waits for a slot), renews its
+ * leases by heartbeat, completes finished jobs in batches after the caller's `record` of their results, retries a
+ * transient failure with exponential backoff and ends a job failed with its reason when its attempts are spent (after
+ * `onGiveUp`). Every failure, of a job or of the store, is logged and survived: a dropped connection only delays.
+ * A clean stop gives its running jobs back; a killed worker's are taken over when their lease runs out.
+ */
+import { JobQueue } from "@pdr/domain"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Queue, Ref, Schedule, Schema } from "effect"
+
+/** A job that did not succeed: `transient` ones run again after a backoff, until their attempts are spent. */
+export class JobFailed extends Schema.TaggedError<JobFailed>()("JobFailed", {
+  reason: Schema.String,
+  transient: Schema.Boolean
+}) {}
+
+/** How a worker runs. */
+export interface Options<A> {
+  readonly queue: string
+  /** This worker's id, unique per process (its leases and holds are named by it). */
+  readonly worker: string
+  readonly concurrency: number
+  readonly leaseMs: number
+  /** The lanes to claim from, in the order given (rotated each claim), and the running limit of each lane. */
+  readonly lanes: ReadonlyArray<string>
+  readonly laneLimit: number
+  /** The first retry's delay; each next one doubles, up to 60 s, with jitter. */
+  readonly backoffMs?: number
+  /** How long to wait before claiming again when nothing was runnable. */
+  readonly idleMs?: number
+  readonly handle: (job: JobQueue.Job) => Effect.Effect<A, JobFailed>
+  /** Writes finished jobs' results before they are completed (one batch); a refused row should fail only its job. */
+  readonly record?: (
+    done: ReadonlyArray<{ readonly job: JobQueue.Job; readonly value: A }>
+  ) => Effect.Effect<ReadonlyArray<{ readonly job: JobQueue.Job; readonly reason: string }>, unknown>
+  /** Called before a job ends failed (its attempts spent, or a permanent failure). */
+  readonly onGiveUp?: (job: JobQueue.Job, reason: string) => Effect.Effect<void, unknown>
+}
+
+/** The delay before attempt `attempts + 1`. */
+export const backoff = (attempts: number, baseMs: number) =>
+  Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1)) * (0.75 + Math.random() * 0.5)
+
+const reasonOf = (cause: Cause.Cause<JobFailed>): { reason: string; transient: boolean } => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") return { reason: failure.value.reason, transient: failure.value.transient }
+  const first = Cause.pretty(cause).split("\n")[0] ?? "unknown defect"
+  return { reason: first, transient: true }
+}
+
+/** Retries a store operation until it succeeds (a dropped connection is retried), logging each failure. */
+const persist = <A, E>(what: string, effect: Effect.Effect<A, E>) =>
+  effect.pipe(
+    Effect.tapErrorCause((cause) => Effect.logWarning(`job queue: ${what} failed; retrying`, Cause.pretty(cause))),
+    Effect.retry(Schedule.exponential(Duration.millis(100)).pipe(Schedule.union(Schedule.spaced(Duration.seconds(2))))),
+    // the schedule never ends: what is left is a defect
+    Effect.orDie
+  )
+
+/**
+ * Runs the worker until interrupted (scoped: an interruption gives its running jobs back). `stats` counts what it did.
+ */
+export const run = <A>(options: Options<A>) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue.JobQueue
+    const baseMs = options.backoffMs ?? 500
+    const idleMs = options.idleMs ?? 200
+    const inflight = new Map<string, Fiber.RuntimeFiber<void, never>>()
+    const finished = yield* Queue.unbounded<void>()
+    const toRecord: Array<{ readonly job: JobQueue.Job; readonly value: A }> = []
+    const flushed = yield* Ref.make(0)
+    let recording: Deferred.Deferred<void> | undefined
+
+    /** A job that did not succeed: retried later, or ended failed (after onGiveUp). */
+    const giveBack = (job: JobQueue.Job, failure: { reason: string; transient: boolean }) =>
+      Effect.gen(function* () {
+        const last = !failure.transient || job.attempts >= job.maxAttempts
+        if (last) {
+          if (options.onGiveUp !== undefined)
+            yield* options
+              .onGiveUp(job, failure.reason)
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError(
+                    "job queue: recording a failed job's end failed",
+                    { job: job.key },
+                    Cause.pretty(cause)
+                  )
+                )
+              )
+          yield* persist("fail", queue.fail(options.worker, job.id, failure.reason))
+          yield* Effect.logWarning("job failed", { queue: options.queue, job: job.key, reason: failure.reason })
+        } else {
+          yield* persist(
+            "retry",
+            queue.retry({
+              worker: options.worker,
+              id: job.id,
+              reason: failure.reason,
+              delayMs: backoff(job.attempts, baseMs)
+            })
+          )
+        }
+      })
+
+    /** Records then completes the finished jobs, in one batch; a row the store refuses fails only its job. */
+    const flush = Effect.gen(function* () {
+      if (toRecord.length === 0) return
+      const batch = toRecord.splice(0, toRecord.length)
+      const refused =
+        options.record === undefined
+          ? []
+          : yield* persist(
+              "recording results",
+              options.record(batch) as Effect.Effect<ReadonlyArray<{ job: JobQueue.Job; reason: string }>, unknown>
+            )
+      const refusedIds = new Set(refused.map((r) => r.job.id))
+      yield* persist(
+        "complete",
+        queue.complete(
+          options.worker,
+          batch.filter((b) => !refusedIds.has(b.job.id)).map((b) => b.job.id)
+        )
+      )
+      for (const r of refused) yield* giveBack(r.job, { reason: r.reason, transient: true })
+      yield* Ref.update(flushed, (n) => n + batch.length)
+    })
+
+    const flusher = Effect.gen(function* () {
+      while (true) {
+        yield* Effect.sleep(Duration.millis(20))
+        if (toRecord.length > 0) yield* flush
+        if (recording !== undefined && toRecord.length === 0) yield* Deferred.succeed(recording, undefined)
+      }
+    })
+
+    const runJob = (job: JobQueue.Job) =>
+      options.handle(job).pipe(
+        Effect.exit,
+        Effect.flatMap((exit) =>
+          Exit.isSuccess(exit)
+            ? Effect.sync(() => {
+                toRecord.push({ job, value: exit.value })
+              })
+            : Exit.isInterrupted(exit)
+              ? Effect.void
+              : giveBack(job, reasonOf(exit.cause))
+        ),
+        Effect.catchAllCause((cause) =>
+          Effect.logError("job queue: a job's end was not handled", { job: job.key }, Cause.pretty(cause))
+        ),
+        Effect.ensuring(
+          Effect.suspend(() => {
+            inflight.delete(job.id)
+            return Queue.offer(finished, undefined)
+          })
+        )
+      )
+
+    const heartbeat = Effect.gen(function* () {
+      while (true) {
+        yield* Effect.sleep(Duration.millis(Math.max(100, options.leaseMs / 3)))
+        const held = yield* queue.heartbeat(options.worker, options.leaseMs).pipe(
+          Effect.tapError((e) => Effect.logWarning("job queue: heartbeat failed; retrying", e.message)),
+          Effect.option
+        )
+        if (held._tag === "None") continue
+        const still = new Set(held.value)
+        // a job whose lease ran out (this process stalled) may already run elsewhere: stop ours
+        for (const [id, fiber] of inflight) {
+          if (!still.has(id) && toRecord.every((r) => r.job.id !== id)) {
+            yield* Effect.logWarning("job queue: lease lost; stopping the job here", { id })
+            yield* Fiber.interruptFork(fiber)
+          }
+        }
+      }
+    })
+
+    let turn = 0
+    const dispatcher = Effect.gen(function* () {
+      while (true) {
+        const free = options.concurrency - inflight.size
+        if (free <= 0) {
+          yield* Queue.take(finished)
+          continue
+        }
+        const lanes =
+          options.lanes.length <= 1
+            ? options.lanes
+            : [
+                ...options.lanes.slice(turn % options.lanes.length),
+                ...options.lanes.slice(0, turn % options.lanes.length)
+              ]
+        turn++
+        const claimed = yield* queue
+          .claim({
+            queue: options.queue,
+            worker: options.worker,
+            limit: free,
+            leaseMs: options.leaseMs,
+            lanes,
+            laneLimit: options.laneLimit
+          })
+          .pipe(
+            Effect.tapError((e) => Effect.logWarning("job queue: claim failed; retrying", e.message)),
+            Effect.orElseSucceed(() => undefined)
+          )
+        if (claimed === undefined) {
+          yield* Effect.sleep(Duration.millis(1000))
+          continue
+        }
+        for (const job of claimed) inflight.set(job.id, yield* Effect.fork(runJob(job)))
+        if (claimed.length === 0) {
+          // nothing runnable now: wait for a finished job or the idle delay
+          yield* Queue.takeAll(finished)
+          yield* Effect.race(Queue.take(finished), Effect.sleep(Duration.millis(idleMs)))
+        }
+      }
+    })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        for (const fiber of inflight.values()) yield* Fiber.interrupt(fiber)
+        yield* flush.pipe(Effect.timeout(Duration.seconds(10)), Effect.ignore)
+        const n = yield* queue.release(options.worker).pipe(Effect.orElseSucceed(() => 0))
+        if (n > 0) yield* Effect.logInfo("job queue: running jobs given back", { queue: options.queue, jobs: n })
+      })
+    )
+    // a loop that meets a defect logs it and starts again: a worker never dies silently
+    const supervised = (name: string, loop: Effect.Effect<never>) =>
+      loop.pipe(
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logError(`job queue: the ${name} stopped on a defect; restarting it`, Cause.pretty(cause)).pipe(
+                Effect.zipRight(Effect.sleep(Duration.seconds(1)))
+              )
+        ),
+        Effect.forever
+      )
+    yield* Effect.forkScoped(supervised("heartbeat", heartbeat))
+    yield* Effect.forkScoped(supervised("flusher", flusher))
+    yield* Effect.forkScoped(supervised("dispatcher", dispatcher))
+
+    /** Waits until every job finished so far is recorded and completed. */
+    const settled = Effect.gen(function* () {
+      const d = yield* Deferred.make<void>()
+      recording = d
+      yield* Deferred.await(d)
+    })
+    return { settled, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
+  })

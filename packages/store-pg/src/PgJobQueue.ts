@@ -1,0 +1,119 @@
+/**
+ * The JobQueue port on PostgreSQL (migration 0011): one `jobs` table, claimed by `pdr_claim_jobs` with
+ * `FOR UPDATE SKIP LOCKED` on a partial index of the pending rows (its cost does not grow with the queue), leases
+ * renewed by heartbeat, and no statement that holds a transaction open across a job, so it runs the same on a real
+ * server and on the embedded PGlite's one shared connection.
+ */
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { JobQueue as Q } from "@pdr/domain"
+import { Effect, Layer } from "effect"
+import { num } from "./Rows.js"
+
+const unavailable = <A>(effect: Effect.Effect<A, SqlError>) =>
+  Effect.mapError(effect, (e) => new Q.JobQueueUnavailable({ detail: e.message }))
+
+const toJob = (r: Record<string, unknown>): Q.Job => ({
+  id: String(r["id"]),
+  queue: String(r["queue"]),
+  key: String(r["key"]),
+  group: String(r["grp"]),
+  lane: String(r["lane"]),
+  payload: typeof r["payload"] === "string" ? JSON.parse(r["payload"]) : r["payload"],
+  attempts: num(r["attempts"]),
+  maxAttempts: num(r["max_attempts"]),
+  takenOverFrom: (r["taken_over_from"] as string | null) ?? null
+})
+
+/** A bigint[] literal of ids (digits only: they come from this table). */
+const idArray = (ids: ReadonlyArray<string>) => `{${ids.filter((id) => /^\d+$/.test(id)).join(",")}}`
+
+/** The adapter. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  return Q.JobQueue.of({
+    offer: (queue, jobs, options) =>
+      jobs.length === 0
+        ? Effect.succeed(0)
+        : unavailable(
+            sql`
+            WITH ins AS (
+              INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts)
+              SELECT ${queue}, x.key, coalesce(x.grp, ''), coalesce(x.lane, ''), coalesce(x.priority, 0), x.payload,
+                ${options?.maxAttempts ?? 5}
+              FROM jsonb_to_recordset(${JSON.stringify(
+                jobs.map((j) => ({
+                  key: j.key,
+                  grp: j.group ?? null,
+                  lane: j.lane ?? null,
+                  priority: j.priority ?? null,
+                  payload: j.payload
+                }))
+              )}::jsonb) AS x(key text, grp text, lane text, priority bigint, payload jsonb)
+              ON CONFLICT (queue, key) DO NOTHING RETURNING 1)
+            SELECT count(*) AS n FROM ins`
+          ).pipe(Effect.map((rows) => num(rows[0]?.["n"] ?? 0))),
+    claim: ({ queue, worker, limit, leaseMs, lanes, laneLimit }) =>
+      unavailable(
+        sql`SELECT * FROM pdr_claim_jobs(${queue}, ${worker}, ${limit}, ${Math.round(leaseMs)},
+          ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(lanes.length === 0 ? [""] : lanes)}::jsonb)),
+          ${laneLimit})`
+      ).pipe(Effect.map((rows) => rows.map(toJob))),
+    heartbeat: (worker, leaseMs) =>
+      unavailable(
+        sql`UPDATE jobs SET lease_until = now() + ${Math.round(leaseMs)} * interval '1 millisecond'
+            WHERE worker = ${worker} AND state = 'running' RETURNING id`
+      ).pipe(Effect.map((rows) => rows.map((r) => String(r["id"])))),
+    complete: (worker, ids) =>
+      ids.length === 0
+        ? Effect.succeed(0)
+        : unavailable(
+            sql`UPDATE jobs SET state = 'done', ended_at = now(), lease_until = NULL
+                WHERE id = ANY(${idArray(ids)}::bigint[]) AND worker = ${worker} AND state = 'running' RETURNING id`
+          ).pipe(Effect.map((rows) => rows.length)),
+    retry: ({ worker, id, reason, delayMs }) =>
+      unavailable(
+        sql`UPDATE jobs SET
+              state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
+              ended_at = CASE WHEN attempts >= max_attempts THEN now() END,
+              run_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
+              last_error = ${reason}, lease_until = NULL, worker = NULL
+            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'`
+      ).pipe(Effect.asVoid),
+    fail: (worker, id, reason) =>
+      unavailable(
+        sql`UPDATE jobs SET state = 'failed', ended_at = now(), last_error = ${reason}, lease_until = NULL
+            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'`
+      ).pipe(Effect.asVoid),
+    release: (worker) =>
+      unavailable(
+        sql`UPDATE jobs SET state = 'pending', attempts = greatest(attempts - 1, 0), worker = NULL, lease_until = NULL
+            WHERE worker = ${worker} AND state = 'running' RETURNING id`
+      ).pipe(Effect.map((rows) => rows.length)),
+    group: (queue, group) =>
+      unavailable(
+        sql`SELECT
+              EXISTS (SELECT 1 FROM jobs WHERE queue = ${queue} AND grp = ${group} AND state IN ('pending', 'running'))
+                AS open,
+              (SELECT count(*) FROM jobs WHERE queue = ${queue} AND grp = ${group} AND state = 'failed') AS failed`
+      ).pipe(Effect.map((rows) => ({ open: rows[0]?.["open"] === true, failed: num(rows[0]?.["failed"] ?? 0) }))),
+    failures: (queue, group, limit) =>
+      unavailable(
+        sql`SELECT key, coalesce(last_error, '') AS reason FROM jobs
+            WHERE queue = ${queue} AND grp = ${group} AND state = 'failed' ORDER BY id LIMIT ${limit}`
+      ).pipe(Effect.map((rows) => rows.map((r) => ({ key: String(r["key"]), reason: String(r["reason"]) })))),
+    retryFailed: (queue, group) =>
+      unavailable(
+        sql`UPDATE jobs SET state = 'pending', attempts = 0, run_at = now(), ended_at = NULL, worker = NULL
+            WHERE queue = ${queue} AND grp = ${group} AND state = 'failed' RETURNING id`
+      ).pipe(Effect.map((rows) => rows.length)),
+    cleanup: (before) =>
+      unavailable(sql`DELETE FROM jobs WHERE state IN ('done', 'failed') AND ended_at < ${before} RETURNING id`).pipe(
+        Effect.map((rows) => rows.length)
+      )
+  })
+})
+
+/** The JobQueue port on the SqlClient. */
+export const layer = Layer.effect(Q.JobQueue, make)

@@ -1,0 +1,121 @@
+// The job queue on both storage targets (the real server and the embedded PGlite over its one connection): keys are
+// unique, the claim follows priority and never passes a lane's limit across workers, a lease renewed by heartbeat is
+// kept, a lease that runs out is taken over (and says from whom), a transient failure comes back after its delay and
+// ends failed with its reason when its attempts are spent, a clean stop gives jobs back, ended jobs are cleaned up.
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { JobQueue } from "@pdr/domain"
+import { Effect, Layer } from "effect"
+import { Database, PgJobQueue } from "../src/index.js"
+import * as Testing from "../src/Testing.js"
+
+const targets = await Testing.targets()
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`PgJobQueue on ${t.name}`, () => {
+    const services = PgJobQueue.layer.pipe(Layer.provideMerge(Layer.unwrapScoped(Effect.map(t.target, Database.layer))))
+    layer(services, { timeout: 60_000 })((it) => {
+      it.effect("keys are unique; the claim follows priority and lanes' limits hold across workers", () =>
+        Effect.gen(function* () {
+          const q = yield* JobQueue.JobQueue
+          const jobs = Array.from({ length: 6 }, (_, i) => ({
+            key: `k${i}`,
+            payload: { i },
+            group: "g1",
+            lane: i % 2 === 0 ? "a" : "b",
+            priority: 10 - i
+          }))
+          assert.strictEqual(yield* q.offer("t1", jobs), 6)
+          assert.strictEqual(yield* q.offer("t1", jobs.slice(0, 3)), 0)
+          const lanes = ["a", "b"]
+          const w1 = yield* q.claim({ queue: "t1", worker: "w1", limit: 10, leaseMs: 5000, lanes, laneLimit: 2 })
+          // lane a: k4 then k2 (lower priority first); lane b: k5 then k3
+          assert.deepStrictEqual(
+            w1.map((j) => j.key),
+            ["k4", "k2", "k5", "k3"]
+          )
+          assert.strictEqual(w1[0]!.attempts, 1)
+          // another worker gets nothing: both lanes are at their limit
+          const w2 = yield* q.claim({ queue: "t1", worker: "w2", limit: 10, leaseMs: 5000, lanes, laneLimit: 2 })
+          assert.deepStrictEqual(w2, [])
+          assert.strictEqual(yield* q.complete("w1", [w1[0]!.id]), 1)
+          // a worker completes only what it holds
+          assert.strictEqual(yield* q.complete("w2", [w1[1]!.id]), 0)
+          const w2b = yield* q.claim({ queue: "t1", worker: "w2", limit: 10, leaseMs: 5000, lanes, laneLimit: 2 })
+          assert.deepStrictEqual(
+            w2b.map((j) => j.key),
+            ["k0"]
+          )
+          assert.deepStrictEqual(yield* q.group("t1", "g1"), { open: true, failed: 0 })
+        })
+      )
+
+      it.effect("a lease renewed by heartbeat is kept; one that runs out is taken over, naming its worker", () =>
+        Effect.gen(function* () {
+          const q = yield* JobQueue.JobQueue
+          yield* q.offer("t2", [
+            { key: "x", payload: 1 },
+            { key: "y", payload: 2 }
+          ])
+          const claim = (worker: string, limit: number) =>
+            q.claim({ queue: "t2", worker, limit, leaseMs: 600, lanes: [], laneLimit: 0 })
+          const [x] = yield* claim("alive", 1)
+          const [y] = yield* claim("dead", 1)
+          assert.deepStrictEqual([x!.key, y!.key], ["x", "y"])
+          for (let i = 0; i < 4; i++) {
+            yield* sleep(250)
+            assert.deepStrictEqual(yield* q.heartbeat("alive", 600), [x!.id])
+          }
+          const taken = yield* claim("other", 5)
+          assert.deepStrictEqual(
+            taken.map((j) => [j.key, j.takenOverFrom, j.attempts]),
+            [["y", "dead", 2]]
+          )
+          // the stopped worker can no longer complete it
+          assert.strictEqual(yield* q.complete("dead", [y!.id]), 0)
+          assert.strictEqual(yield* q.complete("other", [y!.id]), 1)
+          // a clean stop gives the job back, its claim not counted
+          assert.strictEqual(yield* q.release("alive"), 1)
+          const again = yield* claim("next", 5)
+          assert.deepStrictEqual(
+            again.map((j) => [j.key, j.attempts]),
+            [["x", 1]]
+          )
+        })
+      )
+
+      it.effect("a transient failure comes back after its delay; attempts spent, it ends failed with its reason", () =>
+        Effect.gen(function* () {
+          const q = yield* JobQueue.JobQueue
+          yield* q.offer("t3", [{ key: "p", payload: 0, group: "g" }], { maxAttempts: 2 })
+          const claim = () => q.claim({ queue: "t3", worker: "w", limit: 5, leaseMs: 5000, lanes: [], laneLimit: 0 })
+          const [a] = yield* claim()
+          yield* q.retry({ worker: "w", id: a!.id, reason: "boom 1", delayMs: 300 })
+          assert.deepStrictEqual(yield* claim(), []) // not before its delay
+          yield* sleep(400)
+          const [b] = yield* claim()
+          assert.strictEqual(b!.attempts, 2)
+          yield* q.retry({ worker: "w", id: b!.id, reason: "boom 2", delayMs: 0 })
+          assert.deepStrictEqual(yield* claim(), [])
+          assert.deepStrictEqual(yield* q.group("t3", "g"), { open: false, failed: 1 })
+          assert.deepStrictEqual(yield* q.failures("t3", "g", 10), [{ key: "p", reason: "boom 2" }])
+          assert.strictEqual(yield* q.retryFailed("t3", "g"), 1)
+          const [c] = yield* claim()
+          assert.strictEqual(c!.attempts, 1)
+          yield* q.fail("w", c!.id, "permanent")
+          assert.deepStrictEqual(yield* q.failures("t3", "g", 10), [{ key: "p", reason: "permanent" }])
+          // ended jobs older than the cut are deleted
+          assert.strictEqual(yield* q.cleanup(new Date(Date.now() - 60_000)), 0)
+          const sql = yield* SqlClient.SqlClient
+          const before = yield* sql`SELECT count(*)::int AS n FROM jobs WHERE state IN ('done', 'failed')`
+          assert.isAbove(Number(before[0]!["n"]), 0)
+          yield* q.cleanup(new Date(Date.now() + 60_000))
+          const after = yield* sql`SELECT count(*)::int AS n FROM jobs WHERE state IN ('done', 'failed')`
+          assert.strictEqual(Number(after[0]!["n"]), 0)
+        })
+      )
+    })
+  })
+}
