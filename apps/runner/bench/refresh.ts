@@ -1,11 +1,14 @@
 /**
- * Refresh throughput: entities refreshed per second by one runner process and by two sharing the pass, over
- * BENCH_REFRESH_ENTITIES (10,000) pinned short_video profiles, on PostgreSQL (TEST_DATABASE_URL, a fresh schema per
- * scenario), synthetic upstream at zero latency. Printed as figures and the ratio of two runners to one; a script,
- * not a test. Run alone with `pnpm bench:refresh`; `pnpm bench` runs it after its own scenarios.
+ * The nightly refresh's figures, on PostgreSQL (TEST_DATABASE_URL, a fresh schema per scenario), with runner processes:
+ * r1, entities refreshed per second by one runner over BENCH_REFRESH_ENTITIES (10,000) pinned short_video profiles,
+ * synthetic upstream at zero latency; r2 / r1, two runners sharing a pass against one, both with 200 ms upstream
+ * latency (BENCH_REFRESH_SLOW_ENTITIES, 2,000); p1, planning BENCH_REFRESH_PLAN (1,000,000) tracked entities (seconds
+ * and the planning runner's peak memory); c1, the claim's p50 with that million pending. A script, not a test.
+ * Run alone with `pnpm bench:refresh`; `pnpm bench` runs it after its own scenarios.
  */
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Core } from "@pdr/core"
 import { Accounts, Catalogue, Demand, Freshness } from "@pdr/domain"
@@ -14,6 +17,8 @@ import pg from "pg"
 
 const dbUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const entities = Number(process.env["BENCH_REFRESH_ENTITIES"] ?? 10_000)
+const slowEntities = Number(process.env["BENCH_REFRESH_SLOW_ENTITIES"] ?? 2_000)
+const planned = Number(process.env["BENCH_REFRESH_PLAN"] ?? 1_000_000)
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 
 const admin = async (text: string) => {
@@ -55,7 +60,7 @@ const seed = async (n: number) => {
   return { schema, url, accountId }
 }
 
-const runner = (url: string, accountId: string) =>
+const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra: Record<string, string> = {}) =>
   new Promise<{ code: number | null; summary: { seconds: number; refreshed: number; total: number } }>((resolve) => {
     let out = ""
     const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, "once"], {
@@ -64,10 +69,12 @@ const runner = (url: string, accountId: string) =>
         DATABASE_URL: url,
         DATABASE_POOL: "10",
         REFRESH_ACCOUNT_ID: accountId,
-        REFRESH_BUDGET: String(entities * 10),
+        REFRESH_BUDGET: String(n * 10),
         REFRESH_CONCURRENCY: "16",
-        REFRESH_PLATFORM_CONCURRENCY: "16",
-        SYNTHETIC_LATENCY_MS: "0"
+        // the per-platform limit holds across runners: high enough here for two runners to add up
+        REFRESH_PLATFORM_CONCURRENCY: "64",
+        SYNTHETIC_LATENCY_MS: String(latencyMs),
+        ...extra
       },
       stdio: ["ignore", "pipe", "inherit"]
     })
@@ -84,27 +91,129 @@ const runner = (url: string, accountId: string) =>
     })
   })
 
-/** Runs both scenarios; returns the lines to print. */
+const query = async (url: string, text: string, values: ReadonlyArray<unknown> = []) => {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    return (await c.query(text, values as Array<unknown>)).rows
+  } finally {
+    await c.end()
+  }
+}
+
+/** Peak resident memory of a process, in MB (VmHWM). */
+const peakMb = (pid: number) => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** p1 and c1: a million tracked entities planned by a runner that works nothing, then the claim's p50. */
+const planning = async () => {
+  const world = await seed(0)
+  // the tracked rows in one statement (their keys need only be unique: planning reads them, no call is made)
+  await query(
+    world.url,
+    `INSERT INTO tracked (freshness_key, platform, op, subject, request, demanded_at, pinned)
+     SELECT 'short_video/profiles/plan.' || i || '/{}', 'short_video', 'profiles', 'plan.' || i,
+       jsonb_build_object('op', 'profiles', 'subjects', jsonb_build_array('plan.' || i)), now() - (i || ' seconds')::interval,
+       i % 10 = 0
+     FROM generate_series(1, ${planned}) AS i`
+  )
+  await query(world.url, "ANALYZE tracked")
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, "once"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: world.url,
+      DATABASE_POOL: "4",
+      REFRESH_ACCOUNT_ID: world.accountId,
+      // no worker: the runner only plans
+      REFRESH_CONCURRENCY: "0"
+    },
+    stdio: ["ignore", "ignore", "pipe"]
+  })
+  let err = ""
+  child.stderr.on("data", (d) => {
+    err += d
+  })
+  let seconds = Number.NaN
+  let peak = 0
+  for (let i = 0; i < 6000; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    peak = Math.max(peak, peakMb(child.pid!))
+    const m = /"refresh pass planned",\{[^}]*"seconds":([0-9.]+)/.exec(err)
+    if (m !== null) {
+      seconds = Number(m[1])
+      break
+    }
+    if (child.exitCode !== null) break
+  }
+  peak = Math.max(peak, peakMb(child.pid!))
+  child.kill("SIGKILL")
+  const [jobs] = await query(world.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'pending'")
+  // c1: claims of 16 on the million pending, each completed (as a worker does)
+  const c = new pg.Client({ connectionString: world.url })
+  await c.connect()
+  const times: Array<number> = []
+  for (let i = 0; i < 200; i++) {
+    const t = process.hrtime.bigint()
+    const rows = (
+      await c.query("SELECT id FROM pdr_claim_jobs('refresh', 'bench', 16, 60000, $1::text[], 64)", [
+        ["maps", "short_video"]
+      ])
+    ).rows
+    times.push(Number(process.hrtime.bigint() - t) / 1e6)
+    await c.query("UPDATE jobs SET state = 'done', ended_at = now() WHERE id = ANY($1::bigint[])", [
+      rows.map((r) => r.id)
+    ])
+  }
+  await c.end()
+  await admin(`DROP SCHEMA ${world.schema} CASCADE`)
+  times.sort((a, b) => a - b)
+  return { seconds, peak, jobs: jobs.n as number, p50: times[100]!, p90: times[180]! }
+}
+
+/** Runs the scenarios; returns the lines to print. */
 export const run = async (): Promise<ReadonlyArray<string>> => {
+  const lines: Array<string> = []
   const one = await seed(entities)
   const t1 = Date.now()
-  const a = await runner(one.url, one.accountId)
+  const a = await runner(one.url, one.accountId, entities)
   const wall1 = (Date.now() - t1) / 1000
-  const two = await seed(entities)
-  const t2 = Date.now()
-  const [b, c] = await Promise.all([runner(two.url, two.accountId), runner(two.url, two.accountId)])
-  const wall2 = (Date.now() - t2) / 1000
-  await admin(`DROP SCHEMA ${one.schema} CASCADE; DROP SCHEMA ${two.schema} CASCADE`)
-  // the pass's own time (from planning to the last result), as each runner reports it; two runners end together
+  await admin(`DROP SCHEMA ${one.schema} CASCADE`)
   const rate1 = a.summary.refreshed / a.summary.seconds
-  const rate2 = b.summary.refreshed / Math.max(b.summary.seconds, c.summary.seconds)
-  const refreshed2 = Math.max(b.summary.refreshed, c.summary.refreshed)
-  const ok = a.code === 0 && b.code === 0 && c.code === 0 && a.summary.refreshed === entities && refreshed2 === entities
-  return [
-    `r1 refresh, one runner, ${entities} entities: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s)`,
-    `r2 refresh, two runners, ${entities} entities: ${rate2.toFixed(0)} entities/s (pass ${Math.max(b.summary.seconds, c.summary.seconds)} s, processes ${wall2.toFixed(1)} s)`,
-    `r2 / r1 = ${(rate2 / rate1).toFixed(2)}${ok ? "" : "  (A RUNNER FAILED OR REFRESHED TOO FEW: see stderr)"}`
-  ]
+  lines.push(
+    `r1 refresh, one runner, ${entities} entities, 0 ms upstream: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s)${a.code === 0 && a.summary.refreshed === entities ? "" : "  (FAILED: see stderr)"}`
+  )
+  // with 200 ms upstream latency: one runner, then two sharing the pass
+  const slow1 = await seed(slowEntities)
+  const s1 = await runner(slow1.url, slow1.accountId, slowEntities, 200)
+  await admin(`DROP SCHEMA ${slow1.schema} CASCADE`)
+  const slow2 = await seed(slowEntities)
+  const [b, c] = await Promise.all([
+    runner(slow2.url, slow2.accountId, slowEntities, 200),
+    runner(slow2.url, slow2.accountId, slowEntities, 200)
+  ])
+  await admin(`DROP SCHEMA ${slow2.schema} CASCADE`)
+  const slowRate1 = s1.summary.refreshed / s1.summary.seconds
+  const slowRate2 = b.summary.refreshed / Math.max(b.summary.seconds, c.summary.seconds)
+  const ok2 = s1.code === 0 && b.code === 0 && c.code === 0 && b.summary.refreshed === slowEntities
+  lines.push(
+    `r1' refresh, one runner, ${slowEntities} entities, 200 ms upstream: ${slowRate1.toFixed(0)} entities/s (pass ${s1.summary.seconds} s)`,
+    `r2 refresh, two runners, ${slowEntities} entities, 200 ms upstream: ${slowRate2.toFixed(0)} entities/s (pass ${Math.max(b.summary.seconds, c.summary.seconds)} s)`,
+    `r2 / r1' = ${(slowRate2 / slowRate1).toFixed(2)}${ok2 ? "" : "  (A RUNNER FAILED OR REFRESHED TOO FEW: see stderr)"}`
+  )
+  if (planned > 0) {
+    const p = await planning()
+    lines.push(
+      `p1 planning ${planned} tracked entities: ${p.seconds} s, runner peak memory ${p.peak.toFixed(0)} MB (${p.jobs} jobs pending)`,
+      `c1 claim of 16 with ${p.jobs} pending: p50 ${p.p50.toFixed(2)} ms, p90 ${p.p90.toFixed(2)} ms`
+    )
+  }
+  return lines
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

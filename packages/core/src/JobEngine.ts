@@ -135,9 +135,12 @@ export const run = <A>(options: Options<A>) =>
       }
     })
 
+    // jobs whose handler has returned (being recorded, retried or failed): their lease is no longer watched
+    const ending = new Set<string>()
     const runJob = (job: JobQueue.Job) =>
       options.handle(job).pipe(
         Effect.exit,
+        Effect.tap(() => Effect.sync(() => ending.add(job.id))),
         Effect.flatMap((exit) =>
           Exit.isSuccess(exit)
             ? Effect.sync(() => {
@@ -153,6 +156,7 @@ export const run = <A>(options: Options<A>) =>
         Effect.ensuring(
           Effect.suspend(() => {
             inflight.delete(job.id)
+            ending.delete(job.id)
             return Queue.offer(finished, undefined)
           })
         )
@@ -161,6 +165,8 @@ export const run = <A>(options: Options<A>) =>
     const heartbeat = Effect.gen(function* () {
       while (true) {
         yield* Effect.sleep(Duration.millis(Math.max(100, options.leaseMs / 3)))
+        // only jobs running before the heartbeat's statement can be missing from its answer
+        const before = [...inflight.keys()]
         const held = yield* queue.heartbeat(options.worker, options.leaseMs).pipe(
           Effect.tapError((e) => Effect.logWarning("job queue: heartbeat failed; retrying", e.message)),
           Effect.option
@@ -168,8 +174,9 @@ export const run = <A>(options: Options<A>) =>
         if (held._tag === "None") continue
         const still = new Set(held.value)
         // a job whose lease ran out (this process stalled) may already run elsewhere: stop ours
-        for (const [id, fiber] of inflight) {
-          if (!still.has(id) && toRecord.every((r) => r.job.id !== id)) {
+        for (const id of before) {
+          const fiber = inflight.get(id)
+          if (fiber !== undefined && !still.has(id) && !ending.has(id)) {
             yield* Effect.logWarning("job queue: lease lost; stopping the job here", { id })
             yield* Fiber.interruptFork(fiber)
           }

@@ -151,6 +151,10 @@ interface Result {
   readonly detail: string | null
 }
 
+/** The database's own message of a statement's failure (the SqlError's is generic). */
+const causeOf = (e: { readonly message: string; readonly cause?: unknown }) =>
+  e.cause instanceof Error ? e.cause.message : e.message
+
 const permanent = (reason: string) => new JobEngine.JobFailed({ reason, transient: false })
 const transient = (reason: string) => new JobEngine.JobFailed({ reason, transient: true })
 
@@ -415,7 +419,7 @@ export const make = (settings: Settings) =>
           const one = yield* Effect.either(write([r]))
           if (Either.isLeft(one)) {
             if (!PgLedger.refusedByDatabase(one.left)) return yield* one.left
-            refused.push({ job: r.job, reason: `its result was refused by the database: ${one.left.message}` })
+            refused.push({ job: r.job, reason: `its result was refused by the database: ${causeOf(one.left)}` })
           }
         }
         return refused
