@@ -29,6 +29,8 @@ export interface Options {
   readonly unitTimeoutMs?: number
   /** The refresh account: its calls are not demand (the refresh would otherwise track itself forever). */
   readonly refreshAccountId?: string | undefined
+  /** Group commit (issue 22): at most this many holds or settles share a statement; 1 runs each call's alone. */
+  readonly groupCommitMax?: number
 }
 
 /** The upstream selection: the router configured by UPSTREAMS (synthetic everywhere when unset), with these knobs. */
@@ -57,7 +59,11 @@ export const config: Config.Config<Options> = Config.all({
   unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
     Config.withDefault(Duration.toMillis(callDefaults.unitTimeout))
   ),
-  refreshAccountId: Config.option(Config.string("REFRESH_ACCOUNT_ID")).pipe(Config.map(Option.getOrUndefined))
+  refreshAccountId: Config.option(Config.string("REFRESH_ACCOUNT_ID")).pipe(Config.map(Option.getOrUndefined)),
+  groupCommitMax: Config.integer("GROUP_COMMIT_MAX").pipe(
+    Config.validate({ message: "GROUP_COMMIT_MAX must be at least 1", validation: (n) => n >= 1 }),
+    Config.withDefault(PgLedger.groupCommitDefaults.maxBatch)
+  )
 })
 
 /** The domain services over the store, the upstream and node's crypto; the store's layers stay visible. */
@@ -70,7 +76,11 @@ export const layer = (options: Options) =>
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        PgLedger.layer,
+        PgLedger.layerWith({
+          maxBatch: options.groupCommitMax ?? PgLedger.groupCommitDefaults.maxBatch,
+          // the embedded database has one connection: one batch at a time, the next gathered meanwhile
+          maxInFlight: options.target._tag === "Embedded" ? 1 : PgLedger.groupCommitDefaults.maxInFlight
+        }),
         PgKeyStore.layer,
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,

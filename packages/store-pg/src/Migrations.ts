@@ -458,6 +458,61 @@ export const all = {
       credits bigint NOT NULL DEFAULT 0,
       PRIMARY KEY (pass_id, runner)
     );
+  `),
+  // i22: group commit. The holds and the settles of concurrent calls, gathered by the adapter per turn of the event
+  // loop, in one statement each: every call is decided in its turn as it would be alone (a hold only while spendable
+  // covers it; a settle only while its hold is held), and every batch locks its accounts' rows first, in one order
+  // (by id), so two batches never wait on each other in a cycle.
+  "0014_group_commit": migration(`
+    -- placed holds answer nothing; a refused one answers its ask's number and the spendable credits it saw
+    CREATE FUNCTION pdr_place_holds(p_ids text[], p_accounts text[], p_keys text[], p_amounts bigint[],
+                                    p_expires timestamptz[])
+    RETURNS TABLE (ord integer, available bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+        UPDATE accounts a SET held = a.held + p_amounts[i]
+          WHERE a.id = p_accounts[i] AND a.balance - a.held >= p_amounts[i];
+        IF FOUND THEN
+          INSERT INTO holds (id, account_id, key_id, amount, expires_at)
+            VALUES (p_ids[i], p_accounts[i], p_keys[i], p_amounts[i], p_expires[i]);
+        ELSE
+          ord := i;
+          available := coalesce((SELECT a.balance - a.held FROM accounts a WHERE a.id = p_accounts[i]), 0);
+          RETURN NEXT;
+        END IF;
+      END LOOP;
+    END $$;
+
+    -- each settle as pdr_settle (or pdr_settle_kept with a key), answered with its ask's number; no row for an ask
+    -- whose hold is not held
+    CREATE FUNCTION pdr_settle_batch(p_holds text[], p_accounts text[], p_captures bigint[], p_reasons text[],
+                                     p_measurements text[], p_points text[], p_reveals text[], p_keys text[],
+                                     p_statuses integer[], p_befores text[], p_afters text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        IF p_keys[i] IS NULL THEN
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+            FROM pdr_settle(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                            p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+        ELSE
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+            FROM pdr_settle_kept(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                                 p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_befores[i],
+                                 p_afters[i]) AS s;
+        END IF;
+      END LOOP;
+    END $$;
   `)
 }
 

@@ -2,7 +2,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
-import { Effect, Layer, Option } from "effect"
+import { Cause, DateTime, Effect, Either, Layer, Option } from "effect"
+import * as GroupCommit from "./GroupCommit.js"
 import { date, num, utc } from "./Rows.js"
 
 const toAccount = (r: Record<string, unknown>) =>
@@ -122,104 +123,252 @@ const settleStatement = (
         ${kept.key}, ${kept.status}, ${kept.before}, ${kept.after})`
 }
 
-/** The Ledger adapter. */
-export const make = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+/** How the holds and settles of concurrent calls share statements (issue 22). */
+export interface GroupCommitOptions {
+  /** At most this many writes in one statement; 1 runs each call's hold and settle alone. */
+  readonly maxBatch: number
+  /** At most this many batch statements at the database at once (of holds, and of settles); more writes wait. */
+  readonly maxInFlight: number
+}
 
-  const findAccount = (accountId: string) =>
-    orDie(sql`SELECT * FROM accounts WHERE id = ${accountId}`).pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
-    )
+/** Group commit's defaults: batches of up to 128 writes, 4 at the database at once. */
+export const groupCommitDefaults: GroupCommitOptions = { maxBatch: 128, maxInFlight: 4 }
 
-  const spendable = (accountId: string) =>
-    orDie(sql`SELECT balance - held AS spendable FROM accounts WHERE id = ${accountId}`).pipe(
-      Effect.map((rows) => (rows[0] ? num(rows[0]["spendable"]) : 0))
-    )
+type PlaceHold = Parameters<L.Ledger["Type"]["placeHold"]>[0]
+type Settle = Parameters<L.Ledger["Type"]["settle"]>[0]
+type SettleRow = Record<string, unknown>
 
-  const releaseHold = (holdId: string, status: "released" | "expired") =>
-    sql`WITH h AS (
+/** Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it. */
+const lostConnection = (failure: Cause.Cause<SqlError>) =>
+  Option.match(Cause.failureOption(failure), { onNone: () => false, onSome: (e) => !refusedByDatabase(e) })
+
+/** The hold a placed ask made (the batch answers only refusals). */
+const placed = (ask: PlaceHold) =>
+  new L.Hold({
+    id: ask.id,
+    accountId: ask.accountId,
+    keyId: ask.keyId,
+    amount: ask.amount,
+    status: "held",
+    captured: 0,
+    expiresAt: DateTime.unsafeMake(ask.expiresAt)
+  })
+
+/** The Ledger adapter, with group commit (issue 22). */
+export const makeWith = (options: GroupCommitOptions) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findAccount = (accountId: string) =>
+      orDie(sql`SELECT * FROM accounts WHERE id = ${accountId}`).pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
+      )
+
+    const spendable = (accountId: string) =>
+      orDie(sql`SELECT balance - held AS spendable FROM accounts WHERE id = ${accountId}`).pipe(
+        Effect.map((rows) => (rows[0] ? num(rows[0]["spendable"]) : 0))
+      )
+
+    const releaseHold = (holdId: string, status: "released" | "expired") =>
+      sql`WITH h AS (
           UPDATE holds SET status = ${status}, settled_at = now()
           WHERE id = ${holdId} AND status = 'held' RETURNING account_id, amount)
         UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`
 
-  return L.Ledger.of({
-    createAccount: ({ id, name }) =>
-      orDie(sql`INSERT INTO accounts (id, name) VALUES (${id}, ${name}) RETURNING *`).pipe(
-        Effect.map((rows) => toAccount(rows[0]!))
-      ),
-    findAccount,
-    listAccounts: () =>
-      orDie(sql`SELECT * FROM accounts ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toAccount))),
-    grant: ({ accountId, credits, reason }) =>
-      orDie(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const rows =
-              yield* sql`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING *`
-            if (rows.length === 0) return yield* new L.AccountNotFound({ accountId })
-            yield* sql`INSERT INTO ledger (account_id, kind, credits, reason) VALUES (${accountId}, 'grant', ${credits}, ${reason})`
-            return toAccount(rows[0]!)
-          })
-        )
-      ),
-    placeHold: ({ id, accountId, keyId, amount, expiresAt }) =>
-      orDie(
-        Effect.gen(function* () {
-          const rows = yield* sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
-          if (rows.length === 0) {
-            return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
-          }
-          return toHold(rows[0]!)
-        })
-      ),
-    settle: ({ holdId, accountId, capture, reason, records, kept }) =>
-      orDie(
-        Effect.suspend(() =>
-          holdId === null && capture !== 0
-            ? Effect.die(new Error("a settle without a hold cannot capture"))
-            : settleStatement(sql, holdId, accountId, capture, reason, records, kept)
-        ).pipe(
-          // a refusal rolled the settle back (a defect: nothing was billed); a lost answer leaves it unknown
-          Effect.catchTag("SqlError", (e) =>
-            refusedByDatabase(e) ? Effect.die(e) : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
-          ),
-          Effect.flatMap((rows) =>
-            rows.length === 0
-              ? Effect.fail(new L.HoldNotHeld({ holdId: holdId ?? "" }))
-              : Effect.succeed({
-                  account: toAccount(rows[0]!),
-                  captured: num(rows[0]!["captured"]),
-                  ...(kept === undefined ? {} : { kept: String(rows[0]!["kept"]) })
-                })
+    // ---- one call alone: the statements as they were before group commit ----
+    const placeStatement = ({ id, accountId, keyId, amount, expiresAt }: PlaceHold) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
+        if (rows.length === 0) {
+          return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
+        }
+        return toHold(rows[0]!)
+      })
+
+    const placeAlone = (ask: PlaceHold) => orDie(placeStatement(ask))
+
+    /**
+     * A hold of a failed batch, alone. After a lost connection the batch may have committed: the hold's id is then
+     * taken (the statement waits for the batch's transaction to end before it can tell) and the hold is the batch's.
+     */
+    const placeAgain = (ask: PlaceHold, failure: Cause.Cause<SqlError>) =>
+      lostConnection(failure)
+        ? orDie(
+            placeStatement(ask).pipe(
+              Effect.catchTag("SqlError", (e) =>
+                (e.cause as { readonly code?: unknown } | undefined)?.code === "23505"
+                  ? Effect.flatMap(sql`SELECT * FROM holds WHERE id = ${ask.id}`, (rows) =>
+                      rows[0] === undefined ? Effect.fail(e) : Effect.succeed(toHold(rows[0]))
+                    )
+                  : Effect.fail(e)
+              )
+            )
           )
+        : placeAlone(ask)
+
+    const settled = (input: Settle, row: SettleRow | undefined) =>
+      row === undefined
+        ? Either.left(new L.HoldNotHeld({ holdId: input.holdId ?? "" }))
+        : Either.right({
+            account: toAccount(row),
+            captured: num(row["captured"]),
+            ...(input.kept === undefined ? {} : { kept: String(row["kept"]) })
+          })
+
+    // a refusal rolled the settle back (a defect: nothing was billed); a lost answer leaves it unknown
+    const classified = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
+      Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
+        refusedByDatabase(e) ? Effect.die(e) : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
+      ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
+
+    const settleAlone = (input: Settle) =>
+      classified(
+        Effect.suspend(() =>
+          input.holdId === null && input.capture !== 0
+            ? Effect.die(new Error("a settle without a hold cannot capture"))
+            : settleStatement(
+                sql,
+                input.holdId,
+                input.accountId,
+                input.capture,
+                input.reason,
+                input.records,
+                input.kept
+              )
         )
-      ),
-    release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
-    releaseExpired: (now) =>
-      orDie(sql`
+      ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
+
+    /**
+     * A settle of a failed batch, alone. After a lost connection the batch may have committed: the hold's row is read
+     * under its lock (so after the batch's transaction ended, if it was still running), and a hold the batch captured
+     * answers with what the batch wrote (the account, the capture, the kept answer); a hold still held is settled here.
+     */
+    const settleAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
+      lostConnection(failure)
+        ? classified(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                // the account's row first, as every batch locks it: this waits for a batch still running to end
+                yield* sql`SELECT 1 FROM accounts WHERE id = ${input.accountId} FOR UPDATE`
+                const hold = yield* sql`SELECT status, captured FROM holds WHERE id = ${input.holdId} FOR UPDATE`
+                if (hold[0]?.["status"] !== "captured")
+                  return yield* settleStatement(
+                    sql,
+                    input.holdId,
+                    input.accountId,
+                    input.capture,
+                    input.reason,
+                    input.records,
+                    input.kept
+                  )
+                const account = yield* sql`SELECT * FROM accounts WHERE id = ${input.accountId}`
+                const kept =
+                  input.kept === undefined
+                    ? []
+                    : yield* sql`SELECT body FROM idempotency WHERE account_id = ${input.accountId} AND key = ${input.kept.key}`
+                return account.map((a) => ({ ...a, captured: hold[0]!["captured"], kept: kept[0]?.["body"] }))
+              })
+            )
+          ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
+        : settleAlone(input)
+
+    // ---- group commit (issue 22): the holds and the settles of one turn of the event loop in one statement each ----
+    const placeGrouped = yield* GroupCommit.make({
+      ...options,
+      run: (asks: ReadonlyArray<PlaceHold>) =>
+        sql`SELECT * FROM pdr_place_holds(${asks.map((a) => a.id)}::text[], ${asks.map((a) => a.accountId)}::text[],
+            ${asks.map((a) => a.keyId)}::text[], ${asks.map((a) => a.amount)}::bigint[],
+            ${asks.map((a) => a.expiresAt.toISOString())}::timestamptz[])`.pipe(
+          Effect.map((rows) => {
+            const refused = new Map(rows.map((r) => [num(r["ord"]), num(r["available"])]))
+            return asks.map((a, i) => {
+              const available = refused.get(i + 1)
+              return available === undefined
+                ? Either.right(placed(a))
+                : Either.left(new L.HoldRefused({ required: a.amount, available }))
+            })
+          })
+        ),
+      alone: placeAlone,
+      retry: placeAgain
+    })
+
+    const settleGrouped = yield* GroupCommit.make({
+      ...options,
+      run: (asks: ReadonlyArray<Settle>) =>
+        Effect.suspend(() => {
+          const json = asks.map((a) => recordsJson(a.records, a.holdId))
+          return sql`SELECT * FROM pdr_settle_batch(${asks.map((a) => a.holdId)}::text[],
+            ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
+            ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
+            ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
+            ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
+            ${asks.map((a) => a.kept?.before ?? null)}::text[], ${asks.map((a) => a.kept?.after ?? null)}::text[])`
+        }).pipe(
+          Effect.map((rows) => {
+            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
+            return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
+          })
+        ),
+      alone: settleAlone,
+      retry: settleAgain
+    })
+
+    return L.Ledger.of({
+      createAccount: ({ id, name }) =>
+        orDie(sql`INSERT INTO accounts (id, name) VALUES (${id}, ${name}) RETURNING *`).pipe(
+          Effect.map((rows) => toAccount(rows[0]!))
+        ),
+      findAccount,
+      listAccounts: () =>
+        orDie(sql`SELECT * FROM accounts ORDER BY created_at, id`).pipe(Effect.map((rows) => rows.map(toAccount))),
+      grant: ({ accountId, credits, reason }) =>
+        orDie(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const rows =
+                yield* sql`UPDATE accounts SET balance = balance + ${credits} WHERE id = ${accountId} RETURNING *`
+              if (rows.length === 0) return yield* new L.AccountNotFound({ accountId })
+              yield* sql`INSERT INTO ledger (account_id, kind, credits, reason) VALUES (${accountId}, 'grant', ${credits}, ${reason})`
+              return toAccount(rows[0]!)
+            })
+          )
+        ),
+      placeHold: options.maxBatch > 1 ? placeGrouped : placeAlone,
+      // a settle without a hold (nothing to charge) is rare and runs alone
+      settle: (input) => (input.holdId === null || options.maxBatch <= 1 ? settleAlone(input) : settleGrouped(input)),
+      release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
+      releaseExpired: (now) =>
+        orDie(sql`
         WITH h AS (
           UPDATE holds SET status = 'expired', settled_at = now()
           WHERE status = 'held' AND expires_at <= ${now} RETURNING account_id, amount),
         s AS (SELECT account_id, sum(amount) AS amount, count(*) AS n FROM h GROUP BY account_id),
         u AS (UPDATE accounts SET held = accounts.held - s.amount FROM s WHERE accounts.id = s.account_id RETURNING s.n)
         SELECT coalesce(sum(n), 0) AS n FROM u`).pipe(Effect.map((rows) => num(rows[0]?.["n"] ?? 0))),
-    holds: (accountId) =>
-      orDie(sql`SELECT * FROM holds WHERE account_id = ${accountId} AND status = 'held' ORDER BY created_at`).pipe(
-        Effect.map((rows) => rows.map(toHold))
-      ),
-    entries: (accountId, limit) =>
-      orDie(sql`SELECT * FROM ledger WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`).pipe(
-        Effect.map((rows) => rows.map(toEntry))
-      ),
-    totals: (accountId) =>
-      orDie(sql`
+      holds: (accountId) =>
+        orDie(sql`SELECT * FROM holds WHERE account_id = ${accountId} AND status = 'held' ORDER BY created_at`).pipe(
+          Effect.map((rows) => rows.map(toHold))
+        ),
+      entries: (accountId, limit) =>
+        orDie(sql`SELECT * FROM ledger WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`).pipe(
+          Effect.map((rows) => rows.map(toEntry))
+        ),
+      totals: (accountId) =>
+        orDie(sql`
         SELECT coalesce(sum(credits) FILTER (WHERE kind = 'grant'), 0) AS grants,
                coalesce(-sum(credits) FILTER (WHERE kind = 'capture'), 0) AS captures
         FROM ledger WHERE account_id = ${accountId}`).pipe(
-        Effect.map((rows) => ({ grants: num(rows[0]?.["grants"]), captures: num(rows[0]?.["captures"]) }))
-      )
+          Effect.map((rows) => ({ grants: num(rows[0]?.["grants"]), captures: num(rows[0]?.["captures"]) }))
+        )
+    })
   })
-})
+
+/** The Ledger adapter with group commit's defaults. */
+export const make = makeWith(groupCommitDefaults)
 
 /** The Ledger port on the SqlClient. */
 export const layer = Layer.effect(L.Ledger, make)
+
+/** The Ledger port on the SqlClient, with these group commit settings. */
+export const layerWith = (options: GroupCommitOptions) => Layer.effect(L.Ledger, makeWith(options))
