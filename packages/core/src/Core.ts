@@ -11,11 +11,12 @@ import {
   PgJobQueue,
   PgKeyStore,
   PgLedger,
-  PgMeasurements
+  PgMeasurements,
+  PgRateLimits
 } from "@pdr/store-pg"
 import { Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { Config, type ConfigError, Duration, Layer, Option } from "effect"
+import { Config, type ConfigError, Duration, Effect, Layer, Option } from "effect"
 
 /** What the core needs to know. */
 export interface Options {
@@ -31,6 +32,8 @@ export interface Options {
   readonly refreshAccountId?: string | undefined
   /** Group commit (issue 22): at most this many holds or settles share a statement; 1 runs each call's alone. */
   readonly groupCommitMax?: number
+  /** Whether the per-key rate limit is kept in the PostgreSQL server, one limit for every instance (default true). */
+  readonly sharedRateLimits?: boolean
 }
 
 /** The upstream selection: the router configured by UPSTREAMS (synthetic everywhere when unset), with these knobs. */
@@ -63,8 +66,25 @@ export const config: Config.Config<Options> = Config.all({
   groupCommitMax: Config.integer("GROUP_COMMIT_MAX").pipe(
     Config.validate({ message: "GROUP_COMMIT_MAX must be at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(PgLedger.groupCommitDefaults.maxBatch)
-  )
+  ),
+  sharedRateLimits: Config.boolean("SHARED_RATE_LIMITS").pipe(Config.withDefault(true))
 })
+
+/**
+ * The limits (D12). On a PostgreSQL server the per-key buckets are the database's (PgRateLimits), so every server
+ * instance over it enforces one limit per key; unless SHARED_RATE_LIMITS=false. The embedded database belongs to one
+ * process, whose buckets stay in memory; so do the per-address buckets of failed authentications everywhere.
+ */
+const rateLimits = (options: Options) => {
+  const perKey = { name: "default", ...(options.rateLimit ?? limits.perKey) }
+  const local = RateLimits.RateLimits.make(perKey, { name: "auth", ...(options.authFailureLimit ?? limits.failedAuth) })
+  return options.target._tag === "Server" && options.sharedRateLimits !== false
+    ? Layer.effect(
+        RateLimits.RateLimits,
+        Effect.map(PgRateLimits.buckets(perKey), (shared) => ({ ...local, perKey: shared }))
+      )
+    : Layer.succeed(RateLimits.RateLimits, local)
+}
 
 /** The domain services over the store, the upstream and node's crypto; the store's layers stay visible. */
 export const layer = (options: Options) =>
@@ -88,13 +108,7 @@ export const layer = (options: Options) =>
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
         options.upstream ?? upstream(options.knobs),
-        Layer.succeed(
-          RateLimits.RateLimits,
-          RateLimits.RateLimits.make(
-            { name: "default", ...(options.rateLimit ?? limits.perKey) },
-            { name: "auth", ...(options.authFailureLimit ?? limits.failedAuth) }
-          )
-        ),
+        rateLimits(options),
         Layer.succeed(Calls.CallSettings, {
           ...callDefaults,
           ...(options.holdTtlMs === undefined ? {} : { holdTtl: Duration.millis(options.holdTtlMs) }),

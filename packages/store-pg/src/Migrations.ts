@@ -513,6 +513,43 @@ export const all = {
         END IF;
       END LOOP;
     END $$;
+
+    -- the per-key rate limit shared by every server instance over this database (D12): token buckets on the
+    -- database's clock, one row per (policy, key), unlogged (a crash refills them: nothing else is lost with them)
+    CREATE UNLOGGED TABLE rate_buckets (
+      name text NOT NULL,
+      key text NOT NULL,
+      tokens double precision NOT NULL,
+      at_ms double precision NOT NULL,
+      PRIMARY KEY (name, key)
+    );
+    -- each ask refills its bucket and, with p_take, takes a token if there is one; asks are taken in key order (so two
+    -- instances' statements never wait on each other in a cycle), an ask's answer has its number
+    CREATE FUNCTION pdr_take_tokens(p_name text, p_keys text[], p_rate double precision, p_burst double precision,
+                                    p_take boolean)
+    RETURNS TABLE (ord integer, allowed boolean, tokens double precision) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i bigint;
+      v_now double precision := extract(epoch FROM clock_timestamp()) * 1000;
+      v_tokens double precision;
+    BEGIN
+      FOR i IN SELECT s.i FROM unnest(p_keys) WITH ORDINALITY AS s(k, i) ORDER BY s.k, s.i LOOP
+        INSERT INTO rate_buckets AS b (name, key, tokens, at_ms) VALUES (p_name, p_keys[i], p_burst, v_now)
+          ON CONFLICT (name, key) DO UPDATE
+            SET tokens = least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate),
+                at_ms = greatest(b.at_ms, v_now)
+          RETURNING b.tokens INTO v_tokens;
+        ord := i;
+        allowed := v_tokens >= 1;
+        IF allowed AND p_take THEN
+          UPDATE rate_buckets b SET tokens = b.tokens - 1 WHERE b.name = p_name AND b.key = p_keys[i];
+          v_tokens := v_tokens - 1;
+        END IF;
+        tokens := v_tokens;
+        RETURN NEXT;
+      END LOOP;
+    END $$;
   `)
 }
 
