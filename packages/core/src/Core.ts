@@ -6,6 +6,7 @@ import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@
 import {
   Database,
   NodeCrypto,
+  PgCircuits,
   PgDemand,
   PgIdempotencyStore,
   PgJobQueue,
@@ -14,7 +15,7 @@ import {
   PgMeasurements,
   PgRateLimits
 } from "@pdr/store-pg"
-import { Upstreams } from "@pdr/upstream-http"
+import { Circuits, Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Config, type ConfigError, Duration, Effect, Layer, Option } from "effect"
 
@@ -107,7 +108,12 @@ export const layer = (options: Options) =>
         PgJobQueue.layer,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
-        options.upstream ?? upstream(options.knobs),
+        (options.upstream ?? upstream(options.knobs)).pipe(
+          // issue 22: on a PostgreSQL server every instance hears of the circuits the others opened
+          Layer.provide(
+            options.target._tag === "Server" ? Layer.scoped(Circuits.Circuits, PgCircuits.make()) : Layer.empty
+          )
+        ),
         rateLimits(options),
         Layer.succeed(Calls.CallSettings, {
           ...callDefaults,

@@ -523,6 +523,11 @@ export const all = {
       at_ms double precision NOT NULL,
       PRIMARY KEY (name, key)
     );
+    -- hosts whose upstream circuit an instance opened, until when (epoch ms of the instance's clock)
+    CREATE UNLOGGED TABLE circuits (
+      host text PRIMARY KEY,
+      open_until_ms double precision NOT NULL
+    );
     -- each ask refills its bucket and, with p_take, takes a token if there is one; asks are taken in key order (so two
     -- instances' statements never wait on each other in a cycle), an ask's answer has its number
     CREATE FUNCTION pdr_take_tokens(p_name text, p_keys text[], p_rate double precision, p_burst double precision,

@@ -13,12 +13,14 @@ import {
   Effect,
   Either,
   FiberRef,
+  Option,
   ParseResult,
   Ref,
   Schedule,
   Schema,
   SynchronizedRef
 } from "effect"
+import { Circuits } from "./Circuits.js"
 
 /** The policy's settings. */
 export interface Settings {
@@ -116,6 +118,8 @@ export const make = (settings: Settings) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
     const hosts = yield* SynchronizedRef.make(new Map<string, Host>())
+    // issue 22: the circuits other instances opened, when the instances share them
+    const shared = Option.getOrUndefined(yield* Effect.serviceOption(Circuits))
 
     const hostOf = (name: string) =>
       SynchronizedRef.modifyEffect(hosts, (map) => {
@@ -134,7 +138,20 @@ export const make = (settings: Settings) =>
     /** Lets the attempt through, or fails at once while the circuit is open (one probe after the pause). */
     const admit = (name: string, host: Host, now: number) =>
       Ref.modify(host.breaker, (b): [Either.Either<void, Failure>, Breaker] => {
-        if (b.openUntil === null) return [Either.void, b]
+        if (b.openUntil === null) {
+          const elsewhere = shared?.openUntil(name)
+          return elsewhere === undefined || now >= elsewhere
+            ? [Either.void, b]
+            : [
+                Either.left(
+                  new Failure({
+                    reason: "open",
+                    detail: `circuit open for ${name}: another instance found it failing; probing again in ${Math.ceil((elsewhere - now) / 1000)} s`
+                  })
+                ),
+                b
+              ]
+        }
         if (now < b.openUntil || b.probing)
           return [
             Either.left(
@@ -148,14 +165,19 @@ export const make = (settings: Settings) =>
         return [Either.void, { ...b, probing: true }]
       }).pipe(Effect.flatten)
 
-    const settle = (host: Host, ok: boolean, now: number) =>
-      Ref.update(host.breaker, (b) => {
-        if (ok) return { failures: 0, openUntil: null, probing: false }
+    const settle = (name: string, host: Host, ok: boolean, now: number) =>
+      Ref.modify(host.breaker, (b): [number | null, Breaker] => {
+        if (ok) return [null, { failures: 0, openUntil: null, probing: false }]
         const failures = b.failures + 1
-        return b.probing || failures >= settings.breakerFailures
-          ? { failures, openUntil: now + Duration.toMillis(settings.breakerPause), probing: false }
-          : { ...b, failures }
-      })
+        if (!(b.probing || failures >= settings.breakerFailures)) return [null, { ...b, failures }]
+        const openUntil = now + Duration.toMillis(settings.breakerPause)
+        return [openUntil, { failures, openUntil, probing: false }]
+      }).pipe(
+        // the other instances hear of a circuit this one opened
+        Effect.flatMap((opened) =>
+          opened === null || shared === undefined ? Effect.void : shared.opened(name, opened)
+        )
+      )
 
     /** Waits before a request when the host's rate-limit headers say its window is (nearly) used up. */
     const pace = (host: Host, now: number, until: number) =>
@@ -208,19 +230,19 @@ export const make = (settings: Settings) =>
           )
         const after = yield* Clock.currentTimeMillis
         if (Either.isLeft(sent)) {
-          yield* settle(host, false, after)
+          yield* settle(name, host, false, after)
           return yield* sent.left
         }
         const reply = sent.right
         yield* remember(host, reply.headers, after)
         if (reply.status === 429 || reply.status >= 500) {
-          yield* settle(host, reply.status === 429, after)
+          yield* settle(name, host, reply.status === 429, after)
           return yield* new Retryable({
             detail: `${name} answered ${reply.status}`,
             retryAfter: retryAfter(reply.headers["retry-after"], after)
           })
         }
-        yield* settle(host, true, after)
+        yield* settle(name, host, true, after)
         return reply
       })
 

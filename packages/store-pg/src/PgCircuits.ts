@@ -1,0 +1,37 @@
+/**
+ * Open circuits shared by the server instances over one PostgreSQL database (issue 22): an instance that opens a
+ * host's circuit writes until when; every instance reads the open ones every `pollMs` (default 250 ms) into memory,
+ * so the upstream policy checks them without a round trip and a host found failing by one instance is known to the
+ * others within a second. Kept in the unlogged `circuits` table (a crash forgets them: the hosts are probed again).
+ */
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Schedule } from "effect"
+import { num } from "./Rows.js"
+
+/** The shared circuits, polled while the scope is open. */
+export const make = (pollMs = 250) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    let open = new Map<string, number>()
+    const poll = Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      sql`SELECT host, open_until_ms FROM circuits WHERE open_until_ms > ${now}`.pipe(
+        Effect.map((rows) => {
+          open = new Map(rows.map((r) => [String(r["host"]), num(r["open_until_ms"])]))
+        })
+      )
+    )
+    yield* poll.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("the shared circuits could not be read", cause)),
+      Effect.repeat(Schedule.spaced(`${pollMs} millis`)),
+      Effect.forkScoped
+    )
+    return {
+      opened: (host: string, untilMs: number) =>
+        sql`INSERT INTO circuits (host, open_until_ms) VALUES (${host}, ${untilMs})
+            ON CONFLICT (host) DO UPDATE SET open_until_ms = greatest(circuits.open_until_ms, EXCLUDED.open_until_ms)`.pipe(
+          Effect.asVoid,
+          Effect.catchAllCause((cause) => Effect.logWarning("an open circuit could not be shared", cause))
+        ),
+      openUntil: (host: string) => open.get(host)
+    }
+  })
