@@ -15,9 +15,11 @@ export const make = (pollMs = 250) =>
     let open = new Map<string, number>()
     const poll = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       sql`SELECT host, open_until_ms FROM circuits WHERE open_until_ms > ${now}`.pipe(
-        Effect.map((rows) => {
-          open = new Map(rows.map((r) => [String(r["host"]), num(r["open_until_ms"])]))
-        })
+        Effect.tap((rows) =>
+          Effect.sync(() => {
+            open = new Map(rows.map((r) => [String(r["host"]), num(r["open_until_ms"])]))
+          })
+        )
       )
     )
     yield* poll.pipe(
