@@ -31,8 +31,9 @@
  */
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
-import { cpus, totalmem } from "node:os"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { FetchHttpClient } from "@effect/platform"
 import { createClient } from "@pdr/client"
@@ -565,22 +566,38 @@ const round2 = (x: number) => Math.round(x * 100) / 100
 const embedded = async () => {
   execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
   delete process.env["DATABASE_URL"]
-  const t = Date.now()
-  const server = await spawnServer({ RATE_LIMIT_RPS: "10", RATE_LIMIT_BURST: "20" }, nodeArgs, { bundle: true })
-  try {
-    const started = Date.now() - t
-    const peak = peakMb(server.child.pid!)
-    await new Promise((r) => setTimeout(r, Number(process.env["BENCH_IDLE_SECONDS"] ?? 10) * 1000))
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))
-    const idle = m ? Number(m[1]) / 1024 : Number.NaN
-    const peakAfter = peakMb(server.child.pid!)
-    console.log(
-      `\nembedded default (pnpm start, PGlite): answered in ${started} ms; peak at start (VmHWM) ${peak.toFixed(0)} MB (target <= 450 MB: ${peak <= 450 ? "met" : "NOT met"}), resident idle (VmRSS) ${idle.toFixed(0)} MB (target <= 300 MB: ${idle <= 300 ? "met" : "NOT met"}), peak ${peakAfter.toFixed(0)} MB`
-    )
-    Object.assign(summary, { embedded_idle_mb: Math.round(idle), embedded_peak_mb: Math.round(peakAfter) })
-  } finally {
-    await stop(server.child)
+  const dataDir = mkdtempSync(join(tmpdir(), "pdr-bench-m-"))
+  const idleSeconds = Number(process.env["BENCH_IDLE_SECONDS"] ?? 10)
+  const starts: Array<{
+    readonly started: number
+    readonly peak: number
+    readonly idle: number
+    readonly after: number
+  }> = []
+  // the first start creates the data directory, the second opens it: each is measured once it answers and after idling
+  for (let i = 0; i < 2; i++) {
+    const t = Date.now()
+    const server = await spawnServer({ DATA_DIR: dataDir, RATE_LIMIT_RPS: "10", RATE_LIMIT_BURST: "20" }, nodeArgs, {
+      bundle: true
+    })
+    try {
+      const started = Date.now() - t
+      const peak = peakMb(server.child.pid!)
+      await new Promise((r) => setTimeout(r, idleSeconds * 1000))
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, "utf8"))
+      starts.push({ started, peak, idle: m ? Number(m[1]) / 1024 : Number.NaN, after: peakMb(server.child.pid!) })
+    } finally {
+      await stop(server.child)
+    }
   }
+  for (const [i, s] of starts.entries())
+    console.log(
+      `\nembedded default (pnpm start, PGlite), ${i === 0 ? "first start (creates DATA_DIR)" : "second start (opens it)"}: answered in ${s.started} ms; peak at start (VmHWM) ${s.peak.toFixed(0)} MB (target <= 450 MB: ${s.peak <= 450 ? "met" : "NOT met"}), resident after ${idleSeconds} s idle (VmRSS) ${s.idle.toFixed(0)} MB (target <= 300 MB: ${s.idle <= 300 ? "met" : "NOT met"}), peak by then ${s.after.toFixed(0)} MB`
+    )
+  Object.assign(summary, {
+    embedded_idle_mb: Math.round(Math.max(...starts.map((s) => s.idle))),
+    embedded_peak_mb: Math.round(Math.max(...starts.map((s) => s.after)))
+  })
 }
 
 const only = process.env["BENCH_ONLY"]

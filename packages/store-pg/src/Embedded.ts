@@ -3,7 +3,19 @@
  * loopback so the unchanged PgClient, migrator and transactions run against it.
  */
 
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs"
+import { execFile } from "node:child_process"
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync
+} from "node:fs"
+import { createRequire } from "node:module"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
@@ -85,16 +97,48 @@ const freePort = () =>
 export const start = (dataDir: string | undefined) =>
   Effect.zipRight(dataDir === undefined ? Effect.void : lock(dataDir), startUnlocked(dataDir))
 
+/**
+ * PGlite's start parameters with 16 MB of shared buffers instead of PostgreSQL's 128 MB (issue 22: the embedded
+ * default's memory; the data directory's files stay in the OS cache): 347 -> 220 MB resident after opening a data
+ * directory, measured here.
+ */
+export const startParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
+
+/**
+ * Creates a new data directory in a short-lived child process: PGlite's initdb grows its WebAssembly memory to about
+ * 850 MB, which a WebAssembly instance never gives back, so done in the server's process it would stay resident for
+ * the process's life (about 800 MB idle instead of about 250). The child only initialises the directory and exits.
+ */
+const initialize = (dir: string) =>
+  new Promise<void>((resolve, reject) => {
+    const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+    execFile(
+      process.execPath,
+      ["-e", "require(process.env.PDR_PGLITE).PGlite.create(process.env.PDR_PGLITE_DIR).then((db) => db.close())"],
+      { env: { ...process.env, PDR_PGLITE: pglite, PDR_PGLITE_DIR: dir } },
+      (error, _stdout, stderr) =>
+        error ? reject(new Error(`the embedded database could not be created: ${stderr}`)) : resolve()
+    )
+  })
+
 const startUnlocked = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise(async () => {
       let db: PGlite
       if (dataDir === undefined) {
-        db = await PGlite.create()
+        db = await PGlite.create({ startParams })
       } else {
         const dir = join(dataDir, "pglite")
-        mkdirSync(dir, { recursive: true })
-        db = await PGlite.create(dir)
+        if (!existsSync(join(dir, "PG_VERSION"))) {
+          // created beside it and renamed once whole, so a start cut short never leaves a half-made directory
+          const fresh = join(dataDir, "pglite.new")
+          rmSync(fresh, { recursive: true, force: true })
+          mkdirSync(fresh, { recursive: true })
+          await initialize(fresh)
+          rmSync(dir, { recursive: true, force: true })
+          renameSync(fresh, dir)
+        }
+        db = await PGlite.create(dir, { startParams })
       }
       const port = await freePort()
       const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 1 })
