@@ -3,7 +3,8 @@
  * r1, entities refreshed per second by one runner over BENCH_REFRESH_ENTITIES (10,000) pinned short_video profiles,
  * synthetic upstream at zero latency; r2 / r1, two runners sharing a pass against one, both with 200 ms upstream
  * latency (BENCH_REFRESH_SLOW_ENTITIES, 2,000); p1, planning BENCH_REFRESH_PLAN (1,000,000) tracked entities (seconds
- * and the planning runner's peak memory); c1, the claim's p50 with that million pending. A script, not a test.
+ * and the planning runner's peak memory; all pinned, so all due); c1, the claim's p50 with that million pending
+ * (BENCH_REFRESH_ONLY=plan runs these two alone). A script, not a test.
  * Run alone with `pnpm bench:refresh`; `pnpm bench` runs it after its own scenarios.
  */
 import { spawn } from "node:child_process"
@@ -120,7 +121,7 @@ const planning = async () => {
     `INSERT INTO tracked (freshness_key, platform, op, subject, request, demanded_at, pinned)
      SELECT 'short_video/profiles/plan.' || i || '/{}', 'short_video', 'profiles', 'plan.' || i,
        jsonb_build_object('op', 'profiles', 'subjects', jsonb_build_array('plan.' || i)), now() - (i || ' seconds')::interval,
-       i % 10 = 0
+       true
      FROM generate_series(1, ${planned}) AS i`
   )
   await query(world.url, "ANALYZE tracked")
@@ -179,6 +180,14 @@ const planning = async () => {
 /** Runs the scenarios; returns the lines to print. */
 export const run = async (): Promise<ReadonlyArray<string>> => {
   const lines: Array<string> = []
+  // BENCH_REFRESH_ONLY=plan runs p1 and c1 alone
+  if (process.env["BENCH_REFRESH_ONLY"] === "plan") {
+    const p = await planning()
+    return [
+      `p1 planning ${planned} tracked entities: ${p.seconds} s, runner peak memory ${p.peak.toFixed(0)} MB (${p.jobs} jobs pending)`,
+      `c1 claim of 16 with ${p.jobs} pending: p50 ${p.p50.toFixed(2)} ms, p90 ${p.p90.toFixed(2)} ms`
+    ]
+  }
   const one = await seed(entities)
   const t1 = Date.now()
   const a = await runner(one.url, one.accountId, entities)

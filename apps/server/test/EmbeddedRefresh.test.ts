@@ -49,7 +49,7 @@ describe("the embedded server's in-process refresh", () => {
       }
       expect(shown.balance).toBe(98) // one profile, 2 credits, billed to the refresh account
       expect(shown.ledger[0]).toMatchObject({ kind: "capture", credits: -2 })
-      expect(shown.ledger[0].keyId).toMatch(/^refresh:\d{4}-\d{2}-\d{2}$/)
+      expect(shown.ledger[0].keyId).toMatch(/^refresh:\d{4}-\d{2}-\d{2}:.+$/) // refresh:<pass>:<runner>
     } finally {
       second.child.kill("SIGTERM")
       await second.exited
