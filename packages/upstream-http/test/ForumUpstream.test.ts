@@ -2,9 +2,9 @@
 // (the fixture refuses reads without a valid app token, the User-Agent form or raw_json=1).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import * as Fixtures from "../src/Fixtures.js"
 import * as ForumUpstream from "../src/ForumUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 let host: Awaited<ReturnType<typeof Fixtures.forum>>
 let adapter: { readonly fetch: ForumUpstream.Adapter["fetch"] }

@@ -1,8 +1,8 @@
 // D15 / issue 10: the native storefront adapter through the real HttpClient against a loopback products.json host.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import * as Fixtures from "../src/Fixtures.js"
 import * as StorefrontUpstream from "../src/StorefrontUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 let host: Fixtures.Fixture
 let adapter: ReturnType<typeof StorefrontUpstream.make>

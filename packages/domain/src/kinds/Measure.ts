@@ -4,6 +4,7 @@
  * is priced by what it delivered, and is recorded as a measurement with its history points.
  */
 import { Effect, Either } from "effect"
+import { rowsAnswered } from "../Completeness.js"
 import { cover, shapeRows, storedView } from "../Coverage.js"
 import * as History from "../History.js"
 import type { OpKind } from "../OpKind.js"
@@ -36,7 +37,7 @@ export const measurementOf = (p: Plan, f: Delivered): Measurement => ({
   freshnessKey: f.unit.freshnessKey,
   measuredAt: f.at,
   rows: f.outcome.rows,
-  rowsAsked: f.unit.asked,
+  rowsAsked: rowsAnswered(p.op, f.outcome.rows, f.unit.asked, f.outcome.exhaustive),
   exhaustive: f.outcome.exhaustive,
   found: true,
   source: f.outcome.source

@@ -30,8 +30,14 @@ export type UnitOutcome =
   | {
       readonly _tag: "Delivered"
       readonly rows: ReadonlyArray<Row>
-      /** Fewer rows than asked because there are no more. */
+      /**
+       * The upstream said there are no more rows (a last page, a run that ended short of its item limit without
+       * stopping on its charge limit). False when cut short by a limit, a budget or an unexpanded stub: a unit with
+       * fewer rows than asked that is not exhaustive is stored as incomplete (Completeness.ts) and fetched again.
+       */
       readonly exhaustive: boolean
+      /** Rows the upstream announced but that could not be fetched within the unit's budget (unexpanded stubs). */
+      readonly missing?: number
       readonly points: ReadonlyArray<PointReport>
       readonly source: string
     }

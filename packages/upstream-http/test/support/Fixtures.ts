@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 
 const recorded = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../test/fixtures/${name}.json`, import.meta.url), "utf8"))
+  JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"))
 
 /** The fixture credentials. */
 export const credentials = {
@@ -314,7 +314,15 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
 }
 
 /** The provider's actor-run API: runs finish after one poll; the dataset holds items shaped like the recorded one. */
-export const provider = (options: { readonly items?: number } = {}, port?: number) => {
+/**
+ * `items`: items per run (40; capped by maxItems); `datasets`: an actor's recorded items (served as they are, cycled
+ * up to the run's count); actors named `~capped` stop on their charge limit after half of maxItems (usageTotalUsd at
+ * the limit, a status message saying so); `~notes` answer one note item and no data.
+ */
+export const provider = (
+  options: { readonly items?: number; readonly datasets?: Readonly<Record<string, ReadonlyArray<unknown>>> } = {},
+  port?: number
+) => {
   const runs = new Map<string, { actor: string; maxItems: number; charge: number; polls: number; input: unknown }>()
   const started: Array<{ actor: string; maxItems: number; charge: number; input: unknown }> = []
   const aborted: Array<string> = []
@@ -366,15 +374,41 @@ export const provider = (options: { readonly items?: number } = {}, port?: numbe
       }
       const failedActor = run.actor.endsWith("~fail")
       const status = failedActor ? "FAILED" : run.polls >= 1 ? "SUCCEEDED" : "RUNNING"
-      return json(res, 200, { data: { id: m[1], status, defaultDatasetId: `ds-${m[1]}` } })
+      const capped = run.actor.endsWith("~capped") && status === "SUCCEEDED"
+      return json(res, 200, {
+        data: {
+          id: m[1],
+          status,
+          defaultDatasetId: `ds-${m[1]}`,
+          ...(capped
+            ? { statusMessage: "Maximum cost per run reached, finishing.", usageTotalUsd: run.charge }
+            : { usageTotalUsd: 0 })
+        }
+      })
     }
     m = /^\/v2\/datasets\/ds-([^/]+)\/items$/.exec(url.pathname)
     if (m) {
       const run = runs.get(m[1]!)
       if (!run) return json(res, 404, { error: { type: "record-not-found" } })
       const template = recorded("provider-item")
-      const count = run.actor.endsWith("~empty") ? 0 : Math.min(run.maxItems, options.items ?? 40)
-      const limit = Number(url.searchParams.get("limit") ?? count)
+      const limit = Number(url.searchParams.get("limit") ?? run.maxItems)
+      const total = Math.min(run.maxItems, options.items ?? 40)
+      const count = run.actor.endsWith("~empty") ? 0 : run.actor.endsWith("~capped") ? Math.floor(total / 2) : total
+      if (run.actor.endsWith("~notes"))
+        return json(res, 200, [{ input: run.input, note: "No results found for this input" }])
+      const recordedItems = options.datasets?.[run.actor]
+      if (recordedItems !== undefined) {
+        const hidden = url.searchParams.get("clean") !== "true" && url.searchParams.get("skipHidden") !== "true"
+        const strip = (item: unknown) =>
+          hidden || item === null || typeof item !== "object"
+            ? item
+            : Object.fromEntries(Object.entries(item).filter(([k]) => !k.startsWith("#")))
+        return json(
+          res,
+          200,
+          Array.from({ length: Math.min(count, limit) }, (_, i) => strip(recordedItems[i % recordedItems.length]))
+        )
+      }
       const items = Array.from({ length: Math.min(count, limit) }, (_, i) => ({
         ...template,
         title: `${String(template["title"])} ${i + 1}`,
@@ -406,6 +440,7 @@ export const env = (urls: { readonly storefront: string; readonly forum: string;
 export const mapsPlaces = {
   "maps.places": {
     actor: "fixture~maps-places",
+    usdPerItem: 0.004,
     input: { placeIds: ["$subject"], maxCrawledPlaces: "$rows" },
     rows: {
       placeId: "placeId",
