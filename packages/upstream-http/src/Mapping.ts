@@ -96,6 +96,8 @@ export const OpMapping = Schema.Struct({
   usdPerRun: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 0 }),
   /** The actor input template. */
   input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }),
+  /** Only items whose value at `path` is one of `in` are rows (e.g. organic results, not ads); the others are skipped. */
+  keep: Schema.optionalWith(Schema.Struct({ path: Path, in: Schema.Array(Schema.Unknown) }), { exact: true }),
   /** A path to an array inside each item whose elements are the rows (e.g. a place's reviews). */
   items: Schema.optionalWith(Path, { exact: true }),
   /** The actor's error and note items. */
@@ -142,7 +144,9 @@ export const toDateTime = (v: unknown): string | null => {
   if (typeof v !== "string" || v.trim() === "") return null
   const s = v.trim()
   if (/^\d+$/.test(s)) return toDateTime(Number(s))
-  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s)
+  // a date alone is midnight UTC; a date and time without a zone is read as UTC (never the machine's zone)
+  const zoneless = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)
+  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : zoneless ? `${s.replace(" ", "T")}Z` : s)
   return Number.isNaN(t) ? null : new Date(t).toISOString()
 }
 
@@ -246,6 +250,7 @@ export const errorItem = (
 
 /** The rows of one item (one, or one per element of `items`), each field from its spec, unmapped nullable fields null. */
 export const rowsOf = (m: OpMapping, item: unknown, nulls: ReadonlyArray<string>): ReadonlyArray<M.Row> => {
+  if (m.keep !== undefined && !m.keep.in.includes(at(item, m.keep.path))) return []
   const elements = m.items === undefined ? [item] : ((at(item, m.items) as Array<unknown> | null) ?? [])
   return (Array.isArray(elements) ? elements : []).map((el) => {
     const row: Record<string, unknown> = {}

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from "node:fs"
 import { HttpClientRequest } from "@effect/platform"
-import { Catalogue, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
+import { Catalogue, Completeness, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
 import { Config, ConfigError, Effect, Either, Exit, Option, Redacted, Schema } from "effect"
 import * as Delivered from "./Delivered.js"
 import * as Mapping from "./Mapping.js"
@@ -90,9 +90,9 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
 )
 
 /**
- * Checks the mappings of the ops routed to the provider, at start: each has a mapping, the mapping covers its row,
- * its input names only request fields, and the op's price of one row pays for one item (and the run's fee). Left: a
- * message naming the op and the field.
+ * Checks the mappings at start: each covers its op's row and names only request fields of its op, and every op routed
+ * to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
+ * a run's charge limit is that price for the items asked, so it always pays for what it asks.)
  */
 export const checkRouted = (
   settings: Settings,
@@ -110,15 +110,12 @@ export const checkRouted = (
       return Either.left(
         `${key}: routed to the provider with no mapping (add one with PROVIDER_MAPPINGS or PROVIDER_OPS, or route it elsewhere)`
       )
-    const one = Pricing.unitPrice(op.price, { rows: 1, completed: true, parts: ["email", "phone"] })
-    const pays = (one.n / one.d) * settings.usdPerCredit
-    if (pays + 1e-12 < m.usdPerItem + m.usdPerRun)
-      return Either.left(
-        `${key}: usdPerItem ${m.usdPerItem} (+ usdPerRun ${m.usdPerRun}) of ${m.actor} costs more than one row pays (${pays.toFixed(6)} USD at PROVIDER_USD_PER_CREDIT=${settings.usdPerCredit})`
-      )
   }
   return Either.void
 }
+
+/** Items a run is asked for: the rows, or ten a page for ops priced per page (a results page holds about ten). */
+export const itemsFor = (op: Catalogue.OpDef, rows: number) => (op.price._tag === "PerPage" ? rows * 10 : rows)
 
 const Run = Schema.Struct({
   data: Schema.Struct({
@@ -278,20 +275,15 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       return Effect.fail(new U.UpstreamFailed({ source, detail: `no provider mapping for ${key}` }))
     const owner = `mapping ${key} (${mapping.actor})`
     const rowFields = fieldsOf(op)
-    const positioned = rowFields.all.includes("position")
-    // the run's charge limit: this mapping's price per item for the rows asked, and its fee per run
-    const chargeUsd = mapping.usdPerRun + mapping.usdPerItem * unit.rows
+    const positioned = rowFields.all.includes("position") && !("position" in mapping.rows)
+    // items asked: the rows, or for ops priced per page about ten results a page; the run's charge limit is this
+    // mapping's price per item for them, and its fee per run
+    const items = itemsFor(op, unit.rows)
+    const chargeUsd = mapping.usdPerRun + mapping.usdPerItem * items
     return policy.unit(
       source,
       Effect.flatMap(
-        run(
-          owner,
-          mapping.actor,
-          Mapping.input(mapping.input, unit),
-          unit.rows,
-          chargeUsd,
-          Mapping.readsHidden(mapping)
-        ),
+        run(owner, mapping.actor, Mapping.input(mapping.input, unit), items, chargeUsd, Mapping.readsHidden(mapping)),
         ({ items: list, chargeLimited }): Effect.Effect<U.UnitOutcome, Policy.Failure> => {
           // the actor's error and note items are never rows (nor billed): they are the unit's omission reason
           const notes: Array<{ readonly text: string; readonly notFound: boolean }> = []
@@ -320,7 +312,8 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
                   : `the provider found nothing for ${unit.subject}`
               })
           }
-          const numbered = rows.slice(0, unit.rows).map((row, i) => (positioned ? { ...row, position: i + 1 } : row))
+          const kept = op.price._tag === "PerPage" ? rows : rows.slice(0, unit.rows)
+          const numbered = kept.map((row, i) => (positioned ? { ...row, position: i + 1 } : row))
           return Effect.map(Delivered.check(unit, numbered), (): U.UnitOutcome => {
             const point =
               unit.subject === undefined ? undefined : Delivered.point(unit.platform, unit.subject, numbered)
@@ -328,7 +321,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
               _tag: "Delivered",
               rows: numbered,
               // no more only when the run ended short of its item limit without stopping on its charge limit
-              exhaustive: list.length < unit.rows && !chargeLimited,
+              exhaustive: list.length < items && Completeness.held(op, rows) < unit.rows && !chargeLimited,
               points: point ? [point] : [],
               source
             }
