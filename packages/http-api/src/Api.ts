@@ -38,7 +38,17 @@ export const CatalogueOp = Schema.Struct({
     ).annotations({ description: "explore run: the sources served now, each with its price per `rows` rows (D19)" }),
     { exact: true }
   ),
-  requestSchema: Schema.Unknown
+  requestSchema: Schema.Unknown,
+  servedBy: Schema.optionalWith(
+    Schema.Struct({
+      adapter: Schema.String,
+      actor: Schema.optionalWith(Schema.String, { exact: true })
+    }).annotations({
+      description:
+        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor"
+    }),
+    { exact: true }
+  )
 })
 
 /** `GET /api/v1/platforms`. */

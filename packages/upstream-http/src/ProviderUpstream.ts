@@ -335,6 +335,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     name: source,
     fetch,
     sourceFor: () => source,
+    actorFor: (platform, op) => settings.ops[`${platform}.${op}`]?.actor,
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

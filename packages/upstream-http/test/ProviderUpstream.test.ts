@@ -16,12 +16,12 @@ const settings = (url: string, actor = "fixture~maps-places"): ProviderUpstream.
   ops: Either.getOrThrow(
     Mapping.decodeMappings(
       {
-        "maps.places": { ...Fixtures.mapsPlaces["maps.places"], actor },
+        "maps.places": { ...Fixtures.mapsPlacesJson["maps.places"], actor },
         "maps.search": {
           actor: "fixture~maps-search",
           usdPerItem: 0.001,
           input: { searchStringsArray: ["$query"], locationQuery: "$request.location", maxCrawledPlaces: "$rows" },
-          rows: Fixtures.mapsPlaces["maps.places"].rows
+          rows: Fixtures.mapsPlacesJson["maps.places"].rows
         },
         "maps.reviews": {
           // an incomplete mapping: its rows do not decode with the review row Schema

@@ -3343,6 +3343,11 @@ export interface operations {
                                 }[];
                                 /** unknown */
                                 readonly requestSchema: unknown;
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor */
+                                readonly servedBy?: {
+                                    readonly adapter: string;
+                                    readonly actor?: string;
+                                };
                             }[];
                         }[];
                         /** @enum {number} */

@@ -8,6 +8,8 @@
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Either } from "effect"
+import * as Mapping from "../../src/Mapping.js"
 
 const recorded = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"))
@@ -417,7 +419,12 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
  * the limit, a status message saying so); `~notes` answer one note item and no data.
  */
 export const provider = (
-  options: { readonly items?: number; readonly datasets?: Readonly<Record<string, ReadonlyArray<unknown>>> } = {},
+  options: {
+    readonly items?: number
+    readonly datasets?: Readonly<Record<string, ReadonlyArray<unknown>>>
+    /** Actors that stop on their charge limit (as `~capped` names do). */
+    readonly capped?: ReadonlyArray<string>
+  } = {},
   port?: number
 ) => {
   const runs = new Map<string, { actor: string; maxItems: number; charge: number; polls: number; input: unknown }>()
@@ -471,7 +478,8 @@ export const provider = (
       }
       const failedActor = run.actor.endsWith("~fail")
       const status = failedActor ? "FAILED" : run.polls >= 1 ? "SUCCEEDED" : "RUNNING"
-      const capped = run.actor.endsWith("~capped") && status === "SUCCEEDED"
+      const capped =
+        (run.actor.endsWith("~capped") || options.capped?.includes(run.actor) === true) && status === "SUCCEEDED"
       return json(res, 200, {
         data: {
           id: m[1],
@@ -490,7 +498,8 @@ export const provider = (
       const template = recorded("provider-item")
       const limit = Number(url.searchParams.get("limit") ?? run.maxItems)
       const total = Math.min(run.maxItems, options.items ?? 40)
-      const count = run.actor.endsWith("~empty") ? 0 : run.actor.endsWith("~capped") ? Math.floor(total / 2) : total
+      const capped = run.actor.endsWith("~capped") || options.capped?.includes(run.actor) === true
+      const count = run.actor.endsWith("~empty") ? 0 : capped ? Math.floor(total / 2) : total
       if (run.actor.endsWith("~notes"))
         return json(res, 200, [{ input: run.input, note: "No results found for this input" }])
       const recordedItems = options.datasets?.[run.actor]
@@ -529,12 +538,13 @@ export const env = (urls: { readonly storefront: string; readonly forum: string;
   FORUM_CLIENT_SECRET: credentials.clientSecret,
   PROVIDER_URL: urls.provider,
   PROVIDER_TOKEN: credentials.providerToken,
-  PROVIDER_OPS: JSON.stringify(mapsPlaces),
+  PROVIDER_OPS: JSON.stringify(mapsPlacesJson),
   PROVIDER_EXPLORE: JSON.stringify([{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }])
 })
 
 /** A provider mapping of maps `places` onto the fixture actor: its items to the catalogue's place card. */
-export const mapsPlaces = {
+/** A provider mapping of maps `places` onto the fixture actor, as an operator writes it (PROVIDER_OPS). */
+export const mapsPlacesJson = {
   "maps.places": {
     actor: "fixture~maps-places",
     usdPerItem: 0.004,
@@ -555,3 +565,6 @@ export const mapsPlaces = {
     }
   }
 }
+
+/** The same, decoded as the adapter's settings hold it. */
+export const mapsPlaces = Either.getOrThrow(Mapping.decodeMappings(mapsPlacesJson, "fixture"))
