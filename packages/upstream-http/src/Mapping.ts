@@ -364,7 +364,7 @@ export const check = (key: string, m: OpMapping): Either.Either<void, string> =>
   const [platform, name, ...rest] = key.split(".")
   const op = rest.length === 0 ? Catalogue.findOp(platform ?? "", name ?? "") : undefined
   if (op === undefined) return Either.left(`${key}: no such op (a mapping is keyed platform.op)`)
-  if (op.delivered === undefined || op.price._tag === "Free" || op.price._tag === "PerSourceRow")
+  if (op.delivered === undefined || op.kind._tag !== "Measure")
     return Either.left(`${key}: this op is not fetched through a mapping`)
   const fields = rowFields(op)
   for (const f of Object.keys(m.rows))

@@ -103,7 +103,7 @@ export const checkRouted = (
     if (Either.isLeft(checked)) return checked
   }
   for (const op of routed) {
-    if (op.price._tag === "Free" || op.price._tag === "PerSourceRow") continue
+    if (op.kind._tag !== "Measure") continue
     const key = `${op.platform}.${op.name}`
     const m = settings.ops[key]
     if (m === undefined)
@@ -115,7 +115,9 @@ export const checkRouted = (
 }
 
 /** Items a run is asked for: the rows, or ten a page for ops priced per page (a results page holds about ten). */
-export const itemsFor = (op: Catalogue.OpDef, rows: number) => (op.price._tag === "PerPage" ? rows * 10 : rows)
+export const itemsFor = (op: Catalogue.OpDef, rows: number) => (pages(op) ? rows * 10 : rows)
+
+const pages = (op: Catalogue.OpDef) => op.kind._tag === "Measure" && op.kind.paging === "pages"
 
 const Run = Schema.Struct({
   data: Schema.Struct({
@@ -312,7 +314,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
                   : `the provider found nothing for ${unit.subject}`
               })
           }
-          const kept = op.price._tag === "PerPage" ? rows : rows.slice(0, unit.rows)
+          const kept = pages(op) ? rows : rows.slice(0, unit.rows)
           const numbered = kept.map((row, i) => (positioned ? { ...row, position: i + 1 } : row))
           return Effect.map(Delivered.check(unit, numbered), (): U.UnitOutcome => {
             const point =

@@ -60,7 +60,7 @@ export const effectiveRoutes = (spec: Spec): U.Routes => {
   for (const p of Catalogue.platforms)
     for (const o of p.ops) {
       if (spec.routes.routes[p.id] !== undefined || spec.routes.routes[`${p.id}.${o.name}`] !== undefined) continue
-      if (spec.provider.ops[`${p.id}.${o.name}`] !== undefined || o.price._tag === "PerSourceRow")
+      if (spec.provider.ops[`${p.id}.${o.name}`] !== undefined || Catalogue.runsSource(o))
         routes[`${p.id}.${o.name}`] = ProviderUpstream.source
     }
   return { fallback: SyntheticUpstream.source, routes: { ...routes, ...spec.routes.routes } }
