@@ -32,6 +32,34 @@ const shipped = {
     notMapped:
       "pages beyond the first, country, language, site, relatedToSite, since, until and fileTypes: the actor documents no input for them (a request for more pages is delivered page 1, stored as incomplete)"
   },
+  // https://apify.com/ultrix_excelence/google-news-scraper-real-urls (input: `queries`, `country` and `language` of
+  // the edition, `timeRange` 1h | 1d | 7d | 30d | 1y, `maxArticlesPerQuery` up to about 100, `decodeUrls` on by
+  // default; output: query, title, source, sourceUrl, url, googleNewsUrl, publishedAt); "$2.50 / 1,000 articles".
+  "web_search.news": {
+    actor: "ultrix_excelence~google-news-scraper-real-urls",
+    docs: "https://apify.com/ultrix_excelence/google-news-scraper-real-urls",
+    usdPerItem: 0.0025,
+    input: {
+      queries: ["$query"],
+      country: "$request.country",
+      language: "$request.language",
+      timeRange: {
+        $value: "request.postedWithin",
+        map: { "1h": "1h", "1d": "1d", "7d": "7d", "1y": "1y", any: "1y" },
+        default: "1y"
+      },
+      maxArticlesPerQuery: "$rows"
+    },
+    rows: {
+      title: "title",
+      url: { first: ["url", "googleNewsUrl"] },
+      publisher: { path: "source", as: "string", default: "" },
+      publishedAt: { path: "publishedAt", as: "datetime" },
+      snippet: { const: "" }
+    },
+    notMapped:
+      "snippet: the actor gives none (empty); postedWithin any is served as the past year, the actor's widest range"
+  },
   // https://apify.com/coder_zoro/google-play-app-reviews-scraper (input `app_id`, `review_count`; one dataset item
   // per app: `app_id` and `reviews`, each review with reviewId, userName, userImage, content, score, thumbsUpCount,
   // reviewCreatedVersion, at, replyContent, repliedAt, appVersion); "from $2.99 / 1,000 results".
@@ -94,7 +122,6 @@ export const unmapped: Readonly<Record<string, string>> = {
   "social_network.events": noDocs,
   "social_network.marketplace": noDocs,
   "social_network.comments": noDocs,
-  "web_search.news": noDocs,
   "web_search.images": noDocs,
   "web_search.shopping": noDocs,
   "lodging_booking.properties": noDocs,

@@ -8,7 +8,7 @@ import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
-import { decodeRow } from "./support/Adapters.js"
+import { decodeRow, unit } from "./support/Adapters.js"
 
 const recorded = (actor: string): ReadonlyArray<unknown> =>
   JSON.parse(readFileSync(new URL(`./fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
@@ -93,5 +93,28 @@ describe("ProviderCatalogue", () => {
         position: 2
       }
     ])
+  })
+
+  it("web_search.news (ultrix_excelence~google-news-scraper-real-urls): the article, its publisher and date", () => {
+    const { rows } = mapped("web_search.news")
+    assert.deepStrictEqual(rows, [
+      {
+        title: "Carmakers cut prices as EV sales slow",
+        url: "https://www.reuters.com/business/autos/carmakers-cut-prices-ev-sales-slow",
+        publisher: "Reuters",
+        publishedAt: "2026-11-20T08:15:00.000Z",
+        snippet: "",
+        position: 1
+      }
+    ])
+    const m = ProviderCatalogue.mappings["web_search.news"]!
+    const u = unit("web_search", "news", { query: "electric vehicles", postedWithin: "any", limit: 30 })
+    assert.deepStrictEqual(Mapping.input(m.input, u), {
+      queries: ["electric vehicles"],
+      country: "US",
+      language: "en",
+      timeRange: "1y",
+      maxArticlesPerQuery: 30
+    })
   })
 })
