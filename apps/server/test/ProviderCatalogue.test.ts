@@ -75,6 +75,7 @@ describe.skipIf(!serverUp)("the shipped provider catalogue, end to end on Postgr
     const r = await post(server, "/api/v1/platforms/web_search", { request }, key)
     assert.strictEqual(r.status, 200, r.text)
     assert.strictEqual(r.body.cost.creditsCharged, quoted)
+    assert.strictEqual(r.body.coverage[0].complete, true, "every review asked came")
     assert.strictEqual(await balance(server, key), before - quoted)
     assert.deepStrictEqual(
       r.body.data.map((row: any) => [row.reviewId, row.rating, row.postedAt, row.source]),
@@ -88,7 +89,7 @@ describe.skipIf(!serverUp)("the shipped provider catalogue, end to end on Postgr
     assert.strictEqual(started.at(-1)!.charge, 0.006, "the mapping's price per item for the rows asked")
     const again = await post(server, "/api/v1/platforms/web_search", { request }, key)
     assert.strictEqual(again.body.cost.creditsCharged, 0)
-    assert.strictEqual(again.body.coverage[0].status, "stored")
+    assert.deepStrictEqual([again.body.coverage[0].status, again.body.coverage[0].complete], ["stored", true])
     assert.strictEqual(provider.started.filter((s) => s.actor === reviews).length, started.length, "no new run")
   })
 
@@ -97,7 +98,7 @@ describe.skipIf(!serverUp)("the shipped provider catalogue, end to end on Postgr
     const r = await post(server, "/api/v1/platforms/web_search", { request: two }, key)
     assert.strictEqual(r.status, 200, r.text)
     assert.strictEqual(r.body.cost.creditsCharged, 1, "one page delivered of the two quoted")
-    assert.strictEqual(r.body.coverage[0].status, "fetched")
+    assert.deepStrictEqual([r.body.coverage[0].status, r.body.coverage[0].complete], ["fetched", false])
     for (const row of r.body.data) assert.strictEqual(row.page, 1)
     const runs = provider.started.filter((s) => s.actor === search).length
     const more = await post(server, "/api/v1/platforms/web_search", { request: two }, key)

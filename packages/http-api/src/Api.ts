@@ -81,7 +81,20 @@ export const CoverageItem = Schema.Struct({
     Schema.Literal("not_found", "upstream_failed", "upstream_timeout", "nothing_on_file", "invalid_subject"),
     { exact: true }
   ),
-  detail: Schema.optionalWith(Schema.String, { exact: true })
+  detail: Schema.optionalWith(Schema.String, { exact: true }),
+  complete: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description:
+        "measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again"
+    }),
+    { exact: true }
+  ),
+  missing: Schema.optionalWith(
+    Schema.NonNegativeInt.annotations({
+      description: "rows the upstream announced but that could not be fetched within the unit's budget"
+    }),
+    { exact: true }
+  )
 }).annotations({ identifier: "CoverageItem" })
 
 /** `cost` of an answer (D4). */

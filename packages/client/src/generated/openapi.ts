@@ -387,6 +387,13 @@ export interface components {
             /** @enum {string} */
             readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject";
             readonly detail?: string;
+            /** @description measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again */
+            readonly complete?: boolean;
+            /**
+             * int
+             * @description rows the upstream announced but that could not be fetched within the unit's budget
+             */
+            readonly missing?: components["schemas"]["NonNegative"];
         };
         /**
          * nonNegative

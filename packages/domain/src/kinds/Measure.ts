@@ -22,7 +22,8 @@ const measured = (kept: (rows: ReadonlyArray<Row>, asked: number) => ReadonlyArr
   stored: (p, u) => {
     const s = u.stored!
     const view = storedView(p, u, s, kept)
-    return { rows: view.rows, item: cover(u, "stored", view.at, view.rows.length, 0, s.source) }
+    // a stored measurement is served only when it covers the rows asked or is all there is (Completeness.ts)
+    return { rows: view.rows, item: { ...cover(u, "stored", view.at, view.rows.length, 0, s.source), complete: true } }
   },
   omitted: () => noRows,
   fetched: (p, u, f) => shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source),
