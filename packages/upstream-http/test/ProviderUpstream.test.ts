@@ -40,7 +40,10 @@ const settings = (url: string, actor = "fixture~maps-places"): ProviderUpstream.
 })
 const place = "ChIJN1t_tDeuEmsRUsoyG83frY4"
 
+let policy0: Awaited<ReturnType<typeof policy>>
+
 beforeAll(async () => {
+  policy0 = await policy()
   host = await Fixtures.provider()
   adapter = ProviderUpstream.make(await policy(), settings(host.url))
 })
@@ -192,5 +195,28 @@ describe("ProviderUpstream", () => {
     const r = (await run(notes.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
     assert.isTrue(r._tag === "Right" && r.right._tag === "NotFound")
     if (r._tag === "Right" && r.right._tag === "NotFound") assert.match(r.right.detail, /No results found/)
+  })
+
+  it("issue 20: a mapping that reads a hidden # field reads the dataset without `clean`, so the field arrives", async () => {
+    const item = { ...Fixtures.recordedItem(), "#source": { site: "https://hidden.example/" } }
+    const hidden = await Fixtures.provider({ datasets: { "fixture~hidden": [item] } })
+    try {
+      const base = settings(hidden.url).ops["maps.places"]!
+      const reads = (path: string) =>
+        ProviderUpstream.make(policy0, {
+          ...settings(hidden.url),
+          ops: { "maps.places": { ...base, actor: "fixture~hidden", rows: { ...base.rows, website: path } } }
+        })
+      const withHidden = delivered(
+        (await run(reads("#source.site").fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+      )
+      assert.strictEqual(withHidden.rows[0]!["website"], "https://hidden.example/")
+      const plain = delivered(
+        (await run(reads("website").fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+      )
+      assert.strictEqual(plain.rows[0]!["website"], "https://cafelumen.example")
+    } finally {
+      await hidden.close()
+    }
   })
 })

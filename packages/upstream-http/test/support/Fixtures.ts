@@ -14,6 +14,9 @@ import * as Mapping from "../../src/Mapping.js"
 const recorded = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"))
 
+/** The provider fixture's recorded item (test/fixtures/provider-item.json). */
+export const recordedItem = () => recorded("provider-item")
+
 /** The fixture credentials. */
 export const credentials = {
   clientId: "fixture-client",
