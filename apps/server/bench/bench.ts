@@ -15,6 +15,8 @@
  *       (BENCH_ONLY=m runs only this one)
  *   u   paid storefronts calls (a new store each) through the native storefront adapter against the loopback fixture
  *       at zero latency, as a ratio to the same calls on the synthetic upstream (u0), in the same run
+ *   p   paid web_search playReviews calls (a new app each) through the provider adapter and its shipped actor mapping
+ *       against the loopback provider (BENCH_ONLY=p), as a ratio to the same calls on the synthetic upstream (p0)
  *       (BENCH_ONLY=u runs only this one)
  *   e   the typed clients: a 10-subject op served from the store, called in this process at 20 concurrent calls through
  *       the Effect client (PdrClient.call, the answer decoded with the op's row Schemas) and the Promise client, as
@@ -38,7 +40,7 @@ import { fileURLToPath } from "node:url"
 import { FetchHttpClient } from "@effect/platform"
 import { createClient } from "@pdr/client"
 import * as PdrClient from "@pdr/client/effect"
-import { Fixtures } from "@pdr/upstream-http"
+import * as Fixtures from "@pdr/upstream-http/testing"
 import autocannon from "autocannon"
 import { Effect } from "effect"
 import { build } from "esbuild"
@@ -600,11 +602,70 @@ const embedded = async () => {
   })
 }
 
+/** p: web_search playReviews through the provider (its shipped actor) on the loopback provider, next to synthetic. */
+const providerServed = async () => {
+  const actor = "coder_zoro~google-play-app-reviews-scraper"
+  const items = JSON.parse(
+    readFileSync(here(`../../../packages/upstream-http/test/fixtures/provider/${actor}.json`), "utf8")
+  ) as ReadonlyArray<unknown>
+  const fixture = await Fixtures.provider({ datasets: { [actor]: items } })
+  const running: Array<{ readonly close: () => Promise<void> }> = []
+  try {
+    const results: Array<Result> = []
+    for (const i of [0, 1]) {
+      const env =
+        i === 1
+          ? {
+              UPSTREAM_DEFAULT: "provider",
+              PROVIDER_URL: fixture.url,
+              PROVIDER_TOKEN: Fixtures.credentials.providerToken,
+              PROVIDER_WAIT_S: "1"
+            }
+          : {}
+      const { server, close } = await serverOnFreshSchema(`bench_p${i}`, env)
+      running.push({ close })
+      const op = operator(server)
+      const account = await op("/admin/accounts", { name: "bench p", credits: 100_000_000 })
+      const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+      let n = 0
+      const json = { "content-type": "application/json" }
+      results.push(
+        await load(i === 0 ? "p0 playReviews call, synthetic upstream" : "p  the same, provider actor on the fixture", {
+          url: `${server.api}/api/v1/platforms/web_search`,
+          method: "POST",
+          headers: json,
+          requests: [
+            {
+              setupRequest: (req: any) => ({
+                ...req,
+                headers: { ...json, "x-api-key": key },
+                body: JSON.stringify({ request: { op: "playReviews", subjects: [`com.bench.p${i}x${++n}`], limit: 2 } })
+              })
+            }
+          ]
+        })
+      )
+    }
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}  ${JSON.stringify(r.statuses)}${r.errors ? ` errors=${r.errors}` : ""}`
+      )
+    const [p0, p] = results as [Result, Result]
+    console.log(
+      `p = ${(p.rps / p0.rps).toFixed(2)} x p0: playReviews calls per second through the provider adapter (a run started, polled and its dataset read on the fixture at zero latency, ${fixture.started.length} runs) over the same calls on the synthetic upstream`
+    )
+  } finally {
+    for (const r of running) await r.close()
+    await fixture.close()
+  }
+}
+
 const only = process.env["BENCH_ONLY"]
 const all = async () => {
   if (only === undefined || only === "m") await embedded()
   if (only === undefined || only === "main") await main()
   if (only === undefined || only === "u") await upstreams()
+  if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()
   if (only === undefined || only === "r") refresh()
   console.log(JSON.stringify(summary))

@@ -3,6 +3,7 @@
  * measured, the source), stored results' frozen views, and the contact rows of revealed parts (D10); and the answer
  * of a whole call assembled from its units as its op's kind shows them.
  */
+import { complete } from "./Completeness.js"
 import { iso } from "./Instants.js"
 import type { Delivered, Shaping } from "./kinds/Steps.js"
 import type { Fetched, Plan, Unit } from "./Plan.js"
@@ -20,6 +21,13 @@ export interface CoverageItem {
   readonly source: string | null
   readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject"
   readonly detail?: string
+  /**
+   * Measured units (fetched or stored): whether the rows are every row asked for or all there is (issue 20); false
+   * when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub), billed for what it holds.
+   */
+  readonly complete?: boolean
+  /** Rows the upstream announced but that could not be fetched within the unit's budget. */
+  readonly missing?: number
 }
 
 /** A unit's rows, as its kind keeps them for the rows asked, as the answer shows them. */
@@ -153,7 +161,16 @@ export const assemble = (
       )
     } else {
       for (const row of shaping.fetched(p, u, f)) data.push(row)
-      coverage.push(cover(u, "fetched", iso(f.at), shaping.counted(f), exactNumber(priceOf(f)), f.outcome.source))
+      const item = cover(u, "fetched", iso(f.at), shaping.counted(f), exactNumber(priceOf(f)), f.outcome.source)
+      coverage.push(
+        p.op.kind._tag === "Measure"
+          ? {
+              ...item,
+              complete: complete(p.op, f.outcome.rows, u.asked, f.outcome.exhaustive),
+              ...(f.outcome.missing ? { missing: f.outcome.missing } : {})
+            }
+          : item
+      )
     }
   }
   return { data, coverage }

@@ -1,6 +1,7 @@
 export * as Accounts from "./Accounts.js"
 export * as Calls from "./Calls.js"
 export * as Catalogue from "./Catalogue.js"
+export * as Completeness from "./Completeness.js"
 export * as Examples from "./Examples.js"
 export * as Fields from "./Fields.js"
 export * as Freshness from "./Freshness.js"

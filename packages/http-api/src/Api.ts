@@ -38,7 +38,17 @@ export const CatalogueOp = Schema.Struct({
     ).annotations({ description: "explore run: the sources served now, each with its price per `rows` rows (D19)" }),
     { exact: true }
   ),
-  requestSchema: Schema.Unknown
+  requestSchema: Schema.Unknown,
+  servedBy: Schema.optionalWith(
+    Schema.Struct({
+      adapter: Schema.String,
+      actor: Schema.optionalWith(Schema.String, { exact: true })
+    }).annotations({
+      description:
+        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor"
+    }),
+    { exact: true }
+  )
 })
 
 /** `GET /api/v1/platforms`. */
@@ -71,7 +81,20 @@ export const CoverageItem = Schema.Struct({
     Schema.Literal("not_found", "upstream_failed", "upstream_timeout", "nothing_on_file", "invalid_subject"),
     { exact: true }
   ),
-  detail: Schema.optionalWith(Schema.String, { exact: true })
+  detail: Schema.optionalWith(Schema.String, { exact: true }),
+  complete: Schema.optionalWith(
+    Schema.Boolean.annotations({
+      description:
+        "measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again"
+    }),
+    { exact: true }
+  ),
+  missing: Schema.optionalWith(
+    Schema.NonNegativeInt.annotations({
+      description: "rows the upstream announced but that could not be fetched within the unit's budget"
+    }),
+    { exact: true }
+  )
 }).annotations({ identifier: "CoverageItem" })
 
 /** `cost` of an answer (D4). */

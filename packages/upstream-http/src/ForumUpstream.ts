@@ -3,9 +3,9 @@
  * with an app-only token (client credentials, cached and renewed before it expires), the required User-Agent form,
  * `raw_json=1`, pages of 100 with `after`, and a post's comment tree with its `more` stubs expanded up to the limit.
  */
-import { HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClientRequest } from "@effect/platform"
 import { type Measurements as M, Upstream as U } from "@pdr/domain"
-import { Clock, Config, Effect, Either, Option, Redacted, Schema, SynchronizedRef } from "effect"
+import { Clock, Config, Duration, Effect, Either, Option, Redacted, Schema, SynchronizedRef } from "effect"
 import * as Delivered from "./Delivered.js"
 import * as Policy from "./Policy.js"
 
@@ -84,7 +84,14 @@ const Comment = Schema.Struct({
   replies: Schema.optionalWith(Schema.Unknown, { default: () => "" })
 })
 
-const More = Schema.Struct({ children: Schema.Array(Schema.String) })
+const More = Schema.Struct({
+  children: Schema.Array(Schema.String),
+  count: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  parent_id: Schema.optionalWith(Schema.String, { default: () => "" })
+})
+
+/** The depth of comment trees asked for (`depth`): the forum's deepest; deeper threads come as stubs, continued. */
+const maxDepth = 10
 
 const MoreChildren = Schema.Struct({
   json: Schema.Struct({ data: Schema.Struct({ things: Schema.Array(Thing) }) })
@@ -149,13 +156,16 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
     /** One read on the OAuth host: a 401 renews the token once. */
     const read = (path: string, params: Record<string, string>) =>
       Effect.gen(function* () {
+        // redirects are not followed: the forum redirects an unknown community to a search page (issue 20)
         const get = (value: string) =>
-          policy.send(
-            HttpClientRequest.get(`${settings.apiUrl}${path}`, {
-              urlParams: { ...params, raw_json: "1" },
-              headers: { "user-agent": settings.userAgent, accept: "application/json" }
-            }).pipe(HttpClientRequest.bearerToken(value))
-          )
+          policy
+            .send(
+              HttpClientRequest.get(`${settings.apiUrl}${path}`, {
+                urlParams: { ...params, raw_json: "1" },
+                headers: { "user-agent": settings.userAgent, accept: "application/json" }
+              }).pipe(HttpClientRequest.bearerToken(value))
+            )
+            .pipe(Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }))
         const first = yield* get(yield* bearer(false))
         return first.status === 401 ? yield* get(yield* bearer(true)) : first
       })
@@ -198,10 +208,19 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
         return point ? [point] : []
       })
 
-    const notServed = (status: number, what: string) =>
-      status === 404 || status === 403
-        ? Option.some({ _tag: "NotFound", source, detail: `the forum has no ${what} (${status})` } as const)
-        : Option.none()
+    const notServed = (
+      reply: Policy.Reply,
+      what: string
+    ): Option.Option<{ readonly _tag: "NotFound"; readonly source: string; readonly detail: string }> =>
+      reply.status === 404 || reply.status === 403
+        ? Option.some({ _tag: "NotFound", source, detail: `the forum has no ${what} (${reply.status})` } as const)
+        : reply.status >= 300 && reply.status < 400
+          ? Option.some({
+              _tag: "NotFound",
+              source,
+              detail: `the forum has no ${what}: it redirects (${reply.status}) to ${reply.headers["location"] ?? "another page"}`
+            } as const)
+          : Option.none()
 
     const failed = (status: number, what: string) =>
       new Policy.Failure({ reason: "failed", detail: `the forum answered ${status} for ${what}` })
@@ -221,7 +240,8 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
         let after: string | null = null
         for (;;) {
           const reply: Policy.Reply = yield* read(path, { ...params, limit: "100", ...(after ? { after } : {}) })
-          const none = notServed(reply.status, what)
+          if (bySubject && reply.status >= 300 && reply.status < 400) return yield* failed(reply.status, what)
+          const none = notServed(reply, what)
           if (Option.isSome(none)) return none.value
           if (reply.status !== 200) return yield* failed(reply.status, what)
           const page: typeof Listing.Type = yield* Policy.json(Listing)(reply)
@@ -244,13 +264,21 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
         } as const
       })
 
-    /** A post's comments depth first, its `more` stubs expanded with morechildren until `rows`. */
+    /**
+     * A post's comments depth first, to the full depth (`depth` sent), its `more` stubs expanded with morechildren
+     * and its "continue this thread" stubs with the comment's own thread, until `rows` or the unit's budget; what
+     * could not be expanded is counted (`missing`) and the unit is then not exhaustive (issue 20).
+     */
     const comments = (unit: U.UnitRequest) =>
       Effect.gen(function* () {
         const postId = unit.subject ?? ""
         const rows = unit.rows
-        const reply = yield* read(`/comments/${postId}`, { limit: String(Math.min(500, rows)), sort: "confidence" })
-        const none = notServed(reply.status, `post ${postId}`)
+        const reply = yield* read(`/comments/${postId}`, {
+          limit: String(Math.min(500, rows)),
+          depth: String(maxDepth),
+          sort: "confidence"
+        })
+        const none = notServed(reply, `post ${postId}`)
         if (Option.isSome(none)) return none.value
         if (reply.status !== 200) return yield* failed(reply.status, `post ${postId}`)
         const pair = yield* Policy.json(Schema.Tuple(Listing, Listing))(reply)
@@ -258,59 +286,134 @@ export const make = (policy: Policy.Policy, settings: Settings): Effect.Effect<A
         if (head === undefined) return { _tag: "NotFound", source, detail: `the forum has no post ${postId}` } as const
         const post = yield* decode(Post, head.data, "post")
         const out: Array<M.Row> = []
-        const pending: Array<string> = []
-        const walk = (things: ReadonlyArray<typeof Thing.Type>): Either.Either<void, Policy.Failure> => {
+        const seen = new Map<string, number>()
+        /** Stubs left: `more` ids (expanded 100 at a time) and threads to continue (by their parent comment). */
+        const pending: Array<{ readonly id: string; readonly count: number }> = []
+        const threads: Array<{ readonly parent: string; readonly count: number }> = []
+        /** `offset`: added to the depths of a continued thread (the forum counts them from its first comment). */
+        const walk = (
+          things: ReadonlyArray<typeof Thing.Type>,
+          offset: number,
+          skip?: string
+        ): Either.Either<void, Policy.Failure> => {
           for (const thing of things) {
             if (thing.kind === "more") {
               const more = decode(More, thing.data, "more stub")
               if (Either.isLeft(more)) return more
-              pending.push(...more.right.children)
+              const m = more.right
+              if (m.children.length === 0) {
+                // "continue this thread": the rest of the thread below its parent comment
+                if (m.parent_id.startsWith("t1_"))
+                  threads.push({ parent: bare(m.parent_id), count: Math.max(1, m.count) })
+              } else {
+                const each = Math.max(1, Math.round(m.count / m.children.length))
+                for (const id of m.children) pending.push({ id, count: each })
+              }
               continue
             }
             if (thing.kind !== "t1") continue
             const c = decode(Comment, thing.data, "comment")
             if (Either.isLeft(c)) return c
             const d = c.right
-            if (out.length < rows)
-              out.push({
-                position: out.length + 1,
-                commentId: d.id,
-                postId: bare(d.link_id),
-                parentId: d.parent_id.startsWith("t1_") ? bare(d.parent_id) : null,
-                author: person(d.author),
-                body: d.body,
-                score: d.score,
-                depth: d.depth,
-                postedAt: at(d.created_utc),
-                permalink: d.permalink === null ? null : absolute(d.permalink)
-              })
+            const depth = d.depth + offset
+            if (d.id !== skip && !seen.has(d.id)) {
+              seen.set(d.id, depth)
+              if (out.length < rows)
+                out.push({
+                  position: out.length + 1,
+                  commentId: d.id,
+                  postId: bare(d.link_id),
+                  parentId: d.parent_id.startsWith("t1_") ? bare(d.parent_id) : null,
+                  author: person(d.author),
+                  body: d.body,
+                  score: d.score,
+                  depth,
+                  postedAt: at(d.created_utc),
+                  permalink: d.permalink === null ? null : absolute(d.permalink)
+                })
+            }
             if (typeof d.replies === "object" && d.replies !== null) {
               const replies = decode(Listing, d.replies, "reply listing")
               if (Either.isLeft(replies)) return replies
-              const inner = walk(replies.right.data.children)
+              const inner = walk(replies.right.data.children, offset)
               if (Either.isLeft(inner)) return inner
             }
           }
           return Either.void
         }
-        yield* walk(pair[1].data.children)
-        while (out.length < rows && pending.length > 0) {
-          const batch = pending.splice(0, 100)
-          const more = yield* read("/api/morechildren", {
-            api_type: "json",
-            link_id: `t3_${post.id}`,
-            children: batch.join(","),
-            sort: "confidence"
+        yield* Either.match(walk(pair[1].data.children, 0), { onLeft: Effect.fail, onRight: () => Effect.void })
+        // expansions run while rows are missing and the unit's budget has a reserve left; one that fails ends them
+        const reserve = Duration.toMillis(policy.settings.unitBudget) / 4
+        let stopped = false
+        while (out.length < rows && (pending.length > 0 || threads.length > 0) && !stopped) {
+          if ((yield* policy.timeLeft) < reserve) break
+          if (pending.length > 0) {
+            const batch = pending.slice(0, 100)
+            const more = yield* Effect.either(
+              read("/api/morechildren", {
+                api_type: "json",
+                link_id: `t3_${post.id}`,
+                children: batch.map((b) => b.id).join(","),
+                depth: String(maxDepth),
+                sort: "confidence"
+              })
+            )
+            if (Either.isLeft(more) || more.right.status !== 200) {
+              stopped = true
+              break
+            }
+            const body = yield* Effect.either(Policy.json(MoreChildren)(more.right))
+            if (Either.isLeft(body)) {
+              stopped = true
+              break
+            }
+            pending.splice(0, batch.length)
+            yield* Either.match(walk(body.right.json.data.things, 0), {
+              onLeft: Effect.fail,
+              onRight: () => Effect.void
+            })
+            continue
+          }
+          const thread = threads[0]!
+          const parentDepth = seen.get(thread.parent) ?? 0
+          const focus = yield* Effect.either(
+            read(`/comments/${post.id}`, {
+              comment: thread.parent,
+              depth: String(maxDepth),
+              limit: "500",
+              sort: "confidence"
+            })
+          )
+          if (Either.isLeft(focus) || focus.right.status !== 200) {
+            stopped = true
+            break
+          }
+          const body = yield* Effect.either(Policy.json(Schema.Tuple(Listing, Listing))(focus.right))
+          if (Either.isLeft(body)) {
+            stopped = true
+            break
+          }
+          threads.shift()
+          // the thread starts at the parent comment (depth 0 there): its depth here is added to every reply
+          const first = body.right[1].data.children.find((t) => t.kind === "t1")
+          const firstDepth = first
+            ? Either.getOrElse(
+                Either.map(decode(Comment, first.data, "comment"), (c) => c.depth),
+                () => 0
+              )
+            : 0
+          yield* Either.match(walk(body.right[1].data.children, parentDepth - firstDepth, thread.parent), {
+            onLeft: Effect.fail,
+            onRight: () => Effect.void
           })
-          if (more.status !== 200) return yield* failed(more.status, `more comments of ${postId}`)
-          const body = yield* Policy.json(MoreChildren)(more)
-          yield* walk(body.json.data.things)
         }
         yield* Delivered.check(unit, out)
+        const missing = out.length < rows ? [...pending, ...threads].reduce((n, s) => n + s.count, 0) : 0
         return {
           _tag: "Delivered",
           rows: out,
-          exhaustive: out.length < rows,
+          exhaustive: out.length < rows && missing === 0,
+          ...(missing > 0 ? { missing } : {}),
           points: postPoints(unit.platform, [postRow(post, 1)]),
           source
         } as const

@@ -299,7 +299,10 @@ export const make = (settings: Settings) =>
         send(request).pipe(Effect.locally(deadline, now + 5000), Effect.ignore, Effect.forkDaemon, Effect.asVoid)
       )
 
-    return { send, unit, detached, settings }
+    /** Milliseconds left of the current unit's time budget (infinite outside a unit). */
+    const timeLeft = Effect.zipWith(FiberRef.get(deadline), Clock.currentTimeMillis, (until, now) => until - now)
+
+    return { send, unit, detached, settings, timeLeft }
   })
 
 /** The policy's service shape. */

@@ -5,24 +5,20 @@
  * 300 s while the run goes on). A per-op mapping (configuration) turns our request into the actor's input and its
  * items into our rows; it also serves explore `run` (source = actor id) and its sources.
  */
+import { readFileSync } from "node:fs"
 import { HttpClientRequest } from "@effect/platform"
-import { Catalogue, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
-import { Config, Effect, Exit, Option, Redacted, Schema } from "effect"
+import { Catalogue, Completeness, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
+import { Config, ConfigError, Effect, Either, Exit, Option, Redacted, Schema } from "effect"
 import * as Delivered from "./Delivered.js"
+import * as Mapping from "./Mapping.js"
 import * as Policy from "./Policy.js"
+import * as ProviderCatalogue from "./ProviderCatalogue.js"
 
 /** The name this adapter reports as `source` (explore rows report the actor id). */
 export const source = "provider"
 
-/** How one op is served by an actor. */
-export const OpMapping = Schema.Struct({
-  /** The actor id (`user~name`). */
-  actor: Schema.String,
-  /** The actor input; strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced from our request. */
-  input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }),
-  /** Row field -> dotted path in a dataset item (the rows must decode with the op's row Schema). */
-  rows: Schema.Record({ key: Schema.String, value: Schema.String })
-})
+/** How one op is served by an actor (the mapping language, Mapping.ts). */
+export const OpMapping = Mapping.OpMapping
 
 /** An explore source served by an actor. */
 export const ExploreSource = Schema.Struct({
@@ -34,60 +30,119 @@ export const ExploreSource = Schema.Struct({
 export interface Settings {
   readonly url: string
   readonly token: Redacted.Redacted<string>
-  /** `platform.op` -> mapping. */
-  readonly ops: Readonly<Record<string, typeof OpMapping.Type>>
+  /** `platform.op` -> mapping: the shipped catalogue, overridden by PROVIDER_MAPPINGS then PROVIDER_OPS. */
+  readonly ops: Readonly<Record<string, Mapping.OpMapping>>
   readonly explore: ReadonlyArray<typeof ExploreSource.Type>
-  /** What one credit of our quote lets a run spend at the provider (the run's charge limit). */
+  /** What one credit of our quote is worth at the provider: a mapping whose item costs more than its op's price of one row is refused at start. */
   readonly usdPerCredit: number
   /** Seconds each wait on the run may last (`waitForFinish`, at most 60). */
   readonly waitSeconds: number
 }
 
-/** Settings from PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_OPS (JSON), PROVIDER_EXPLORE (JSON), PROVIDER_USD_PER_CREDIT, PROVIDER_WAIT_S. */
+const mappingsFrom = (name: string, text: string) =>
+  Effect.flatMap(
+    Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (e) => ConfigError.InvalidData([name], `is not JSON: ${String(e)}`)
+    }),
+    (json) =>
+      Either.match(Mapping.decodeMappings(json, name), {
+        onLeft: (m) => Effect.fail(ConfigError.InvalidData([name], m)),
+        onRight: Effect.succeed
+      })
+  )
+
+/**
+ * Settings from PROVIDER_URL, PROVIDER_TOKEN, PROVIDER_MAPPINGS (a JSON file of mappings), PROVIDER_OPS (JSON
+ * mappings), PROVIDER_EXPLORE (JSON), PROVIDER_USD_PER_CREDIT, PROVIDER_WAIT_S; the shipped catalogue underneath.
+ */
 export const settingsConfig: Config.Config<Settings> = Config.all({
   url: Config.string("PROVIDER_URL").pipe(Config.withDefault("https://api.apify.com")),
   token: Config.redacted("PROVIDER_TOKEN"),
-  ops: Schema.Config("PROVIDER_OPS", Schema.parseJson(Schema.Record({ key: Schema.String, value: OpMapping }))).pipe(
-    Config.withDefault({})
-  ),
+  file: Config.string("PROVIDER_MAPPINGS").pipe(Config.withDefault("")),
+  env: Config.string("PROVIDER_OPS").pipe(Config.withDefault("")),
   explore: Schema.Config("PROVIDER_EXPLORE", Schema.parseJson(Schema.Array(ExploreSource))).pipe(
     Config.withDefault([])
   ),
   usdPerCredit: Config.number("PROVIDER_USD_PER_CREDIT").pipe(Config.withDefault(0.001)),
   waitSeconds: Config.integer("PROVIDER_WAIT_S").pipe(Config.withDefault(10))
-})
+}).pipe(
+  Config.mapOrFail(({ file, env, ...rest }) =>
+    Effect.runSync(
+      Effect.either(
+        Effect.gen(function* () {
+          const fromFile =
+            file === ""
+              ? {}
+              : yield* Effect.flatMap(
+                  Effect.try({
+                    try: () => readFileSync(file, "utf8"),
+                    catch: (e) => ConfigError.InvalidData(["PROVIDER_MAPPINGS"], `cannot read ${file}: ${String(e)}`)
+                  }),
+                  (text) => mappingsFrom("PROVIDER_MAPPINGS", text)
+                )
+          const fromEnv = env === "" ? {} : yield* mappingsFrom("PROVIDER_OPS", env)
+          return { ...rest, ops: { ...ProviderCatalogue.mappings, ...fromFile, ...fromEnv } }
+        })
+      )
+    )
+  )
+)
+
+/**
+ * Checks the mappings at start: each covers its op's row and names only request fields of its op, and every op routed
+ * to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
+ * a run's charge limit is that price for the items asked, so it always pays for what it asks.)
+ */
+export const checkRouted = (
+  settings: Settings,
+  routed: ReadonlyArray<Catalogue.OpDef>
+): Either.Either<void, string> => {
+  for (const [key, m] of Object.entries(settings.ops)) {
+    const checked = Mapping.check(key, m)
+    if (Either.isLeft(checked)) return checked
+  }
+  for (const op of routed) {
+    if (op.kind._tag !== "Measure") continue
+    const key = `${op.platform}.${op.name}`
+    const m = settings.ops[key]
+    if (m === undefined)
+      return Either.left(
+        `${key}: routed to the provider with no mapping (add one with PROVIDER_MAPPINGS or PROVIDER_OPS, or route it elsewhere)`
+      )
+  }
+  return Either.void
+}
+
+/** Items a run is asked for: the rows, or ten a page for ops priced per page (a results page holds about ten). */
+export const itemsFor = (op: Catalogue.OpDef, rows: number) => (pages(op) ? rows * 10 : rows)
+
+const pages = (op: Catalogue.OpDef) => op.kind._tag === "Measure" && op.kind.paging === "pages"
 
 const Run = Schema.Struct({
-  data: Schema.Struct({ id: Schema.String, status: Schema.String, defaultDatasetId: Schema.String })
+  data: Schema.Struct({
+    id: Schema.String,
+    status: Schema.String,
+    defaultDatasetId: Schema.String,
+    statusMessage: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+    usageTotalUsd: Schema.optionalWith(Schema.NullOr(Schema.Number), { default: () => null })
+  })
 })
 
-const Items = Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const Items = Schema.Array(Schema.Unknown)
 
 const terminal = new Set(["SUCCEEDED", "FAILED", "ABORTED", "TIMED-OUT"])
 
 /** The value at a dotted path (`a.b.0.c`), null when absent. */
-export const at = (item: unknown, path: string): unknown => {
-  let v: unknown = item
-  for (const key of path.split(".")) {
-    if (v === null || typeof v !== "object") return null
-    v = (v as Record<string, unknown>)[key]
-  }
-  return v === undefined ? null : v
-}
+export const at = Mapping.at
 
-/** The actor input of a unit: the template with `$subject`, `$query`, `$rows`, `$request.<field>` replaced. */
-export const input = (template: unknown, unit: U.UnitRequest): unknown => {
-  if (typeof template === "string") {
-    if (template === "$subject") return unit.subject ?? null
-    if (template === "$query") return unit.request["query"] ?? null
-    if (template === "$rows") return unit.rows
-    if (template.startsWith("$request.")) return unit.request[template.slice("$request.".length)] ?? null
-    return template
-  }
-  if (Array.isArray(template)) return template.map((t) => input(t, unit))
-  if (template !== null && typeof template === "object")
-    return Object.fromEntries(Object.entries(template).map(([k, v]) => [k, input(v, unit)]))
-  return template
+/** The actor input of a unit (Mapping.input). */
+export const input = Mapping.input
+
+/** A run that ended and its items; `chargeLimited`: it stopped on (or at) its charge limit. */
+interface Ended {
+  readonly items: ReadonlyArray<unknown>
+  readonly chargeLimited: boolean
 }
 
 /** The adapter over a policy. */
@@ -97,15 +152,27 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
   const exploreOp = Catalogue.platforms.flatMap((p) => p.ops).find(Catalogue.runsSource)
   const explore = new Map(settings.explore.map((s) => [s.actor, s]))
 
-  const ok = (reply: Policy.Reply, what: string) =>
-    reply.status >= 200 && reply.status < 300
-      ? Effect.void
-      : Effect.fail(
-          new Policy.Failure({ reason: "failed", detail: `the provider answered ${reply.status} to ${what}` })
-        )
+  /** A refusal of the provider: the mapping (or source) named, never the subject's fault (issue 20). */
+  const refused = (reply: Policy.Reply, what: string, owner: string) => {
+    if (reply.status >= 200 && reply.status < 300) return Effect.void
+    const why =
+      reply.status === 404
+        ? "the provider has no such actor or run (404)"
+        : reply.status === 401 || reply.status === 403
+          ? `the provider refused the token (${reply.status})`
+          : `the provider answered ${reply.status}`
+    return Effect.fail(new Policy.Failure({ reason: "failed", detail: `${owner}: ${why} to ${what}` }))
+  }
 
   /** One run of an actor, to its end, and its dataset items. */
-  const run = (actor: string, body: unknown, maxItems: number, chargeUsd: number) =>
+  const run = (
+    owner: string,
+    actor: string,
+    body: unknown,
+    maxItems: number,
+    chargeUsd: number,
+    hidden: boolean
+  ): Effect.Effect<Ended, Policy.Failure> =>
     Effect.gen(function* () {
       const started = yield* policy.send(
         HttpClientRequest.post(`${base}/v2/acts/${encodeURIComponent(actor)}/runs`, {
@@ -116,8 +183,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
           }
         }).pipe(auth, HttpClientRequest.bodyUnsafeJson(body))
       )
-      if (started.status === 404) return Option.none()
-      yield* ok(started, `starting ${actor}`)
+      yield* refused(started, `starting ${actor}`, owner)
       let state = (yield* Policy.json(Run)(started)).data
       const runId = state.id
       // the run id is kept here: a dropped wait is polled again on the same run, never started twice; a unit that
@@ -129,7 +195,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
               urlParams: { waitForFinish: String(settings.waitSeconds) }
             }).pipe(auth)
           )
-          yield* ok(polled, `run ${runId}`)
+          yield* refused(polled, `run ${runId}`, owner)
           state = (yield* Policy.json(Run)(polled)).data
         }
       }).pipe(
@@ -142,25 +208,40 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       if (state.status !== "SUCCEEDED")
         return yield* new Policy.Failure({
           reason: "failed",
-          detail: `run ${state.id} of ${actor} ended ${state.status}`
+          detail: `${owner}: run ${state.id} of ${actor} ended ${state.status}${state.statusMessage ? ` (${state.statusMessage})` : ""}`
         })
+      // hidden (`#`) fields arrive only when the dataset is read without `clean` (which skips them)
       const items = yield* policy.send(
         HttpClientRequest.get(`${base}/v2/datasets/${state.defaultDatasetId}/items`, {
-          urlParams: { format: "json", clean: "true", limit: String(maxItems) }
+          urlParams: {
+            format: "json",
+            ...(hidden ? { skipEmpty: "true" } : { clean: "true" }),
+            limit: String(maxItems)
+          }
         }).pipe(auth)
       )
-      yield* ok(items, `the dataset of run ${state.id}`)
-      return Option.some((yield* Policy.json(Items)(items)).slice(0, maxItems))
+      yield* refused(items, `the dataset of run ${state.id}`, owner)
+      const list = (yield* Policy.json(Items)(items)).slice(0, maxItems)
+      // a run stopped on its charge limit says so, or has spent (about) all of it: it is never taken as "no more"
+      const chargeLimited =
+        /charge|spending|cost|budget|limit/i.test(state.statusMessage ?? "") ||
+        (state.usageTotalUsd !== null && state.usageTotalUsd >= chargeUsd * 0.95)
+      return { items: list, chargeLimited }
     })
 
-  const charge = (rule: Pricing.PriceRule, unit: U.UnitRequest, sourcePrice?: { credits: number; rows: number }) => {
-    const quote = Pricing.unitPrice(rule, {
-      rows: unit.rows,
-      completed: true,
-      parts: unit.parts ?? [],
-      ...(sourcePrice ? { sourcePrice } : {})
-    })
+  const charge = (rule: Pricing.PriceRule, unit: U.UnitRequest, sourcePrice: { credits: number; rows: number }) => {
+    const quote = Pricing.unitPrice(rule, { rows: unit.rows, completed: true, parts: unit.parts ?? [], sourcePrice })
     return (quote.n / quote.d) * settings.usdPerCredit
+  }
+
+  const fields = new Map<Catalogue.OpDef, ReturnType<typeof Mapping.rowFields>>()
+  const fieldsOf = (op: Catalogue.OpDef) => {
+    let f = fields.get(op)
+    if (f === undefined) {
+      f = Mapping.rowFields(op)
+      fields.set(op, f)
+    }
+    return f
   }
 
   const fetch = (unit: U.UnitRequest): Effect.Effect<U.UnitOutcome, U.UpstreamFailed> => {
@@ -174,71 +255,94 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       if (known === undefined)
         return Effect.succeed({ _tag: "NotFound", source, detail: `the provider serves no source ${actor}` })
       return policy.unit(
-        source,
-        Effect.flatMap(run(actor, input, unit.rows, charge(op.price, unit, known.price)), (items) =>
-          Option.match(items, {
-            onNone: () =>
-              Effect.succeed<U.UnitOutcome>({
-                _tag: "NotFound",
-                source: actor,
-                detail: `the provider has no actor ${actor}`
-              }),
-            onSome: (list) => {
-              const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
-              return Effect.as(Delivered.check(unit, rows), {
-                _tag: "Delivered",
-                rows,
-                exhaustive: list.length < unit.rows,
-                points: [],
-                source: actor
-              } satisfies U.UnitOutcome)
-            }
-          })
+        actor,
+        Effect.flatMap(
+          run(`explore source ${actor}`, actor, input, unit.rows, charge(op.price, unit, known.price), false),
+          ({ items: list, chargeLimited }) => {
+            const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
+            return Effect.as(Delivered.check(unit, rows), {
+              _tag: "Delivered",
+              rows,
+              exhaustive: list.length < unit.rows && !chargeLimited,
+              points: [],
+              source: actor
+            } satisfies U.UnitOutcome)
+          }
         )
       )
     }
-    const mapping = settings.ops[`${unit.platform}.${unit.op}`]
+    const key = `${unit.platform}.${unit.op}`
+    const mapping = settings.ops[key]
     if (mapping === undefined)
-      return Effect.fail(
-        new U.UpstreamFailed({ source, detail: `PROVIDER_OPS maps no actor to ${unit.platform}.${unit.op}` })
-      )
+      return Effect.fail(new U.UpstreamFailed({ source, detail: `no provider mapping for ${key}` }))
+    const owner = `mapping ${key} (${mapping.actor})`
+    const rowFields = fieldsOf(op)
+    const positioned = rowFields.all.includes("position") && !("position" in mapping.rows)
+    // items asked: the rows, or for ops priced per page about ten results a page; the run's charge limit is this
+    // mapping's price per item for them, and its fee per run
+    const items = itemsFor(op, unit.rows)
+    const chargeUsd = mapping.usdPerRun + mapping.usdPerItem * items
     return policy.unit(
       source,
-      Effect.map(run(mapping.actor, input(mapping.input, unit), unit.rows, charge(op.price, unit)), (items) => {
-        if (Option.isNone(items))
-          return Effect.succeed<U.UnitOutcome>({
-            _tag: "NotFound",
-            source,
-            detail: `the provider has no actor ${mapping.actor}`
+      Effect.flatMap(
+        run(owner, mapping.actor, Mapping.input(mapping.input, unit), items, chargeUsd, Mapping.readsHidden(mapping)),
+        ({ items: list, chargeLimited }): Effect.Effect<U.UnitOutcome, Policy.Failure> => {
+          // the actor's error and note items are never rows (nor billed): they are the unit's omission reason
+          const notes: Array<{ readonly text: string; readonly notFound: boolean }> = []
+          const data: Array<unknown> = []
+          for (const item of list) {
+            const e = Mapping.errorItem(mapping, item)
+            if (e === undefined) data.push(item)
+            else notes.push(e)
+          }
+          const rows = data.flatMap((item) => Mapping.rowsOf(mapping, item, rowFields.nullable))
+          if (rows.length === 0) {
+            const said = notes.find((n) => n.notFound) ?? notes[0]
+            if (said !== undefined && !said.notFound)
+              return Effect.fail(
+                new Policy.Failure({
+                  reason: "failed",
+                  detail: `${owner}: the actor said "${said.text.slice(0, 200)}"`
+                })
+              )
+            if (unit.subject !== undefined)
+              return Effect.succeed({
+                _tag: "NotFound",
+                source,
+                detail: said
+                  ? `${mapping.actor} said "${said.text.slice(0, 200)}"`
+                  : `the provider found nothing for ${unit.subject}`
+              })
+          }
+          const kept = pages(op) ? rows : rows.slice(0, unit.rows)
+          const numbered = kept.map((row, i) => (positioned ? { ...row, position: i + 1 } : row))
+          return Effect.map(Delivered.check(unit, numbered), (): U.UnitOutcome => {
+            const point =
+              unit.subject === undefined ? undefined : Delivered.point(unit.platform, unit.subject, numbered)
+            return {
+              _tag: "Delivered",
+              rows: numbered,
+              // no more only when the run ended short of its item limit without stopping on its charge limit
+              exhaustive: list.length < items && Completeness.held(op, rows) < unit.rows && !chargeLimited,
+              points: point ? [point] : [],
+              source
+            }
           })
-        const list = items.value
-        if (list.length === 0 && unit.subject !== undefined)
-          return Effect.succeed<U.UnitOutcome>({
-            _tag: "NotFound",
-            source,
-            detail: `the provider found nothing for ${unit.subject}`
-          })
-        const positioned =
-          "position" in (op.delivered && "fields" in op.delivered ? (op.delivered.fields as object) : {})
-        const rows = list.map(
-          (item, i): M.Row => ({
-            ...(positioned ? { position: i + 1 } : {}),
-            ...Object.fromEntries(Object.entries(mapping.rows).map(([field, path]) => [field, at(item, path)]))
-          })
-        )
-        return Effect.map(Delivered.check(unit, rows), (): U.UnitOutcome => {
-          const point = unit.subject === undefined ? undefined : Delivered.point(unit.platform, unit.subject, rows)
-          return { _tag: "Delivered", rows, exhaustive: list.length < unit.rows, points: point ? [point] : [], source }
-        })
-      }).pipe(Effect.flatten)
+        }
+      )
     )
   }
 
   return {
     name: source,
     fetch,
+    sourceFor: () => source,
+    actorFor: (platform, op) => settings.ops[`${platform}.${op}`]?.actor,
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))
   }
 }
+
+/** The actor serving an op here, if the provider has a mapping for it. */
+export const actorOf = (settings: Settings, platform: string, op: string) => settings.ops[`${platform}.${op}`]

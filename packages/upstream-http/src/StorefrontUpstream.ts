@@ -146,6 +146,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       const base = baseOf(origin)
       const per = Math.min(settings.pageSize, Math.max(1, unit.rows))
       const rows: Array<M.Row> = []
+      const seen = new Set<string>()
       let exhaustive = false
       for (let page = 1; rows.length < unit.rows; page++) {
         const reply = yield* policy.send(
@@ -174,10 +175,20 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
             detail: `${origin} is not a hosted storefront: /products.json answered ${(reply.headers["content-type"] ?? "no content type").split(";")[0]}`
           } as const
         const body = yield* decode(reply)
+        // a page whose ids repeat an earlier page (a store that ignores `page`, or serves its last page again) ends
+        // the paging: its duplicates are never delivered nor billed, and what was delivered is not said to be all
+        let repeated = false
         for (const p of body.products) {
+          const id = String(p.id)
+          if (seen.has(id)) {
+            repeated = true
+            continue
+          }
+          seen.add(id)
           if (rows.length >= unit.rows) break
           rows.push(toRow(origin, p, rows.length + 1))
         }
+        if (repeated) break
         if (body.products.length < per) {
           exhaustive = rows.length < unit.rows
           break

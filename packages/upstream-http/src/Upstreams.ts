@@ -3,7 +3,7 @@
  * named there is built (synthetic, storefront, forum, provider), and the HTTP ones share one failure policy.
  */
 import { FetchHttpClient } from "@effect/platform"
-import { Upstream as U } from "@pdr/domain"
+import { Catalogue, Upstream as U } from "@pdr/domain"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Config, ConfigError, Effect, Either, Layer } from "effect"
 import * as ForumUpstream from "./ForumUpstream.js"
@@ -29,11 +29,42 @@ export const make = (spec: Spec) =>
     if (spec.storefront) adapters.push(StorefrontUpstream.make(policy, spec.storefront))
     if (spec.forum) adapters.push(yield* ForumUpstream.make(policy, spec.forum))
     if (spec.provider) adapters.push(ProviderUpstream.make(policy, spec.provider))
-    return yield* Either.match(U.route(adapters, spec.routes), {
+    const routes = effectiveRoutes(spec)
+    if (spec.provider) {
+      const checked = ProviderUpstream.checkRouted(spec.provider, routedTo(routes, ProviderUpstream.source))
+      if (Either.isLeft(checked))
+        return yield* Effect.fail(ConfigError.InvalidData(["PROVIDER_MAPPINGS"], checked.left))
+    }
+    return yield* Either.match(U.route(adapters, routes), {
       onLeft: (message) => Effect.fail(ConfigError.InvalidData(["UPSTREAMS"], message)),
       onRight: Effect.succeed
     })
   }).pipe(Effect.provide(FetchHttpClient.layer))
+
+/** The adapter name serving an op under routes (the op's route, its platform's, else the default). */
+export const adapterOf = (routes: U.Routes, platform: string, op: string) =>
+  routes.routes[`${platform}.${op}`] ?? routes.routes[platform] ?? routes.fallback
+
+/** The ops an adapter serves under routes. */
+export const routedTo = (routes: U.Routes, name: string): ReadonlyArray<Catalogue.OpDef> =>
+  Catalogue.platforms.flatMap((p) => p.ops.filter((o) => adapterOf(routes, p.id, o.name) === name))
+
+/**
+ * The routes as served: with the provider as the default, each op the provider has a mapping for (and explore `run`)
+ * goes to it, every other op keeps the synthetic upstream (an op with no suitable actor stays on its default route);
+ * ops and platforms routed by name keep their route (a provider route without a mapping stops the start).
+ */
+export const effectiveRoutes = (spec: Spec): U.Routes => {
+  if (spec.routes.fallback !== ProviderUpstream.source || spec.provider === undefined) return spec.routes
+  const routes: Record<string, string> = {}
+  for (const p of Catalogue.platforms)
+    for (const o of p.ops) {
+      if (spec.routes.routes[p.id] !== undefined || spec.routes.routes[`${p.id}.${o.name}`] !== undefined) continue
+      if (spec.provider.ops[`${p.id}.${o.name}`] !== undefined || Catalogue.runsSource(o))
+        routes[`${p.id}.${o.name}`] = ProviderUpstream.source
+    }
+  return { fallback: SyntheticUpstream.source, routes: { ...routes, ...spec.routes.routes } }
+}
 
 /** The router of a spec. */
 export const layer = (spec: Spec) => Layer.effect(U.Upstream, make(spec))

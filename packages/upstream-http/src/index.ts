@@ -1,5 +1,4 @@
 export * as Circuits from "./Circuits.js"
-export * as Fixtures from "./Fixtures.js"
 export * as ForumUpstream from "./ForumUpstream.js"
 export * as Policy from "./Policy.js"
 export * as ProviderUpstream from "./ProviderUpstream.js"

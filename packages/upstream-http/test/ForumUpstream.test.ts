@@ -2,9 +2,9 @@
 // (the fixture refuses reads without a valid app token, the User-Agent form or raw_json=1).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import * as Fixtures from "../src/Fixtures.js"
 import * as ForumUpstream from "../src/ForumUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 let host: Awaited<ReturnType<typeof Fixtures.forum>>
 let adapter: { readonly fetch: ForumUpstream.Adapter["fetch"] }
@@ -148,5 +148,50 @@ describe("ForumUpstream", () => {
     } finally {
       await tight.close()
     }
+  })
+
+  it('issue 20: comments to the full depth, `more` and "continue this thread" stubs expanded; exhaustive when all are', async () => {
+    const before = host.total()
+    const d = delivered(
+      (await run(adapter.fetch(unit("forum", "comments", { subjects: ["deep1"], limit: 100 }, "deep1")))).result
+    )
+    assert.strictEqual(d.rows.length, 45, "39 comments in 3 threads 13 deep and 6 behind a more stub")
+    for (const row of d.rows) decodeRow("forum", "comments", row)
+    assert.strictEqual(new Set(d.rows.map((r) => r["commentId"])).size, 45, "no comment twice")
+    assert.strictEqual(Math.max(...d.rows.map((r) => Number(r["depth"]))), 12)
+    const deepest = d.rows.find((r) => r["commentId"] === "t1d12")!
+    assert.deepStrictEqual([deepest["depth"], deepest["parentId"]], [12, "t1d11"])
+    assert.isTrue(d.exhaustive)
+    assert.isUndefined(d.missing)
+    assert.strictEqual(host.total() - before, 5, "the tree, one morechildren, three continued threads")
+  })
+
+  it("issue 20: a thread that cannot be continued is counted as missing and the unit is not exhaustive", async () => {
+    // its own host: the failing continuations open that host's circuit
+    const own = await Fixtures.forum()
+    try {
+      const failing = await Effect.runPromise(ForumUpstream.make(await policy(), settings(own.url)))
+      const d = delivered(
+        (await run(failing.fetch(unit("forum", "comments", { subjects: ["deepfail"], limit: 100 }, "deepfail")))).result
+      )
+      assert.strictEqual(d.rows.length, 36, "3 threads to depth 9, and the 6 of the more stub")
+      assert.isFalse(d.exhaustive)
+      assert.strictEqual(d.missing, 3)
+    } finally {
+      await own.close()
+    }
+    const few = delivered(
+      (await run(adapter.fetch(unit("forum", "comments", { subjects: ["deep2"], limit: 20 }, "deep2")))).result
+    )
+    assert.deepStrictEqual([few.rows.length, few.exhaustive, few.missing], [20, false, undefined])
+  })
+
+  it("issue 20: a community or user the forum redirects to a search page is not_found, the redirect not followed", async () => {
+    for (const op of ["subreddit", "posts"] as const) {
+      const r = (await run(adapter.fetch(unit("forum", op, { subject: "gone", limit: 10 }, "gone")))).result
+      assert.isTrue(r._tag === "Right" && r.right._tag === "NotFound", `${op}: ${JSON.stringify(r)}`)
+      if (r._tag === "Right" && r.right._tag === "NotFound") assert.match(r.right.detail, /redirects \(302\)/)
+    }
+    assert.isUndefined(host.hits.get("/subreddits/search.json"), "never followed")
   })
 })

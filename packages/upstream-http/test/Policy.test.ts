@@ -6,7 +6,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Either } from "effect"
 import * as Policy from "../src/Policy.js"
-import { policy } from "./support.js"
+import { policy } from "./support/Adapters.js"
 
 let url = ""
 let status = 503

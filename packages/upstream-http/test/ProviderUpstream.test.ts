@@ -1,10 +1,11 @@
 // D15 / issue 10: the provider adapter against a loopback actor-run API: start a run with maxItems and a charge limit
 // from our quote, keep its id, wait and poll until it ends, read the dataset; a per-op mapping and explore `run`.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Redacted } from "effect"
-import * as Fixtures from "../src/Fixtures.js"
+import { Either, Redacted } from "effect"
+import * as Mapping from "../src/Mapping.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
-import { delivered, failed, policy, run, unit } from "./support.js"
+import { delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 let host: Awaited<ReturnType<typeof Fixtures.provider>>
 let adapter: ReturnType<typeof ProviderUpstream.make>
@@ -12,27 +13,37 @@ let adapter: ReturnType<typeof ProviderUpstream.make>
 const settings = (url: string, actor = "fixture~maps-places"): ProviderUpstream.Settings => ({
   url,
   token: Redacted.make(Fixtures.credentials.providerToken),
-  ops: {
-    "maps.places": { ...Fixtures.mapsPlaces["maps.places"], actor },
-    "maps.search": {
-      actor: "fixture~maps-search",
-      input: { searchStringsArray: ["$query"], locationQuery: "$request.location", maxCrawledPlaces: "$rows" },
-      rows: Fixtures.mapsPlaces["maps.places"].rows
-    },
-    "maps.reviews": {
-      // an incomplete mapping: its rows do not decode with the review row Schema
-      actor: "fixture~maps-reviews",
-      input: {},
-      rows: { text: "title" }
-    }
-  },
+  ops: Either.getOrThrow(
+    Mapping.decodeMappings(
+      {
+        "maps.places": { ...Fixtures.mapsPlacesJson["maps.places"], actor },
+        "maps.search": {
+          actor: "fixture~maps-search",
+          usdPerItem: 0.001,
+          input: { searchStringsArray: ["$query"], locationQuery: "$request.location", maxCrawledPlaces: "$rows" },
+          rows: Fixtures.mapsPlacesJson["maps.places"].rows
+        },
+        "maps.reviews": {
+          // an incomplete mapping: its rows do not decode with the review row Schema
+          actor: "fixture~maps-reviews",
+          usdPerItem: 0.001,
+          input: {},
+          rows: { text: "title" }
+        }
+      },
+      "test"
+    )
+  ),
   explore: [{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }],
   usdPerCredit: 0.001,
   waitSeconds: 1
 })
 const place = "ChIJN1t_tDeuEmsRUsoyG83frY4"
 
+let policy0: Awaited<ReturnType<typeof policy>>
+
 beforeAll(async () => {
+  policy0 = await policy()
   host = await Fixtures.provider()
   adapter = ProviderUpstream.make(await policy(), settings(host.url))
 })
@@ -44,7 +55,7 @@ describe("ProviderUpstream", () => {
     const started = host.started.at(-1)!
     assert.deepStrictEqual(started.input, { placeIds: [place], maxCrawledPlaces: 1 })
     assert.strictEqual(started.maxItems, 1)
-    // maps places: 4 credits per place at 0.001 USD a credit
+    // the mapping's price per item (0.004 USD) for the one row asked
     assert.strictEqual(started.charge, 0.004)
     assert.strictEqual(d.rows.length, 1)
     assert.strictEqual(d.rows[0]!["placeId"], place)
@@ -102,13 +113,17 @@ describe("ProviderUpstream", () => {
       failed((await run(broken.fetch(unit("maps", "places", { subjects: [place] }, place)))).result).detail,
       /ended FAILED/
     )
+    // issue 20: an unknown actor or a refused token is the mapping's failure (upstream_failed), never not_found
     const missing = ProviderUpstream.make(await policy(), settings(host.url, "fixture~missing"))
     const gone = (await run(missing.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
-    assert.isTrue(gone._tag === "Right" && gone.right._tag === "NotFound")
+    assert.match(
+      failed(gone).detail,
+      /^mapping maps\.places \(fixture~missing\): the provider has no such actor or run \(404\)/
+    )
     const wrong = ProviderUpstream.make(await policy(), { ...settings(host.url), token: Redacted.make("nope") })
     assert.match(
       failed((await run(wrong.fetch(unit("maps", "places", { subjects: [place] }, place)))).result).detail,
-      /401/
+      /^mapping maps\.places \(fixture~maps-places\): the provider refused the token \(401\)/
     )
   })
 
@@ -134,6 +149,74 @@ describe("ProviderUpstream", () => {
       const r = (await run(a.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
       if (expect === "rows") assert.strictEqual(delivered(r).rows.length, 1, actor)
       else assert.match(failed(r).detail, expect, actor)
+    }
+  })
+
+  it("issue 20: a run stopped on its charge limit is short and not exhaustive; a run that ran out is exhaustive", async () => {
+    const capped = ProviderUpstream.make(await policy(), {
+      ...settings(host.url),
+      ops: {
+        ...settings(host.url).ops,
+        "maps.search": { ...settings(host.url).ops["maps.search"]!, actor: "fixture~capped" }
+      }
+    })
+    const short = delivered(
+      (await run(capped.fetch(unit("maps", "search", { query: "coffee", location: "Sydney", limit: 30 })))).result
+    )
+    assert.deepStrictEqual([short.rows.length, short.exhaustive], [15, false])
+    assert.strictEqual(host.started.at(-1)!.charge, 0.03, "the charge limit is usdPerItem x rows asked")
+    const few = await Fixtures.provider({ items: 12 })
+    try {
+      const a = ProviderUpstream.make(await policy(), settings(few.url))
+      const all = delivered(
+        (await run(a.fetch(unit("maps", "search", { query: "coffee", location: "Sydney", limit: 30 })))).result
+      )
+      assert.deepStrictEqual([all.rows.length, all.exhaustive], [12, true])
+      const exact = delivered(
+        (await run(a.fetch(unit("maps", "search", { query: "coffee", location: "Sydney", limit: 12 })))).result
+      )
+      assert.deepStrictEqual([exact.rows.length, exact.exhaustive], [12, false], "as many as asked: maybe more")
+    } finally {
+      await few.close()
+    }
+  })
+
+  it("issue 20: an actor's note item is never a row: a subject unit is not_found with the actor's words", async () => {
+    const notes = ProviderUpstream.make(await policy(), {
+      ...settings(host.url, "fixture~notes"),
+      ops: {
+        ...settings(host.url).ops,
+        "maps.places": {
+          ...settings(host.url, "fixture~notes").ops["maps.places"]!,
+          errors: { when: ["error", "note"], notFound: "no results|not found" }
+        }
+      }
+    })
+    const r = (await run(notes.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+    assert.isTrue(r._tag === "Right" && r.right._tag === "NotFound")
+    if (r._tag === "Right" && r.right._tag === "NotFound") assert.match(r.right.detail, /No results found/)
+  })
+
+  it("issue 20: a mapping that reads a hidden # field reads the dataset without `clean`, so the field arrives", async () => {
+    const item = { ...Fixtures.recordedItem(), "#source": { site: "https://hidden.example/" } }
+    const hidden = await Fixtures.provider({ datasets: { "fixture~hidden": [item] } })
+    try {
+      const base = settings(hidden.url).ops["maps.places"]!
+      const reads = (path: string) =>
+        ProviderUpstream.make(policy0, {
+          ...settings(hidden.url),
+          ops: { "maps.places": { ...base, actor: "fixture~hidden", rows: { ...base.rows, website: path } } }
+        })
+      const withHidden = delivered(
+        (await run(reads("#source.site").fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+      )
+      assert.strictEqual(withHidden.rows[0]!["website"], "https://hidden.example/")
+      const plain = delivered(
+        (await run(reads("website").fetch(unit("maps", "places", { subjects: [place] }, place)))).result
+      )
+      assert.strictEqual(plain.rows[0]!["website"], "https://cafelumen.example")
+    } finally {
+      await hidden.close()
     }
   })
 })

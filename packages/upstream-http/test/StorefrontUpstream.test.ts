@@ -1,8 +1,8 @@
 // D15 / issue 10: the native storefront adapter through the real HttpClient against a loopback products.json host.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import * as Fixtures from "../src/Fixtures.js"
 import * as StorefrontUpstream from "../src/StorefrontUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support.js"
+import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 let host: Fixtures.Fixture
 let adapter: ReturnType<typeof StorefrontUpstream.make>
@@ -19,7 +19,9 @@ const stores = [
   "ratelimited",
   "flaky",
   "hang",
-  "down"
+  "down",
+  "loop-40",
+  "again-40"
 ]
 const fetchStore = (store: string, limit = 25) =>
   run(
@@ -135,5 +137,23 @@ describe("StorefrontUpstream", () => {
     assert.match(failed(result).detail, /^timeout/)
     assert.isAtLeast(ms, 1400)
     assert.isBelow(ms, 3000)
+  })
+
+  it("issue 20: a page whose ids repeat an earlier page ends the paging; no duplicate is delivered; not exhaustive", async () => {
+    const before = host.hits.get("/loop-40/products.json") ?? 0
+    const loop = delivered((await fetchStore("loop-40", 100)).result)
+    assert.strictEqual(loop.rows.length, 10, "the first page once")
+    assert.strictEqual((host.hits.get("/loop-40/products.json") ?? 0) - before, 2, "the repeated page ends the paging")
+    assert.isFalse(loop.exhaustive, "a store that repeats itself never says it has no more")
+    const again = delivered((await fetchStore("again-40", 100)).result)
+    const ids = again.rows.map((r) => r["productId"])
+    assert.strictEqual(new Set(ids).size, ids.length, "no duplicate delivered (nor billed)")
+    assert.strictEqual(again.rows.length, 40)
+    assert.deepStrictEqual(
+      again.rows.map((r) => r["position"]),
+      Array.from({ length: 40 }, (_, i) => i + 1)
+    )
+    assert.isFalse(again.exhaustive)
+    assert.strictEqual(host.hits.get("/again-40/products.json"), 5)
   })
 })

@@ -1,9 +1,14 @@
 // D15 / issue 10: the router: which adapter serves a platform or an op is configuration, checked when it is built.
+
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Upstream } from "@pdr/domain"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { ConfigProvider, Effect, Either, Layer, Option } from "effect"
 import { Upstreams } from "../src/index.js"
+import * as Fixtures from "./support/Fixtures.js"
 
 const fake = (name: string, extra: Partial<Upstream.Adapter> = {}): Upstream.Adapter => ({
   name,
@@ -73,5 +78,92 @@ describe("Upstreams", () => {
       )
     )
     assert.isTrue(Either.isLeft(missing), "the forum adapter needs its client id and secret")
+  })
+
+  describe("issue 20: the provider's mappings are checked at start", () => {
+    const start = (env: Record<string, string>) =>
+      Effect.runPromise(
+        Effect.either(
+          Effect.flatMap(Upstreams.specConfig(SyntheticUpstream.defaults), Upstreams.make).pipe(
+            Effect.withConfigProvider(
+              ConfigProvider.fromMap(
+                new Map(Object.entries({ PROVIDER_TOKEN: "t", PROVIDER_URL: "http://127.0.0.1:9", ...env }))
+              )
+            )
+          )
+        )
+      )
+    const message = (r: Either.Either<unknown, unknown>) => (Either.isLeft(r) ? String(r.left) : "started")
+
+    it("UPSTREAM_DEFAULT=provider with a token and nothing else starts: mapped ops on the provider, the rest synthetic", async () => {
+      const r = await start({ UPSTREAM_DEFAULT: "provider" })
+      assert.isTrue(Either.isRight(r), message(r))
+      if (Either.isRight(r)) {
+        assert.deepStrictEqual(r.right.servedBy?.("web_search", "search"), {
+          adapter: "provider",
+          actor: "datacortex~google-search-scraper"
+        })
+        assert.deepStrictEqual(r.right.servedBy?.("maps", "reviews"), { adapter: "synthetic" })
+        assert.strictEqual(r.right.sourceFor("maps", "reviews"), "synthetic")
+      }
+    })
+
+    it("PROVIDER_MAPPINGS adds mappings from a file; PROVIDER_OPS overrides it", async () => {
+      const file = join(mkdtempSync(join(tmpdir(), "pdr-mappings-")), "mappings.json")
+      writeFileSync(file, JSON.stringify(Fixtures.mapsPlacesJson))
+      const r = await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_MAPPINGS: file })
+      assert.isTrue(Either.isRight(r), message(r))
+      if (Either.isRight(r))
+        assert.deepStrictEqual(r.right.servedBy?.("maps", "places"), {
+          adapter: "provider",
+          actor: "fixture~maps-places"
+        })
+      const over = { "maps.places": { ...Fixtures.mapsPlacesJson["maps.places"], actor: "other~actor" } }
+      const o = await start({
+        UPSTREAM_DEFAULT: "provider",
+        PROVIDER_MAPPINGS: file,
+        PROVIDER_OPS: JSON.stringify(over)
+      })
+      if (Either.isRight(o)) assert.strictEqual(o.right.servedBy?.("maps", "places").actor, "other~actor")
+      else assert.fail(message(o))
+    })
+
+    it("an op routed to the provider by name without a mapping stops the start, naming the op", async () => {
+      assert.match(
+        message(await start({ UPSTREAMS: "maps.reviews=provider" })),
+        /maps\.reviews: routed to the provider with no mapping/
+      )
+    })
+
+    it("a mapping that misses a required field, names an unknown op or request field, or does not decode stops the start", async () => {
+      const m = { actor: "a~b", usdPerItem: 0.001, rows: { title: "t" } }
+      assert.match(
+        message(
+          await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify({ "web_search.images": m }) })
+        ),
+        /web_search\.images: rows\.position|rows\.imageUrl/
+      )
+      assert.match(
+        message(await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify({ "maps.nothing": m }) })),
+        /maps\.nothing: no such op/
+      )
+      assert.match(
+        message(await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: "{nope" })),
+        /PROVIDER_OPS.*not JSON/
+      )
+      assert.match(
+        message(
+          await start({
+            UPSTREAM_DEFAULT: "provider",
+            PROVIDER_OPS: JSON.stringify({ "web_search.news": { ...m, usdPerItem: 0 } })
+          })
+        ),
+        /PROVIDER_OPS/
+      )
+      assert.match(
+        message(await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_MAPPINGS: "/nonexistent/mappings.json" })),
+        /cannot read/
+      )
+    })
   })
 })

@@ -14,7 +14,11 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
       Effect.tapError((e) => Effect.logWarning("explore sources unavailable", e.detail)),
       Effect.orElseSucceed(() => [])
     )
-    const body = { platforms: Catalogue.publish(sources), contextVersion: Api.contextVersion, engineVersion }
+    const body = {
+      platforms: Catalogue.publish(sources, upstream.servedBy),
+      contextVersion: Api.contextVersion,
+      engineVersion
+    }
     return handlers.handle("platforms", () => Effect.succeed(body as never))
   })
 )

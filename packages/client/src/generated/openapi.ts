@@ -387,6 +387,13 @@ export interface components {
             /** @enum {string} */
             readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject";
             readonly detail?: string;
+            /** @description measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again */
+            readonly complete?: boolean;
+            /**
+             * int
+             * @description rows the upstream announced but that could not be fetched within the unit's budget
+             */
+            readonly missing?: components["schemas"]["NonNegative"];
         };
         /**
          * nonNegative
@@ -3343,6 +3350,11 @@ export interface operations {
                                 }[];
                                 /** unknown */
                                 readonly requestSchema: unknown;
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor */
+                                readonly servedBy?: {
+                                    readonly adapter: string;
+                                    readonly actor?: string;
+                                };
                             }[];
                         }[];
                         /** @enum {number} */

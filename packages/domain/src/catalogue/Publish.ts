@@ -43,7 +43,10 @@ export interface PublishedSource {
  * The public catalogue (D13): every platform and op with price rule, window, availability and request schema;
  * explore `run` lists the sources served now with their per-row price (D19).
  */
-export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
+export const publish = (
+  sources: ReadonlyArray<PublishedSource> = [],
+  servedBy?: (platform: string, op: string) => { readonly adapter: string; readonly actor?: string }
+) =>
   platforms.map((p) => ({
     platform: p.id,
     description: p.description,
@@ -59,7 +62,8 @@ export const publish = (sources: ReadonlyArray<PublishedSource> = []) =>
       ...(runsSource(o)
         ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
         : {}),
-      requestSchema: runsSource(o) ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o)
+      requestSchema: runsSource(o) ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o),
+      ...(servedBy ? { servedBy: servedBy(p.id, o.name) } : {})
     }))
   }))
 

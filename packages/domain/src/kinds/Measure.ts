@@ -4,6 +4,7 @@
  * is priced by what it delivered, and is recorded as a measurement with its history points.
  */
 import { Effect, Either } from "effect"
+import { rowsAnswered } from "../Completeness.js"
 import { cover, shapeRows, storedView } from "../Coverage.js"
 import * as History from "../History.js"
 import type { OpKind } from "../OpKind.js"
@@ -21,7 +22,8 @@ const measured = (kept: (rows: ReadonlyArray<Row>, asked: number) => ReadonlyArr
   stored: (p, u) => {
     const s = u.stored!
     const view = storedView(p, u, s, kept)
-    return { rows: view.rows, item: cover(u, "stored", view.at, view.rows.length, 0, s.source) }
+    // a stored measurement is served only when it covers the rows asked or is all there is (Completeness.ts)
+    return { rows: view.rows, item: { ...cover(u, "stored", view.at, view.rows.length, 0, s.source), complete: true } }
   },
   omitted: () => noRows,
   fetched: (p, u, f) => shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source),
@@ -36,7 +38,7 @@ export const measurementOf = (p: Plan, f: Delivered): Measurement => ({
   freshnessKey: f.unit.freshnessKey,
   measuredAt: f.at,
   rows: f.outcome.rows,
-  rowsAsked: f.unit.asked,
+  rowsAsked: rowsAnswered(p.op, f.outcome.rows, f.unit.asked, f.outcome.exhaustive),
   exhaustive: f.outcome.exhaustive,
   found: true,
   source: f.outcome.source

@@ -30,8 +30,14 @@ export type UnitOutcome =
   | {
       readonly _tag: "Delivered"
       readonly rows: ReadonlyArray<Row>
-      /** Fewer rows than asked because there are no more. */
+      /**
+       * The upstream said there are no more rows (a last page, a run that ended short of its item limit without
+       * stopping on its charge limit). False when cut short by a limit, a budget or an unexpanded stub: a unit with
+       * fewer rows than asked that is not exhaustive is stored as incomplete (Completeness.ts) and fetched again.
+       */
       readonly exhaustive: boolean
+      /** Rows the upstream announced but that could not be fetched within the unit's budget (unexpanded stubs). */
+      readonly missing?: number
       readonly points: ReadonlyArray<PointReport>
       readonly source: string
     }
@@ -55,6 +61,8 @@ export interface Adapter {
   /** The adapter's name in the routing configuration and, unless `sourceFor` says otherwise, as `source`. */
   readonly name: string
   readonly fetch: (unit: UnitRequest) => Effect.Effect<UnitOutcome, UpstreamFailed>
+  /** The provider actor serving an op, for adapters that run actors (the catalogue says it, issue 20). */
+  readonly actorFor?: (platform: string, op: string) => string | undefined
   /** The `source` this adapter reports for an op (default: its name). */
   readonly sourceFor?: (platform: string, op: string) => string
   /** Quick-commerce store resolution (D3): required of an adapter that serves a store-scoped platform. */
@@ -84,8 +92,16 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
     readonly exploreSource: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
     /** The explore sources served now, as far as the adapter serving explore `run` can list them (D19). */
     readonly exploreSources: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
+    /** Which adapter serves an op in this deployment, and the provider actor when one does (issue 20). */
+    readonly servedBy?: (platform: string, op: string) => ServedBy
   }
 >() {}
+
+/** Who serves an op here: the adapter, and for the provider the actor. */
+export interface ServedBy {
+  readonly adapter: string
+  readonly actor?: string
+}
 
 /** Which adapter serves what: by `platform` or `platform.op` (the op wins), else the default. */
 export interface Routes {
@@ -166,6 +182,11 @@ export const route = (
         if (explore === undefined) return Effect.succeed([])
         const a = lookup(explore.platform, explore.name)
         return a.exploreSources ? a.exploreSources() : Effect.succeed([])
+      },
+      servedBy: (platform, op) => {
+        const a = lookup(platform, op)
+        const actor = a.actorFor?.(platform, op)
+        return actor === undefined ? { adapter: a.name } : { adapter: a.name, actor }
       }
     })
   )

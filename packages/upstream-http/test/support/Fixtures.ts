@@ -8,9 +8,14 @@
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { Either } from "effect"
+import * as Mapping from "../../src/Mapping.js"
 
 const recorded = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(new URL(`../test/fixtures/${name}.json`, import.meta.url), "utf8"))
+  JSON.parse(readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), "utf8"))
+
+/** The provider fixture's recorded item (test/fixtures/provider-item.json). */
+export const recordedItem = () => recorded("provider-item")
 
 /** The fixture credentials. */
 export const credentials = {
@@ -160,7 +165,11 @@ export const storefront = (port?: number) =>
     const limit = Math.min(250, Math.max(1, Number(url.searchParams.get("limit") ?? 30)))
     const page = Math.max(1, Number(url.searchParams.get("page") ?? 1))
     const all = products(store, storeSize(store))
-    json(res, 200, { products: all.slice((page - 1) * limit, page * limit) })
+    // `loop-N`: a store that ignores `page` (every page is the first); `again-N`: past its last page, the last again
+    if (store.startsWith("loop")) return json(res, 200, { products: all.slice(0, limit) })
+    const last = Math.max(1, Math.ceil(all.length / limit))
+    const served = store.startsWith("again") ? Math.min(page, last) : page
+    json(res, 200, { products: all.slice((served - 1) * limit, served * limit) })
   }, port)
 
 const userAgentForm = /^[^:\s]+:[^:\s]+:[^\s]+ \(by \/u\/[^)\s]+\)$/
@@ -232,6 +241,77 @@ const commentTree = (postId: string) => {
   }
 }
 
+/**
+ * A deep post's comments (post ids starting `deep`): 3 top-level threads 13 comments deep (depths 0 to 12) and a
+ * top-level `more` stub of 6 comments. Rendered as the forum does: `depth` levels (2 when not sent, at most 10), a
+ * "continue this thread" stub (count 0, no children) below the last level, `comment=<id>` a thread from that comment
+ * (its depth 0 there).
+ */
+const deepTree = (postId: string) => {
+  const template = recorded("forum-comment")
+  const children = new Map<string, Array<string>>()
+  const parentOf = new Map<string, string>()
+  const tops: Array<string> = []
+  for (let t = 0; t < 3; t++) {
+    let parent = ""
+    for (let d = 0; d <= 12; d++) {
+      const id = `t${t}d${d}`
+      if (parent === "") tops.push(id)
+      else {
+        children.set(parent, [...(children.get(parent) ?? []), id])
+        parentOf.set(id, parent)
+      }
+      parent = id
+    }
+  }
+  const moreIds = Array.from({ length: 6 }, (_, i) => `dm${i}`)
+  const data = (id: string, rel: number, replies: unknown) => ({
+    ...template,
+    id,
+    name: `t1_${id}`,
+    parent_id: parentOf.has(id) ? `t1_${parentOf.get(id)}` : `t3_${postId}`,
+    link_id: `t3_${postId}`,
+    depth: rel,
+    body: `${String(template["body"])} (${id})`,
+    permalink: `/r/programming/comments/${postId}/post/${id}/`,
+    replies
+  })
+  const render = (id: string, rel: number, depth: number): Record<string, unknown> => {
+    const kids = children.get(id) ?? []
+    const replies =
+      kids.length === 0
+        ? ""
+        : rel + 1 < depth
+          ? { kind: "Listing", data: { after: null, children: kids.map((k) => render(k, rel + 1, depth)) } }
+          : {
+              kind: "Listing",
+              data: {
+                after: null,
+                children: [
+                  {
+                    kind: "more",
+                    data: { count: 0, name: "t1__", id: "_", parent_id: `t1_${id}`, depth: rel + 1, children: [] }
+                  }
+                ]
+              }
+            }
+    return { kind: "t1", data: data(id, rel, replies) }
+  }
+  return {
+    tree: (depth: number, focus: string | null) =>
+      focus !== null
+        ? [render(focus, 0, depth)]
+        : [
+            ...tops.map((t) => render(t, 0, depth)),
+            {
+              kind: "more",
+              data: { count: 6, name: "t1_dmore", id: "dmore", parent_id: `t3_${postId}`, depth: 0, children: moreIds }
+            }
+          ],
+    more: (ids: ReadonlyArray<string>) => ids.map((id) => ({ kind: "t1", data: data(id, 0, "") }))
+  }
+}
+
 /** The forum: `/api/v1/access_token` (client credentials) and the OAuth host's listings, both on this server. */
 export const forum = (options: { readonly tokenSeconds?: number; readonly remaining?: number } = {}, port?: number) => {
   let issued = 0
@@ -274,6 +354,12 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
       if (name === "") return json(res, 200, listing([], "t3", null), limits)
       json(res, 200, listing(slice, "t3", next), limits)
     }
+    // an unknown community or user (`gone`) is redirected to a search page, as the forum does
+    if (/^\/(r|user)\/gone(\/|$)/.test(url.pathname)) {
+      res.writeHead(302, { location: "/subreddits/search.json?q=gone" })
+      return res.end()
+    }
+    if (url.pathname === "/subreddits/search.json") return json(res, 200, listing([], "t5", null), limits)
     let m = /^\/r\/([^/]+)\/(hot|new|top|rising)$/.exec(url.pathname)
     if (m) {
       if (behave(m[1]!, hit, res)) return
@@ -294,6 +380,21 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
       const id = m[1]!
       if (behave(id === "missing" ? "missing" : "", hit, res)) return
       const post = { ...posts(id, 1)[0], id, name: `t3_${id}` }
+      if (id.startsWith("deep")) {
+        const depth = Math.min(10, Number(url.searchParams.get("depth") ?? 2))
+        const focus = url.searchParams.get("comment")
+        // `deepfail`: a thread cannot be continued (the forum fails that request)
+        if (focus !== null && id === "deepfail") return json(res, 500, { message: "Internal Server Error" })
+        return json(
+          res,
+          200,
+          [
+            listing([post], "t3", null),
+            { kind: "Listing", data: { after: null, children: deepTree(id).tree(depth, focus) } }
+          ],
+          limits
+        )
+      }
       return json(
         res,
         200,
@@ -305,7 +406,8 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
       const link = (url.searchParams.get("link_id") ?? "").replace(/^t3_/, "")
       const ids = (url.searchParams.get("children") ?? "").split(",").filter((s) => s !== "")
       if (ids.length > 100) return json(res, 400, { message: "at most 100 children" })
-      return json(res, 200, { json: { errors: [], data: { things: commentTree(link).more(ids) } } }, limits)
+      const things = link.startsWith("deep") ? deepTree(link).more(ids) : commentTree(link).more(ids)
+      return json(res, 200, { json: { errors: [], data: { things } } }, limits)
     }
     json(res, 404, { message: "Not Found", error: 404 })
   }, port)
@@ -314,7 +416,20 @@ export const forum = (options: { readonly tokenSeconds?: number; readonly remain
 }
 
 /** The provider's actor-run API: runs finish after one poll; the dataset holds items shaped like the recorded one. */
-export const provider = (options: { readonly items?: number } = {}, port?: number) => {
+/**
+ * `items`: items per run (40; capped by maxItems); `datasets`: an actor's recorded items (served as they are, cycled
+ * up to the run's count); actors named `~capped` stop on their charge limit after half of maxItems (usageTotalUsd at
+ * the limit, a status message saying so); `~notes` answer one note item and no data.
+ */
+export const provider = (
+  options: {
+    readonly items?: number
+    readonly datasets?: Readonly<Record<string, ReadonlyArray<unknown>>>
+    /** Actors that stop on their charge limit (as `~capped` names do). */
+    readonly capped?: ReadonlyArray<string>
+  } = {},
+  port?: number
+) => {
   const runs = new Map<string, { actor: string; maxItems: number; charge: number; polls: number; input: unknown }>()
   const started: Array<{ actor: string; maxItems: number; charge: number; input: unknown }> = []
   const aborted: Array<string> = []
@@ -366,15 +481,43 @@ export const provider = (options: { readonly items?: number } = {}, port?: numbe
       }
       const failedActor = run.actor.endsWith("~fail")
       const status = failedActor ? "FAILED" : run.polls >= 1 ? "SUCCEEDED" : "RUNNING"
-      return json(res, 200, { data: { id: m[1], status, defaultDatasetId: `ds-${m[1]}` } })
+      const capped =
+        (run.actor.endsWith("~capped") || options.capped?.includes(run.actor) === true) && status === "SUCCEEDED"
+      return json(res, 200, {
+        data: {
+          id: m[1],
+          status,
+          defaultDatasetId: `ds-${m[1]}`,
+          ...(capped
+            ? { statusMessage: "Maximum cost per run reached, finishing.", usageTotalUsd: run.charge }
+            : { usageTotalUsd: 0 })
+        }
+      })
     }
     m = /^\/v2\/datasets\/ds-([^/]+)\/items$/.exec(url.pathname)
     if (m) {
       const run = runs.get(m[1]!)
       if (!run) return json(res, 404, { error: { type: "record-not-found" } })
       const template = recorded("provider-item")
-      const count = run.actor.endsWith("~empty") ? 0 : Math.min(run.maxItems, options.items ?? 40)
-      const limit = Number(url.searchParams.get("limit") ?? count)
+      const limit = Number(url.searchParams.get("limit") ?? run.maxItems)
+      const total = Math.min(run.maxItems, options.items ?? 40)
+      const capped = run.actor.endsWith("~capped") || options.capped?.includes(run.actor) === true
+      const count = run.actor.endsWith("~empty") ? 0 : capped ? Math.floor(total / 2) : total
+      if (run.actor.endsWith("~notes"))
+        return json(res, 200, [{ input: run.input, note: "No results found for this input" }])
+      const recordedItems = options.datasets?.[run.actor]
+      if (recordedItems !== undefined) {
+        const hidden = url.searchParams.get("clean") !== "true" && url.searchParams.get("skipHidden") !== "true"
+        const strip = (item: unknown) =>
+          hidden || item === null || typeof item !== "object"
+            ? item
+            : Object.fromEntries(Object.entries(item).filter(([k]) => !k.startsWith("#")))
+        return json(
+          res,
+          200,
+          Array.from({ length: Math.min(count, limit) }, (_, i) => strip(recordedItems[i % recordedItems.length]))
+        )
+      }
       const items = Array.from({ length: Math.min(count, limit) }, (_, i) => ({
         ...template,
         title: `${String(template["title"])} ${i + 1}`,
@@ -398,14 +541,16 @@ export const env = (urls: { readonly storefront: string; readonly forum: string;
   FORUM_CLIENT_SECRET: credentials.clientSecret,
   PROVIDER_URL: urls.provider,
   PROVIDER_TOKEN: credentials.providerToken,
-  PROVIDER_OPS: JSON.stringify(mapsPlaces),
+  PROVIDER_OPS: JSON.stringify(mapsPlacesJson),
   PROVIDER_EXPLORE: JSON.stringify([{ actor: "fixture~app-charts", price: { credits: 1, rows: 10 } }])
 })
 
 /** A provider mapping of maps `places` onto the fixture actor: its items to the catalogue's place card. */
-export const mapsPlaces = {
+/** A provider mapping of maps `places` onto the fixture actor, as an operator writes it (PROVIDER_OPS). */
+export const mapsPlacesJson = {
   "maps.places": {
     actor: "fixture~maps-places",
+    usdPerItem: 0.004,
     input: { placeIds: ["$subject"], maxCrawledPlaces: "$rows" },
     rows: {
       placeId: "placeId",
@@ -423,3 +568,6 @@ export const mapsPlaces = {
     }
   }
 }
+
+/** The same, decoded as the adapter's settings hold it. */
+export const mapsPlaces = Either.getOrThrow(Mapping.decodeMappings(mapsPlacesJson, "fixture"))

@@ -1,7 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Catalogue, Examples, Requests, type Upstream } from "@pdr/domain"
 import { Duration, Effect, Either, Schema } from "effect"
-import * as Policy from "../src/Policy.js"
+import * as Policy from "../../src/Policy.js"
 
 /** A policy tight enough for tests: 1.5 s per unit, 3 retries from 20 ms, open after 3 failures for 400 ms. */
 export const settings: Policy.Settings = {

@@ -1,0 +1,382 @@
+/**
+ * The provider mapping language (issue 20), as a Schema decoded at start: how one op is served by one actor of the
+ * hosted provider — the actor, its documentation page, its price per item, the input template built from our request,
+ * the items that are the actor's error or note items, and the row mapping (each row field from a field spec).
+ *
+ * A field spec is one of:
+ * - `"a.b.0.c"` — a dotted path into the dataset item, array indices as numbers, the provider's hidden `#` fields
+ *   included (`"#debug.url"`); absent is null;
+ * - `{ "path": "...", "as": "number" | "integer" | "boolean" | "datetime" | "string", "scale": 0.001,
+ *   "join": ", ", "split": ",", "default": ... }` — a path with a conversion (integer rounds; datetime reads ISO forms,
+ *   `YYYY-MM-DD`, epoch seconds or milliseconds; join makes a string of an array, split an array of a string; scale
+ *   multiplies a number; default replaces null);
+ * - `{ "const": value }` — a constant;
+ * - `{ "first": [spec, ...] }` — the first spec whose value is not null;
+ * - `{ "each": "path", "map": spec | { field: spec } }` — an array mapped element by element (paths inside `map` are
+ *   read from the element).
+ *
+ * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
+ * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
+ * interpolated, and `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration.
+ */
+import { Catalogue, type Measurements as M, type Upstream as U } from "@pdr/domain"
+import { Either, ParseResult, Schema, SchemaAST } from "effect"
+
+/** A conversion of a path's value. */
+export const Conversion = Schema.Literal("number", "integer", "boolean", "datetime", "string")
+
+interface PathSpec {
+  readonly path: string
+  readonly as?: typeof Conversion.Type
+  readonly scale?: number
+  readonly join?: string
+  readonly split?: string
+  readonly default?: unknown
+}
+interface ConstSpec {
+  readonly const: unknown
+}
+interface FirstSpec {
+  readonly first: ReadonlyArray<FieldSpec>
+}
+interface EachSpec {
+  readonly each: string
+  readonly map: FieldSpec | { readonly [field: string]: FieldSpec }
+}
+/** One row field's spec. */
+export type FieldSpec = string | PathSpec | ConstSpec | FirstSpec | EachSpec
+
+const Path = Schema.String.pipe(
+  Schema.filter((s) => s.length > 0 && s.split(".").every((k) => k.length > 0), {
+    message: () => "a dotted path of non-empty keys"
+  })
+)
+
+/** The Schema of a field spec. */
+export const FieldSpec: Schema.Schema<FieldSpec> = Schema.Union(
+  Path,
+  Schema.Struct({
+    path: Path,
+    as: Schema.optionalWith(Conversion, { exact: true }),
+    scale: Schema.optionalWith(Schema.Number, { exact: true }),
+    join: Schema.optionalWith(Schema.String, { exact: true }),
+    split: Schema.optionalWith(Schema.String, { exact: true }),
+    default: Schema.optionalWith(Schema.Unknown, { exact: true })
+  }),
+  Schema.Struct({ first: Schema.Array(Schema.suspend(() => FieldSpec)) }),
+  Schema.Struct({
+    each: Path,
+    map: Schema.Union(
+      Schema.suspend(() => FieldSpec),
+      Schema.Record({ key: Schema.String, value: Schema.suspend(() => FieldSpec) })
+    )
+  }),
+  Schema.Struct({ const: Schema.Unknown }).pipe(Schema.filter((o) => "const" in o, { message: () => "a field spec" }))
+)
+
+/** What marks an actor's error and note items: paths that are set only on them, and which of them mean not found. */
+export const ErrorItems = Schema.Struct({
+  /** An item with any of these paths set (not null) is an error or note item, never a row. */
+  when: Schema.Array(Path),
+  /** The item's text (the first of `when` set) matching this (case-insensitive) means the subject does not exist. */
+  notFound: Schema.optionalWith(Schema.String, {
+    default: () => "not found|no .* found|does ?n[o']t exist|unavailable"
+  })
+})
+
+/** How one op is served by an actor. */
+export const OpMapping = Schema.Struct({
+  /** The actor id (`user~name` or `user/name`). */
+  actor: Schema.String.pipe(Schema.pattern(/^[\w.-]+[~/][\w.-]+$/)),
+  /** The actor's documentation page (where its input, output and price were read). */
+  docs: Schema.optionalWith(Schema.String, { exact: true }),
+  /** What the actor charges per dataset item, in USD. */
+  usdPerItem: Schema.Number.pipe(Schema.positive()),
+  /** What the actor charges per run besides its items (a start fee), in USD. */
+  usdPerRun: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 0 }),
+  /** The actor input template. */
+  input: Schema.optionalWith(Schema.Unknown, { default: () => ({}) }),
+  /** Only items whose value at `path` is one of `in` are rows (e.g. organic results, not ads); the others are skipped. */
+  keep: Schema.optionalWith(Schema.Struct({ path: Path, in: Schema.Array(Schema.Unknown) }), { exact: true }),
+  /** A path to an array inside each item whose elements are the rows (e.g. a place's reviews). */
+  items: Schema.optionalWith(Path, { exact: true }),
+  /** The actor's error and note items. */
+  errors: Schema.optionalWith(ErrorItems, {
+    default: () => ({ when: ["error", "#error", "errorMessage"], notFound: "not found|no .* found|does ?n[o']t exist" })
+  }),
+  /** Row field -> field spec (the rows must decode with the op's row Schema). */
+  rows: Schema.Record({ key: Schema.String, value: FieldSpec }),
+  /** Why a row field stays null, or what the actor does not give (shown in the catalogue table). */
+  notMapped: Schema.optionalWith(Schema.String, { exact: true })
+})
+export type OpMapping = typeof OpMapping.Type
+
+/** `platform.op` -> mapping. */
+export const Mappings = Schema.Record({ key: Schema.String, value: OpMapping })
+export type Mappings = typeof Mappings.Type
+
+/** Decodes mappings, unknown keys refused; Left names the op and the field. */
+export const decodeMappings = (value: unknown, origin: string): Either.Either<Mappings, string> =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(Mappings, { onExcessProperty: "error", errors: "first" })(value),
+    (e) => `${origin}: ${ParseResult.TreeFormatter.formatErrorSync(e)}`
+  )
+
+// ---------------------------------------------------------------------------------------------------------------
+// reading items
+
+/** The value at a dotted path (`a.b.0.c`, `#hidden.x`), null when absent. */
+export const at = (item: unknown, path: string): unknown => {
+  let v: unknown = item
+  for (const key of path.split(".")) {
+    if (v === null || typeof v !== "object") return null
+    v = Array.isArray(v) && /^\d+$/.test(key) ? v[Number(key)] : (v as Record<string, unknown>)[key]
+  }
+  return v === undefined ? null : v
+}
+
+const truthy = new Set(["true", "yes", "1", "y", "on"])
+const falsy = new Set(["false", "no", "0", "n", "off", ""])
+
+/** A date-time from the common forms: ISO strings, `YYYY-MM-DD`, epoch seconds or milliseconds. */
+export const toDateTime = (v: unknown): string | null => {
+  if (typeof v === "number" && Number.isFinite(v)) return new Date(v < 1e11 ? v * 1000 : v).toISOString()
+  if (typeof v !== "string" || v.trim() === "") return null
+  const s = v.trim()
+  if (/^\d+$/.test(s)) return toDateTime(Number(s))
+  // a date alone is midnight UTC; a date and time without a zone is read as UTC (never the machine's zone)
+  const zoneless = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(s)
+  const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : zoneless ? `${s.replace(" ", "T")}Z` : s)
+  return Number.isNaN(t) ? null : new Date(t).toISOString()
+}
+
+const toNumber = (v: unknown): number | null => {
+  if (typeof v === "number") return Number.isFinite(v) ? v : null
+  if (typeof v === "string") {
+    const cleaned = v.replace(/[,\s]/g, "").replace(/[^\d.eE+-]/g, "")
+    if (cleaned === "") return null
+    const n = Number(cleaned)
+    return Number.isFinite(n) ? n : null
+  }
+  if (typeof v === "boolean") return v ? 1 : 0
+  return null
+}
+
+const convert = (v: unknown, spec: PathSpec): unknown => {
+  let value = v
+  if (spec.split !== undefined && typeof value === "string")
+    value = value
+      .split(spec.split)
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+  if (spec.join !== undefined && Array.isArray(value))
+    value = value.filter((x) => x !== null && x !== undefined).join(spec.join)
+  if (value !== null && spec.as !== undefined) {
+    switch (spec.as) {
+      case "number":
+      case "integer": {
+        const n = toNumber(value)
+        value = n === null ? null : spec.as === "integer" ? Math.round(n * (spec.scale ?? 1)) : n * (spec.scale ?? 1)
+        break
+      }
+      case "boolean":
+        value =
+          typeof value === "boolean"
+            ? value
+            : typeof value === "number"
+              ? value !== 0
+              : typeof value === "string" && truthy.has(value.trim().toLowerCase())
+                ? true
+                : typeof value === "string" && falsy.has(value.trim().toLowerCase())
+                  ? false
+                  : null
+        break
+      case "datetime":
+        value = toDateTime(value)
+        break
+      case "string":
+        value = typeof value === "string" ? value : typeof value === "object" ? JSON.stringify(value) : String(value)
+        break
+    }
+  } else if (value !== null && spec.scale !== undefined) {
+    const n = toNumber(value)
+    value = n === null ? null : n * spec.scale
+  }
+  return value === null && "default" in spec ? spec.default : value
+}
+
+/** The value of a field spec on an item. */
+export const value = (item: unknown, spec: FieldSpec): unknown => {
+  if (typeof spec === "string") return at(item, spec)
+  if ("const" in spec) return spec.const
+  if ("first" in spec) {
+    for (const s of spec.first) {
+      const v = value(item, s)
+      if (v !== null && v !== undefined && v !== "") return v
+    }
+    return null
+  }
+  if ("each" in spec) {
+    const list = at(item, spec.each)
+    if (!Array.isArray(list)) return []
+    const m = spec.map
+    const single = typeof m === "string" || "path" in m || "const" in m || "first" in m || "each" in m
+    return list.map((el) =>
+      single
+        ? value(el, m as FieldSpec)
+        : Object.fromEntries(Object.entries(m as Record<string, FieldSpec>).map(([k, s]) => [k, value(el, s)]))
+    )
+  }
+  return convert(at(item, spec.path), spec)
+}
+
+/** Whether a mapping reads any hidden (`#`) field, so its datasets must be read with them. */
+export const readsHidden = (m: OpMapping): boolean =>
+  JSON.stringify(m.rows).includes('"#') || m.errors.when.some((p) => p.startsWith("#"))
+
+/** An error or note item: its text, and whether it says the subject does not exist. */
+export const errorItem = (
+  m: OpMapping,
+  item: unknown
+): { readonly text: string; readonly notFound: boolean } | undefined => {
+  for (const path of m.errors.when) {
+    const v = at(item, path)
+    if (v === null || v === false || v === "") continue
+    const text = typeof v === "string" ? v : JSON.stringify(v)
+    return { text, notFound: new RegExp(m.errors.notFound, "i").test(text) }
+  }
+  return undefined
+}
+
+/** The rows of one item (one, or one per element of `items`), each field from its spec, unmapped nullable fields null. */
+export const rowsOf = (m: OpMapping, item: unknown, nulls: ReadonlyArray<string>): ReadonlyArray<M.Row> => {
+  if (m.keep !== undefined && !m.keep.in.includes(at(item, m.keep.path))) return []
+  const elements = m.items === undefined ? [item] : ((at(item, m.items) as Array<unknown> | null) ?? [])
+  return (Array.isArray(elements) ? elements : []).map((el) => {
+    const row: Record<string, unknown> = {}
+    for (const f of nulls) row[f] = null
+    for (const [field, spec] of Object.entries(m.rows)) {
+      const v = value(el, spec)
+      row[field] = v === undefined ? null : v
+    }
+    return row
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// input templates
+
+const requestRef = /^request\.([A-Za-z0-9_]+)$/
+
+const ref = (name: string, unit: U.UnitRequest): unknown => {
+  if (name === "subject") return unit.subject ?? null
+  if (name === "query") return unit.request["query"] ?? null
+  if (name === "rows") return unit.rows
+  const m = requestRef.exec(name)
+  return m ? (unit.request[m[1]!] ?? null) : undefined
+}
+
+/** The actor input of a unit: the template with its references replaced. */
+export const input = (template: unknown, unit: U.UnitRequest): unknown => {
+  if (typeof template === "string") {
+    if (template.startsWith("$")) {
+      const v = ref(template.slice(1), unit)
+      return v === undefined ? template : v
+    }
+    return template.replace(/\{(subject|query|rows|request\.[A-Za-z0-9_]+)\}/g, (_, name: string) => {
+      const v = ref(name, unit)
+      return v === null || v === undefined ? "" : encodeURIComponent(String(v)).replace(/%40/g, "@")
+    })
+  }
+  if (Array.isArray(template)) return template.map((t) => input(t, unit))
+  if (template !== null && typeof template === "object") {
+    const o = template as Record<string, unknown>
+    if (typeof o["$value"] === "string") {
+      const v = ref(o["$value"], unit)
+      const table = o["map"] as Record<string, unknown> | undefined
+      const mapped = table !== undefined && v !== null && v !== undefined ? table[String(v)] : v
+      return mapped === null || mapped === undefined ? (o["default"] ?? null) : mapped
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, input(v, unit)]))
+  }
+  return template
+}
+
+/** Every reference an input template makes (`subject`, `rows`, `request.x`, ...). */
+const references = (template: unknown, out: Set<string> = new Set()): Set<string> => {
+  if (typeof template === "string") {
+    if (template.startsWith("$")) out.add(template.slice(1))
+    for (const m of template.matchAll(/\{(subject|query|rows|request\.[A-Za-z0-9_]+)\}/g)) out.add(m[1]!)
+  } else if (Array.isArray(template)) for (const t of template) references(t, out)
+  else if (template !== null && typeof template === "object") {
+    const o = template as Record<string, unknown>
+    if (typeof o["$value"] === "string") out.add(o["$value"])
+    else for (const v of Object.values(o)) references(v, out)
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// checks at start
+
+const typeLiteral = (ast: SchemaAST.AST): SchemaAST.TypeLiteral | undefined => {
+  if (SchemaAST.isTypeLiteral(ast)) return ast
+  if (SchemaAST.isTransformation(ast)) return typeLiteral(ast.to)
+  if (SchemaAST.isRefinement(ast)) return typeLiteral(ast.from)
+  return undefined
+}
+
+const admitsNull = (ast: SchemaAST.AST): boolean =>
+  SchemaAST.isLiteral(ast)
+    ? ast.literal === null
+    : SchemaAST.isUnion(ast)
+      ? ast.types.some(admitsNull)
+      : SchemaAST.isRefinement(ast)
+        ? admitsNull(ast.from)
+        : SchemaAST.isTransformation(ast)
+          ? admitsNull(ast.to)
+          : false
+
+/** The delivered row fields of an op: required (not nullable), nullable, optional. */
+export const rowFields = (op: Catalogue.OpDef) => {
+  const lit = op.delivered && typeLiteral(op.delivered.ast)
+  const required: Array<string> = []
+  const nullable: Array<string> = []
+  const all: Array<string> = []
+  for (const p of lit?.propertySignatures ?? []) {
+    const name = String(p.name)
+    all.push(name)
+    if (p.isOptional) continue
+    if (admitsNull(p.type)) nullable.push(name)
+    else required.push(name)
+  }
+  return { required, nullable, all }
+}
+
+/** The fields the adapter fills itself (the position of a row in its list). */
+export const filled = new Set(["position"])
+
+/**
+ * Checks one mapping against its op: the op exists and fetches, every row field it maps exists, every required row
+ * field is mapped, every request field its input names exists. Left: `platform.op: field ...`.
+ */
+export const check = (key: string, m: OpMapping): Either.Either<void, string> => {
+  const [platform, name, ...rest] = key.split(".")
+  const op = rest.length === 0 ? Catalogue.findOp(platform ?? "", name ?? "") : undefined
+  if (op === undefined) return Either.left(`${key}: no such op (a mapping is keyed platform.op)`)
+  if (op.delivered === undefined || op.kind._tag !== "Measure")
+    return Either.left(`${key}: this op is not fetched through a mapping`)
+  const fields = rowFields(op)
+  for (const f of Object.keys(m.rows))
+    if (!fields.all.includes(f)) return Either.left(`${key}: rows.${f} is not a field of the ${key} row`)
+  for (const f of fields.required)
+    if (!filled.has(f) && !(f in m.rows))
+      return Either.left(`${key}: rows.${f} is required by the ${key} row and not mapped`)
+  for (const r of references(m.input)) {
+    if (r === "rows" || r === "subject") continue
+    const field = r === "query" ? "query" : requestRef.exec(r)?.[1]
+    if (field === undefined || !(field in op.fields))
+      return Either.left(`${key}: input names "${r}", which is not a field of a ${key} request`)
+  }
+  return Either.void
+}

@@ -1,0 +1,140 @@
+// Issue 20: the mapping language. Paths with indices and hidden `#` fields, constants, defaults, conversions, arrays
+// element by element, input templates; decoding and the start-time check name the op and the field.
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as Mapping from "../src/Mapping.js"
+import { unit } from "./support/Adapters.js"
+
+const item = {
+  title: "Cafe",
+  "#debug": { url: "https://x.example/p" },
+  location: { lat: "-33.86", lng: 151.2 },
+  categories: ["Cafe", "Bakery"],
+  tags: "a, b,,c",
+  stars: 4.6,
+  verified: "yes",
+  posted: 1_700_000_000,
+  day: "2024-02-03",
+  km: 2.5,
+  list: [
+    { n: "x", v: "1,200" },
+    { n: "y", v: null }
+  ]
+}
+
+describe("Mapping", () => {
+  it("reads paths with array indices and hidden fields, null when absent", () => {
+    assert.strictEqual(Mapping.value(item, "list.1.n"), "y")
+    assert.strictEqual(Mapping.value(item, "#debug.url"), "https://x.example/p")
+    assert.strictEqual(Mapping.value(item, "list.5.n"), null)
+    assert.strictEqual(Mapping.value(item, "title.x"), null)
+  })
+
+  it("converts: number, integer with rounding, boolean, date-time forms, join, split, scale, default, const, first", () => {
+    assert.strictEqual(Mapping.value(item, { path: "location.lat", as: "number" }), -33.86)
+    assert.strictEqual(Mapping.value(item, { path: "stars", as: "integer" }), 5)
+    assert.strictEqual(Mapping.value(item, { path: "list.0.v", as: "integer" }), 1200)
+    assert.strictEqual(Mapping.value(item, { path: "verified", as: "boolean" }), true)
+    assert.strictEqual(Mapping.value(item, { path: "posted", as: "datetime" }), "2023-11-14T22:13:20.000Z")
+    assert.strictEqual(Mapping.value(item, { path: "day", as: "datetime" }), "2024-02-03T00:00:00.000Z")
+    assert.strictEqual(Mapping.value(item, { path: "categories", join: ", " }), "Cafe, Bakery")
+    assert.deepStrictEqual(Mapping.value(item, { path: "tags", split: "," }), ["a", "b", "c"])
+    assert.strictEqual(Mapping.value(item, { path: "km", as: "integer", scale: 1000 }), 2500)
+    assert.strictEqual(Mapping.value(item, { path: "list.1.v", as: "integer", default: 0 }), 0)
+    assert.strictEqual(Mapping.value(item, { const: "forum" }), "forum")
+    assert.strictEqual(Mapping.value(item, { first: ["missing", "title"] }), "Cafe")
+    assert.deepStrictEqual(
+      Mapping.value(item, { each: "list", map: { name: "n", value: { path: "v", as: "number" } } }),
+      [
+        { name: "x", value: 1200 },
+        { name: "y", value: null }
+      ]
+    )
+    assert.deepStrictEqual(Mapping.value(item, { each: "list", map: "n" }), ["x", "y"])
+  })
+
+  it("fills input templates from every request field, typed or interpolated, enumerations translated", () => {
+    const u = unit("forum", "subreddit", { subject: "typescript", sort: "newest", limit: 20 }, "typescript")
+    assert.deepStrictEqual(
+      Mapping.input(
+        {
+          url: "https://forum.example/r/{subject}/",
+          max: "$rows",
+          sort: { $value: "request.sort", map: { newest: "new", top: "top" }, default: "hot" },
+          window: "$request.postedWithin",
+          fixed: [1, true]
+        },
+        u
+      ),
+      { url: "https://forum.example/r/typescript/", max: 20, sort: "new", window: "7d", fixed: [1, true] }
+    )
+  })
+
+  it("decoding names the op and the field; unknown keys are refused", () => {
+    const bad = Mapping.decodeMappings(
+      { "maps.places": { actor: "a~b", usdPerItem: 0.001, rows: { name: { path: "" } } } },
+      "PROVIDER_OPS"
+    )
+    assert.isTrue(Either.isLeft(bad))
+    if (Either.isLeft(bad)) assert.match(bad.left, /PROVIDER_OPS: .*maps\.places/s)
+    const extra = Mapping.decodeMappings(
+      { "maps.places": { actor: "a~b", usdPerItem: 0.001, rows: {}, bogus: 1 } },
+      "f"
+    )
+    assert.isTrue(Either.isLeft(extra))
+    const free = Mapping.decodeMappings({ "maps.places": { actor: "a~b", usdPerItem: 0, rows: {} } }, "f")
+    assert.isTrue(Either.isLeft(free), "a price per item must be positive")
+  })
+
+  it("the start check names the op and the missing or unknown field", () => {
+    const m = Either.getOrThrow(
+      Mapping.decodeMappings(
+        { "maps.places": { actor: "a~b", usdPerItem: 0.004, input: { q: "$request.nope" }, rows: { name: "title" } } },
+        "t"
+      )
+    )["maps.places"]!
+    assert.deepStrictEqual(
+      Mapping.check("maps.places", m),
+      Either.left("maps.places: rows.placeId is required by the maps.places row and not mapped")
+    )
+    const unknownField = { ...m, rows: { ...m.rows, colour: "x" } }
+    assert.deepStrictEqual(
+      Mapping.check("maps.places", unknownField),
+      Either.left("maps.places: rows.colour is not a field of the maps.places row")
+    )
+    const full = {
+      ...m,
+      rows: {
+        placeId: "id",
+        name: "t",
+        address: "a",
+        lat: "la",
+        lon: "lo",
+        rating: "r",
+        reviewCount: "c",
+        categories: "k"
+      }
+    }
+    assert.deepStrictEqual(
+      Mapping.check("maps.places", full),
+      Either.left('maps.places: input names "request.nope", which is not a field of a maps.places request')
+    )
+    assert.isTrue(Either.isRight(Mapping.check("maps.places", { ...full, input: { placeIds: ["$subject"] } })))
+    assert.isTrue(Either.isLeft(Mapping.check("maps.nothing", m)))
+  })
+
+  it("error and note items are recognised, and which say the subject does not exist", () => {
+    const m = Either.getOrThrow(
+      Mapping.decodeMappings(
+        { "maps.places": { actor: "a~b", usdPerItem: 0.004, errors: { when: ["error", "note"] }, rows: {} } },
+        "t"
+      )
+    )["maps.places"]!
+    assert.deepStrictEqual(Mapping.errorItem(m, { input: {}, note: "No videos found" }), {
+      text: "No videos found",
+      notFound: true
+    })
+    assert.deepStrictEqual(Mapping.errorItem(m, { error: "rate limited" }), { text: "rate limited", notFound: false })
+    assert.isUndefined(Mapping.errorItem(m, { title: "a row" }))
+  })
+})
