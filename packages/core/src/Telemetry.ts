@@ -126,13 +126,13 @@ class CountingBatchProcessor extends BatchSpanProcessor {
   }
 }
 
+// one JSON object per line on stdout (jsonLogger only formats: withConsoleLog writes)
+const jsonLines = Logger.withConsoleLog(Logger.jsonLogger)
+
 /** Logs as JSON lines: the default and the pretty logger (NodeRuntime.runMain's) are replaced by the JSON one. */
 export const jsonLogs = Layer.scopedDiscard(
   Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-    HashSet.add(
-      HashSet.remove(HashSet.remove(loggers, Logger.defaultLogger), Logger.prettyLoggerDefault),
-      Logger.jsonLogger
-    )
+    HashSet.add(HashSet.remove(HashSet.remove(loggers, Logger.defaultLogger), Logger.prettyLoggerDefault), jsonLines)
   )
 )
 
