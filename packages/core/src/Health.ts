@@ -5,6 +5,7 @@
  * one indexed read, at most once per `cacheMs` whatever the number of probers.
  * Also the gauges read from the store at scrape time (holds in flight, the refresh pass and its queue).
  */
+import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Upstream } from "@pdr/domain"
 import { Migrations } from "@pdr/store-pg"
@@ -149,3 +150,24 @@ export const readGauges = Effect.gen(function* () {
     })
   )
 })
+
+const noStore = { "cache-control": "no-store" }
+
+/** `GET /healthz` and `GET /readyz` as routes of a router (no key: a probe's). */
+export const routes = (readiness: Readiness) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.get("/healthz", HttpServerResponse.unsafeJson({ status: "ok" }, { headers: noStore })),
+    HttpRouter.get(
+      "/readyz",
+      Effect.map(readiness.check, (v) =>
+        HttpServerResponse.unsafeJson(
+          {
+            status: v.ready ? "ready" : "not_ready",
+            ...(v.reason === undefined ? {} : { reason: v.reason }),
+            checks: v.checks
+          },
+          { status: v.ready ? 200 : 503, headers: noStore }
+        )
+      )
+    )
+  )

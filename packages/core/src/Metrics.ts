@@ -6,20 +6,30 @@
  * The upstream policy's own metrics live beside it (`@pdr/upstream-http` PolicyMetrics).
  */
 import { type Calls, Catalogue } from "@pdr/domain"
+import { PolicyMetrics } from "@pdr/upstream-http"
 import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
 
-const counter = (name: string, description: string) => Metric.counter(name, { description, incremental: true })
-const gauge = (name: string, description: string) => Metric.gauge(name, { description })
+const defined: Array<string> = []
+const named = <A>(name: string, metric: A): A => {
+  defined.push(name)
+  return metric
+}
+const counter = (name: string, description: string) =>
+  named(name, Metric.counter(name, { description, incremental: true }))
+const gauge = (name: string, description: string) => named(name, Metric.gauge(name, { description }))
 
 const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
 
 /** Every metric, by its Prometheus name. */
 export const metrics = {
   httpRequests: counter("pdr_http_requests_total", "HTTP requests answered, by route template, method and status"),
-  httpDuration: Metric.histogram(
+  httpDuration: named(
     "pdr_http_request_duration_seconds",
-    seconds,
-    "time to answer an HTTP request, by route template, method and status"
+    Metric.histogram(
+      "pdr_http_request_duration_seconds",
+      seconds,
+      "time to answer an HTTP request, by route template, method and status"
+    )
   ),
   paidCalls: counter("pdr_paid_calls_total", "op calls that charged credits, by platform and op"),
   credits: counter("pdr_credits_charged_total", "credits captured by op calls, by platform and op"),
@@ -55,6 +65,9 @@ export const metrics = {
   ready: gauge("pdr_ready", "1 while /readyz answers 200")
 } as const
 
+/** Every metric name the service exports (these and the upstream policy's). */
+export const names: ReadonlyArray<string> = [...defined, ...PolicyMetrics.names]
+
 // a tagged metric is built once per label set: the request path does one map lookup, not a new key
 // biome-ignore lint/suspicious/noExplicitAny: a metric of any kind (counter, gauge, histogram)
 type AnyMetric = Metric.Metric<any, any, any>
@@ -75,8 +88,8 @@ export const tagged = <M extends AnyMetric>(metric: M, labels: Record<string, st
   return m as M
 }
 
-const names = new WeakMap<object, string>(Object.entries(metrics).map(([k, m]) => [m as object, k]))
-const metricName = (m: object) => names.get(m) ?? "other"
+const keys = new WeakMap<object, string>(Object.entries(metrics).map(([k, m]) => [m as object, k]))
+const metricName = (m: object) => keys.get(m) ?? "other"
 
 /** The platform and op of a call as labels: catalogue names only, anything else is `unknown`. */
 export const opLabels = (platform: string, body: unknown) => {

@@ -29,6 +29,15 @@ const circuit = Metric.gauge("pdr_upstream_circuit_open", {
   description: "1 while the circuit breaker of an upstream host is open, else 0"
 })
 
+/** The names of the metrics above. */
+export const names: ReadonlyArray<string> = [
+  "pdr_upstream_requests_total",
+  "pdr_upstream_retries_total",
+  "pdr_upstream_failures_total",
+  "pdr_upstream_request_duration_seconds",
+  "pdr_upstream_circuit_open"
+]
+
 type Tags = Record<string, string>
 // biome-ignore lint/suspicious/noExplicitAny: a metric of any kind (counter, gauge, histogram)
 type AnyMetric = Metric.Metric<any, any, any>
