@@ -103,6 +103,7 @@ export const publicHttp = (options: Options) =>
     Layer.provide(
       Observability.layer(Document.api(engineVersion), {
         log: options.logRequests ?? false,
+        metrics: options.observe !== false,
         extra: ["/healthz", "/readyz", "/mcp", "/docs", "/openapi.json"]
       })
     ),

@@ -60,7 +60,11 @@ const probes = new Set(["/healthz", "/readyz"])
 
 /** Observes one request answered by `app`. */
 export const observe =
-  (options: { readonly route: (method: string, url: string) => string; readonly log: boolean }) =>
+  (options: {
+    readonly route: (method: string, url: string) => string
+    readonly log: boolean
+    readonly metrics: boolean
+  }) =>
   <E, R>(
     request: HttpServerRequest.HttpServerRequest,
     state: RequestId.State,
@@ -73,7 +77,7 @@ export const observe =
         Effect.gen(function* () {
           const ms = (yield* Clock.currentTimeMillis) - started
           span?.attribute("http.response.status_code", response.status)
-          yield* Metrics.recordRequest(route, request.method, response.status, ms / 1000)
+          if (options.metrics) yield* Metrics.recordRequest(route, request.method, response.status, ms / 1000)
           if (options.log && !probes.has(route)) {
             yield* Effect.logInfo("request").pipe(
               Effect.annotateLogs({
@@ -110,5 +114,8 @@ export class Observer extends Context.Tag("@pdr/server/Observer")<Observer, Retu
 /** The observer of the public API: its contract's templates and the routes mounted beside it. */
 export const layer = (
   api: HttpApi.HttpApi.Any,
-  options: { readonly log: boolean; readonly extra: ReadonlyArray<string> }
-) => Layer.sync(Observer, () => observe({ route: routeMatcher(templatesOf(api, options.extra)), log: options.log }))
+  options: { readonly log: boolean; readonly metrics: boolean; readonly extra: ReadonlyArray<string> }
+) =>
+  Layer.sync(Observer, () =>
+    observe({ route: routeMatcher(templatesOf(api, options.extra)), log: options.log, metrics: options.metrics })
+  )
