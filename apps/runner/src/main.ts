@@ -5,9 +5,10 @@
  */
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Core, Refresh } from "@pdr/core"
+import { Core, Refresh, Telemetry } from "@pdr/core"
 import { Cause, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Display from "./Display.js"
+import * as HealthServer from "./HealthServer.js"
 
 /** The runner's exit codes. */
 export const ExitCode = {
@@ -38,20 +39,30 @@ const setCode = (code: number) =>
   })
 
 /** The services of the runner: the core (its database, ports, upstream) from the environment. */
-const services = Effect.gen(function* () {
-  const core = yield* Core.config
-  const settings = yield* Refresh.settingsConfig
-  return { settings, layer: Core.layer({ ...core, refreshAccountId: settings.accountId }) }
-})
+const services = (serving: boolean) =>
+  Effect.gen(function* () {
+    const core = yield* Core.config
+    const settings = yield* Refresh.settingsConfig
+    // issue 25: probes and metrics on HEALTH_PORT while serving; traces when an OTLP endpoint is set (the runner's
+    // logs keep their own format: Display.logger)
+    const telemetry = { ...(yield* Telemetry.settingsConfig("pdr-runner")), logFormat: "pretty" as const }
+    const health = yield* HealthServer.settingsConfig
+    const layer = (serving ? HealthServer.layer(health) : Layer.empty).pipe(
+      Layer.provideMerge(Core.layer({ ...core, refreshAccountId: settings.accountId })),
+      Layer.provideMerge(Telemetry.layer(telemetry))
+    )
+    return { settings, layer }
+  })
 
 const withEngine = <A, E>(
+  serving: boolean,
   use: (
     engine: Effect.Effect.Success<ReturnType<typeof Refresh.make>>,
     settings: Refresh.Settings
   ) => Effect.Effect<A, E, never>
 ) =>
   Effect.gen(function* () {
-    const { settings, layer } = yield* services
+    const { settings, layer } = yield* services(serving)
     return yield* Effect.flatMap(Refresh.make(settings), (engine) => use(engine, settings)).pipe(Effect.provide(layer))
   })
 
@@ -67,7 +78,7 @@ const retryFailed = Options.boolean("retry-failed").pipe(
 )
 
 const once = Command.make("once", { platform, dryRun, retryFailed }, (args) =>
-  withEngine((engine, settings) =>
+  withEngine(false, (engine, settings) =>
     Effect.gen(function* () {
       const only = Option.getOrUndefined(args.platform)
       if (args.dryRun) {
@@ -135,7 +146,7 @@ const once = Command.make("once", { platform, dryRun, retryFailed }, (args) =>
 ).pipe(Command.withDescription("run one pass now, with live progress and a summary"))
 
 const root = Command.make("runner", {}, () =>
-  withEngine((engine, settings) =>
+  withEngine(true, (engine, settings) =>
     Effect.gen(function* () {
       yield* engine.checkAccount
       yield* Effect.logInfo("refresh runner started", { cron: settings.cron, runner: engine.runner })
@@ -161,8 +172,7 @@ const main = cli(process.argv).pipe(
     )
   }),
   Effect.provide(NodeContext.layer),
-  Effect.provide(Logger.replace(Logger.defaultLogger, Display.logger(process.stdout, process.stderr))),
-  Effect.provide(Layer.setTracerEnabled(false))
+  Effect.provide(Logger.replace(Logger.defaultLogger, Display.logger(process.stdout, process.stderr)))
 )
 
 NodeRuntime.runMain(main, {

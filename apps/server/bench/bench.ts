@@ -21,6 +21,9 @@
  *   e   the typed clients: a 10-subject op served from the store, called in this process at 20 concurrent calls through
  *       the Effect client (PdrClient.call, the answer decoded with the op's row Schemas) and the Promise client, as
  *       ratios to plain fetch + JSON.parse of the same calls (e0), in the same run (BENCH_ONLY=e runs only this one)
+ *   o   observability (issue 25): b and c with metrics off (METRICS=false, o0: the baseline), with metrics on and
+ *       the tracer off (the default, o1), and with traces exported to a loopback OTLP sink (o2), each as a ratio to
+ *       o0 in the same run (target: o1 within 3%); then c during a burst of scrapes of /metrics (BENCH_ONLY=o)
  *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
@@ -660,6 +663,107 @@ const providerServed = async () => {
   }
 }
 
+/** o: the cost of metrics and tracing on b and c, and of scrapes during a burst of calls. */
+const observability = async () => {
+  const { createServer } = await import("node:http")
+  const sink = createServer((req, res) => {
+    req.resume()
+    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end("{}"))
+  })
+  await new Promise<void>((r) => sink.listen(0, "127.0.0.1", () => r()))
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`
+  const configs = [
+    { name: "o0 metrics off", env: { METRICS: "false" } },
+    { name: "o1 metrics on (default)", env: {} },
+    { name: "o2 metrics + OTLP traces", env: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } }
+  ]
+  const figures: Array<{ name: string; b: number; c: number; cScraped?: number }> = []
+  try {
+    for (const config of configs) {
+      const { server, close } = await serverOnFreshSchema(`bench_o${figures.length}`, {
+        ...config.env,
+        LOG_REQUESTS: "false"
+      })
+      try {
+        const op = operator(server)
+        const keys: Array<string> = []
+        for (let i = 0; i < 100; i += 50) {
+          keys.push(
+            ...(await Promise.all(
+              Array.from({ length: 50 }, async (_, j) => {
+                const a = await op("/admin/accounts", { name: `bench o ${i + j}`, credits: 1_000_000 })
+                return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
+              })
+            ))
+          )
+        }
+        const url = `${server.api}/api/v1/platforms/maps`
+        const json = { "content-type": "application/json" }
+        const stored = JSON.stringify({
+          request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
+        })
+        await fetch(url, { method: "POST", headers: { ...json, "x-api-key": keys[0]! }, body: stored })
+        const b = await load(`${config.name}: b`, {
+          url,
+          method: "POST",
+          headers: { ...json, "x-api-key": keys[0]! },
+          body: stored
+        })
+        let n = 0
+        const paid = {
+          url,
+          method: "POST" as const,
+          headers: json,
+          requests: [
+            {
+              setupRequest: (req: any) => {
+                n++
+                return {
+                  ...req,
+                  headers: { ...json, "x-api-key": keys[n % keys.length]! },
+                  body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+                }
+              }
+            }
+          ]
+        }
+        const c = await load(`${config.name}: c`, paid)
+        const figure: { name: string; b: number; c: number; cScraped?: number } = {
+          name: config.name,
+          b: b.rps,
+          c: c.rps
+        }
+        if (config.name.startsWith("o1")) {
+          // a scrape every 100 ms during the burst (Prometheus scrapes every 15 s or so: this is 150 times more)
+          let scraping = true
+          const scrapes = (async () => {
+            while (scraping) {
+              await fetch(`${server.admin}/metrics`, { headers: { authorization: `Bearer ${server.token}` } }).then(
+                (r) => r.text()
+              )
+              await new Promise((r) => setTimeout(r, 100))
+            }
+          })()
+          figure.cScraped = (await load(`${config.name}: c while /metrics is scraped every 100 ms`, paid)).rps
+          scraping = false
+          await scrapes
+        }
+        figures.push(figure)
+      } finally {
+        await close()
+      }
+    }
+  } finally {
+    sink.close()
+  }
+  const base = figures[0]!
+  console.log("\nobservability (issue 25): requests/s and ratio to metrics off, same run")
+  for (const f of figures)
+    console.log(
+      `${f.name.padEnd(28)} b ${f.b.toFixed(0).padStart(6)} (${(f.b / base.b).toFixed(3)})   c ${f.c.toFixed(0).padStart(6)} (${(f.c / base.c).toFixed(3)})${f.cScraped === undefined ? "" : `   c during scrapes ${f.cScraped.toFixed(0)} (${(f.cScraped / f.c).toFixed(3)} x c)`}`
+    )
+}
+
 const only = process.env["BENCH_ONLY"]
 const all = async () => {
   if (only === undefined || only === "m") await embedded()
@@ -667,6 +771,7 @@ const all = async () => {
   if (only === undefined || only === "u") await upstreams()
   if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()
+  if (only === undefined || only === "o") await observability()
   if (only === undefined || only === "r") refresh()
   console.log(JSON.stringify(summary))
 }

@@ -1,4 +1,6 @@
 /** The server's configuration, read in one place. */
+
+import { Telemetry } from "@pdr/core"
 import { Members } from "@pdr/domain"
 import { NodePasswordHasher } from "@pdr/store-pg"
 import { Config, Duration } from "effect"
@@ -21,6 +23,10 @@ export const server = Config.all({
   demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
   sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000)),
+  // issue 25: /readyz answers 503 this long at shutdown before the listeners stop accepting; a log line per request
+  drainMs: Config.integer("SHUTDOWN_DRAIN_MS").pipe(Config.withDefault(0)),
+  logRequests: Config.boolean("LOG_REQUESTS").pipe(Config.withDefault(true)),
+  telemetry: Telemetry.settingsConfig("pdr-server"),
   timeouts: Config.all({
     headersMs: Config.integer("HEADERS_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.headersMs)),
     requestMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.requestMs)),

@@ -11,6 +11,9 @@ import { Effect, FiberRef } from "effect"
 export interface State {
   readonly id: string
   readonly headers: Record<string, string>
+  /** What the request's log line tells (issue 25): the caller's key id (never the key) and the credits charged. */
+  keyId?: string
+  credits?: number
 }
 
 const outside: State = Object.freeze({ id: "req_none", headers: Object.freeze({}) as Record<string, string> })
@@ -23,6 +26,12 @@ export const start = (): State => {
   const id = make()
   return { id, headers: { "x-request-id": id } }
 }
+
+/** Notes the key id or the credits of the current request for its log line (nothing outside a request). */
+export const note = (fields: { readonly keyId?: string; readonly credits?: number }) =>
+  Effect.map(FiberRef.get(current), (state) => {
+    if (state !== outside) Object.assign(state, fields)
+  })
 
 /** Adds headers to the current request's answer (nothing outside a request). */
 export const addHeaders = (headers: Record<string, string>) =>

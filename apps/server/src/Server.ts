@@ -3,7 +3,7 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Core } from "@pdr/core"
+import { Core, Telemetry } from "@pdr/core"
 import { IdempotencyStore, Keys, Ledger, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
 import { NodePasswordHasher, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
@@ -13,7 +13,9 @@ import * as DashboardHttp from "./dashboard/DashboardHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
+import * as HealthHttp from "./http/HealthHttp.js"
 import * as McpHttp from "./http/McpHttp.js"
+import * as Observability from "./http/Observability.js"
 import * as OpsHttp from "./http/OpsHttp.js"
 import { engineVersion } from "./Version.js"
 
@@ -34,6 +36,12 @@ export interface Options extends Core.Options {
     readonly absoluteTimeoutMs?: number
     readonly scryptLogN?: number
   }
+  /** Issue 25: where traces and logs go (no traces, logs as they are when absent: tests). */
+  readonly telemetry?: Telemetry.Settings
+  /** One log line per request (request id, key id, route, status, duration, credits); off when absent. */
+  readonly logRequests?: boolean
+  /** How long /readyz answers 503 at shutdown before the listeners stop accepting (0 when absent). */
+  readonly drainMs?: number
 }
 
 /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive lasts. */
@@ -90,13 +98,23 @@ export const publicHttp = (options: Options) =>
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(McpHttp.layer(Effect.suspend(() => urlOf))),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(HealthHttp.layer),
     Layer.provide(Fallback.layer),
+    Layer.provide(
+      Observability.layer(Document.api(engineVersion), {
+        log: options.logRequests ?? false,
+        metrics: options.observe !== false,
+        extra: ["/healthz", "/readyz", "/mcp", "/docs", "/openapi.json"]
+      })
+    ),
     Layer.provide(apiLive(options)),
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )
 
 /** The operator API on the HttpServer it is given. */
-export const adminHttp = (token: Redacted.Redacted<string>) => AdminHttp.layer(token)
+export const adminHttp = (token: Redacted.Redacted<string>) =>
+  // no span of the framework's own: its attributes would carry the path (account and key ids) (issue 25)
+  AdminHttp.layer(token).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))
 
 /** Background work: the hold sweep (D8), expired idempotency records (D16), the flush of key call counts (D6). */
 export const background = (sweepEveryMs: number) =>
@@ -159,13 +177,26 @@ const closingServer = (timeouts: ListenerTimeouts) => () => {
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) => {
   const listener = closingServer(options.timeouts ?? listenerTimeouts)
-  return Layer.mergeAll(
-    Layer.merge(publicHttp(options).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(listener, { port: options.port, host: options.host }))
+  // built after the listeners, so its finalizer runs first: /readyz turns 503, then (after drainMs) they close
+  const drain = Layer.scopedDiscard(
+    Effect.flatMap(HealthHttp.Readiness, (readiness) =>
+      Effect.addFinalizer(() => Effect.zipRight(readiness.drain, Effect.sleep(Duration.millis(options.drainMs ?? 0))))
+    )
+  )
+  return drain.pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.merge(publicHttp(options).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
+          Layer.provide(NodeHttpServer.layer(listener, { port: options.port, host: options.host }))
+        ),
+        Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
+          Layer.provide(NodeHttpServer.layer(listener, { port: options.adminPort, host: options.adminHost }))
+        ),
+        background(options.sweepEveryMs ?? 15_000)
+      )
     ),
-    Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
-      Layer.provide(NodeHttpServer.layer(listener, { port: options.adminPort, host: options.adminHost }))
-    ),
-    background(options.sweepEveryMs ?? 15_000)
-  ).pipe(Layer.provideMerge(services(options)))
+    Layer.provideMerge(HealthHttp.readinessLayer),
+    Layer.provideMerge(services(options)),
+    Layer.provideMerge(Telemetry.layer(options.telemetry ?? Telemetry.testing))
+  )
 }

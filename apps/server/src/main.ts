@@ -1,7 +1,7 @@
 /** Starts the service: the public API, the operator API and the background work. */
 import { NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh } from "@pdr/core"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Option } from "effect"
 import * as OperatorToken from "./admin/OperatorToken.js"
 import * as Config from "./Config.js"
 import * as Demo from "./Demo.js"
@@ -24,12 +24,30 @@ const main = Effect.gen(function* () {
   const startup = Effect.gen(function* () {
     const shown = config.host === "0.0.0.0" ? "localhost" : config.host
     if (target._tag === "Embedded" && config.demo) yield* Demo.seed(`http://${shown}:${config.port}`)
+    const database =
+      target._tag === "Embedded" ? `the embedded database (${target.dataDir})` : "PostgreSQL (DATABASE_URL)"
+    const token = `ADMIN_TOKEN or ${OperatorToken.path(config.dataDir)}`
+    // issue 25: as JSON lines every line is a log record, the banner too
+    if (config.telemetry.logFormat === "json")
+      return yield* Effect.logInfo("Platform Data Retrieval API started").pipe(
+        Effect.annotateLogs({
+          database,
+          api: `http://${shown}:${config.port}/api/v1/platforms`,
+          docs: `http://${shown}:${config.port}/docs`,
+          operator: `http://${config.adminHost}:${config.adminPort}/admin`,
+          metrics: `http://${config.adminHost}:${config.adminPort}/metrics`,
+          probes: `http://${shown}:${config.port}/readyz`,
+          token,
+          traces: Option.getOrElse(config.telemetry.tracesUrl, () => "off")
+        })
+      )
     yield* Console.log(
       [
-        `Platform Data Retrieval API on ${target._tag === "Embedded" ? `the embedded database (${target.dataDir})` : "PostgreSQL (DATABASE_URL)"}`,
+        `Platform Data Retrieval API on ${database}`,
         `  API:      http://${shown}:${config.port}/api/v1/platforms`,
         `  Docs:     http://${shown}:${config.port}/docs  (OpenAPI: /openapi.json)`,
-        `  Operator: http://${config.adminHost}:${config.adminPort}/admin  (token: ADMIN_TOKEN or ${OperatorToken.path(config.dataDir)})`
+        `  Operator: http://${config.adminHost}:${config.adminPort}/admin  (token: ${token})`,
+        `  Probes:   http://${shown}:${config.port}/healthz, /readyz; metrics: http://${config.adminHost}:${config.adminPort}/metrics`
       ].join("\n")
     )
   })
@@ -43,9 +61,9 @@ const main = Effect.gen(function* () {
         : Layer.effectDiscard(Effect.logInfo("nightly refresh off: set REFRESH_ACCOUNT_ID to an operator account"))
   return yield* Layer.launch(
     Layer.mergeAll(Layer.effectDiscard(startup), inProcessRefresh).pipe(
-      Layer.provideMerge(Server.layer({ ...config, ...core, adminToken })),
-      // no trace exporter is configured: spans (one per SQL statement, per Effect.fn) would only be allocated and dropped
-      Layer.provide(Layer.setTracerEnabled(false))
+      // traces only with an OTLP endpoint (Telemetry): else spans (one per SQL statement, per Effect.fn) would only be
+      // allocated and dropped
+      Layer.provideMerge(Server.layer({ ...config, ...core, adminToken }))
     )
   )
 })

@@ -17,7 +17,8 @@ import {
 } from "@pdr/store-pg"
 import { Circuits, Upstreams } from "@pdr/upstream-http"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { Config, type ConfigError, Duration, Effect, Layer, Option } from "effect"
+import { Config, type ConfigError, Duration, Effect, identity, Layer, Option } from "effect"
+import * as Observed from "./Observed.js"
 
 /** What the core needs to know. */
 export interface Options {
@@ -35,6 +36,8 @@ export interface Options {
   readonly groupCommitMax?: number
   /** Whether the per-key rate limit is kept in the PostgreSQL server, one limit for every instance (default true). */
   readonly sharedRateLimits?: boolean
+  /** Spans and metrics around the services and ports (Observed); on unless false (the bench's baseline). */
+  readonly observe?: boolean
 }
 
 /** The upstream selection: the router configured by UPSTREAMS (synthetic everywhere when unset), with these knobs. */
@@ -68,7 +71,8 @@ export const config: Config.Config<Options> = Config.all({
     Config.validate({ message: "GROUP_COMMIT_MAX must be at least 1", validation: (n) => n >= 1 }),
     Config.withDefault(PgLedger.groupCommitDefaults.maxBatch)
   ),
-  sharedRateLimits: Config.boolean("SHARED_RATE_LIMITS").pipe(Config.withDefault(true))
+  sharedRateLimits: Config.boolean("SHARED_RATE_LIMITS").pipe(Config.withDefault(true)),
+  observe: Config.boolean("METRICS").pipe(Config.withDefault(true))
 })
 
 /**
@@ -88,30 +92,39 @@ const rateLimits = (options: Options) => {
 }
 
 /** The domain services over the store, the upstream and node's crypto; the store's layers stay visible. */
-export const layer = (options: Options) =>
-  Layer.mergeAll(
-    Calls.Calls.Default,
-    Keys.Keys.Default,
+export const layer = (options: Options) => {
+  // issue 25: the decorators of Observed, or nothing
+  const o =
+    options.observe === false
+      ? { calls: identity, keys: identity, idempotency: identity, ledger: identity, upstream: identity }
+      : Observed
+  return Layer.mergeAll(
+    o.calls(Calls.Calls.Default),
+    o.keys(Keys.Keys.Default),
     Accounts.Accounts.Default,
-    Idempotency.Idempotency.Default
+    o.idempotency(Idempotency.Idempotency.Default)
   ).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        PgLedger.layerWith({
-          maxBatch: options.groupCommitMax ?? PgLedger.groupCommitDefaults.maxBatch,
-          // the embedded database has one connection: one batch at a time, the next gathered meanwhile
-          maxInFlight: options.target._tag === "Embedded" ? 1 : PgLedger.groupCommitDefaults.maxInFlight
-        }),
+        o.ledger(
+          PgLedger.layerWith({
+            maxBatch: options.groupCommitMax ?? PgLedger.groupCommitDefaults.maxBatch,
+            // the embedded database has one connection: one batch at a time, the next gathered meanwhile
+            maxInFlight: options.target._tag === "Embedded" ? 1 : PgLedger.groupCommitDefaults.maxInFlight
+          })
+        ),
         PgKeyStore.layer,
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
         PgJobQueue.layer,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
-        (options.upstream ?? upstream(options.knobs)).pipe(
-          // issue 22: on a PostgreSQL server every instance hears of the circuits the others opened
-          Layer.provide(
-            options.target._tag === "Server" ? Layer.scoped(Circuits.Circuits, PgCircuits.make()) : Layer.empty
+        o.upstream(
+          (options.upstream ?? upstream(options.knobs)).pipe(
+            // issue 22: on a PostgreSQL server every instance hears of the circuits the others opened
+            Layer.provide(
+              options.target._tag === "Server" ? Layer.scoped(Circuits.Circuits, PgCircuits.make()) : Layer.empty
+            )
           )
         ),
         rateLimits(options),
@@ -124,3 +137,4 @@ export const layer = (options: Options) =>
     ),
     Layer.provideMerge(Database.layer(options.target))
   )
+}

@@ -1,3 +1,7 @@
 export * as Core from "./Core.js"
+export * as Health from "./Health.js"
 export * as JobEngine from "./JobEngine.js"
+export * as Metrics from "./Metrics.js"
+export * as Observed from "./Observed.js"
 export * as Refresh from "./Refresh.js"
+export * as Telemetry from "./Telemetry.js"

@@ -44,6 +44,8 @@ export interface Answer {
 const withCap = (estimate: { readonly credits: number }, maxCredits: number | undefined) =>
   maxCredits === undefined ? estimate : { credits: estimate.credits, fitsMaxCredits: estimate.credits <= maxCredits }
 
+const noStack = { captureStackTrace: false } as const
+
 /** Op calls as a service over the Ledger, Measurements and Upstream ports. */
 export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
   effect: Effect.gen(function* () {
@@ -182,7 +184,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
         } satisfies Answer
       }
-      const p = yield* plan(caller, decoded.op, decoded.request)
+      // issue 25: the plan's span (a no-op while the tracer is off)
+      const p = yield* plan(caller, decoded.op, decoded.request).pipe(Effect.withSpan("Calls.plan", noStack))
       // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
       if (!decoded.estimateOnly && Demand.trackable(p.op))
         yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))

@@ -21,6 +21,7 @@ import {
   SynchronizedRef
 } from "effect"
 import { Circuits } from "./Circuits.js"
+import * as PolicyMetrics from "./PolicyMetrics.js"
 
 /** The policy's settings. */
 export interface Settings {
@@ -176,6 +177,10 @@ export const make = (settings: Settings) =>
         // the other instances hear of a circuit this one opened
         Effect.flatMap((opened) =>
           opened === null || shared === undefined ? Effect.void : shared.opened(name, opened)
+        ),
+        // issue 25: the host's circuit state as a gauge
+        Effect.zipRight(
+          Effect.flatMap(Ref.get(host.breaker), (b) => PolicyMetrics.circuitState(name, b.openUntil !== null))
         )
       )
 
@@ -203,7 +208,7 @@ export const make = (settings: Settings) =>
         const until = yield* FiberRef.get(deadline)
         const now = yield* Clock.currentTimeMillis
         if (now >= until) return yield* new Failure({ reason: "timeout", detail: "the unit's time budget ran out" })
-        yield* admit(name, host, now)
+        yield* admit(name, host, now).pipe(Effect.tapError(() => PolicyMetrics.attempt(name, "open", 0)))
         yield* pace(host, now, until)
         // the hard stop comes a little after the deadline: inside a call, the domain's own timeout of the same length
         // fires first and reports the unit `upstream_timeout`
@@ -229,11 +234,18 @@ export const make = (settings: Settings) =>
             Effect.either
           )
         const after = yield* Clock.currentTimeMillis
+        const seconds = (after - now) / 1000
         if (Either.isLeft(sent)) {
+          yield* PolicyMetrics.attempt(name, sent.left._tag === "Failure" ? "timeout" : "transport", seconds)
           yield* settle(name, host, false, after)
           return yield* sent.left
         }
         const reply = sent.right
+        yield* PolicyMetrics.attempt(
+          name,
+          reply.status === 429 ? "status_429" : reply.status >= 500 ? "status_5xx" : "ok",
+          seconds
+        )
         yield* remember(host, reply.headers, after)
         if (reply.status === 429 || reply.status >= 500) {
           yield* settle(name, host, reply.status === 429, after)
@@ -269,9 +281,19 @@ export const make = (settings: Settings) =>
       Effect.gen(function* () {
         const name = new URL(request.url).host
         const host = yield* hostOf(name)
-        return yield* attempt(request, name, host).pipe(
+        let n = 0
+        return yield* Effect.suspend(() => {
+          n++
+          return Effect.zipRight(
+            n > 1 ? PolicyMetrics.retry(name) : Effect.void,
+            attempt(request, name, host).pipe(
+              Effect.withSpan("Upstream.attempt", { attributes: { "upstream.host": name, "upstream.attempt": n } })
+            )
+          )
+        }).pipe(
           Effect.retry(schedule),
-          Effect.catchTag("Retryable", (e) => Effect.fail(new Failure({ reason: "failed", detail: e.detail })))
+          Effect.catchTag("Retryable", (e) => Effect.fail(new Failure({ reason: "failed", detail: e.detail }))),
+          Effect.tapError((f) => PolicyMetrics.failure(name, f.reason))
         )
       })
 
@@ -280,6 +302,7 @@ export const make = (settings: Settings) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         effect.pipe(
           Effect.locally(deadline, now + Duration.toMillis(settings.unitBudget)),
+          Effect.locally(PolicyMetrics.currentAdapter, source),
           Effect.timeoutFail({
             duration: Duration.sum(settings.unitBudget, Duration.millis(grace)),
             onTimeout: () =>

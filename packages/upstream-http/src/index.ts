@@ -1,6 +1,7 @@
 export * as Circuits from "./Circuits.js"
 export * as ForumUpstream from "./ForumUpstream.js"
 export * as Policy from "./Policy.js"
+export * as PolicyMetrics from "./PolicyMetrics.js"
 export * as ProviderUpstream from "./ProviderUpstream.js"
 export * as StorefrontUpstream from "./StorefrontUpstream.js"
 export * as Upstreams from "./Upstreams.js"

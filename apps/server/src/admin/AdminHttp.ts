@@ -6,6 +6,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto"
 import { Headers, HttpApiBuilder, HttpServer, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Health, Telemetry } from "@pdr/core"
 import {
   Accounts,
   type Calls,
@@ -21,6 +22,7 @@ import { AdminApi, Errors } from "@pdr/http-api"
 import { DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
+import * as MetricsHttp from "./MetricsHttp.js"
 
 const iso = (d: DateTime.Utc) => DateTime.formatIso(d)
 const isoOption = (d: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(d, iso))
@@ -272,6 +274,7 @@ const routes = (token: Redacted.Redacted<string>) =>
   Layer.mergeAll(
     HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
     errorsLayer,
+    MetricsHttp.layer(token),
     HttpApiBuilder.Router.Live,
     HttpApiBuilder.Middleware.layer
   ).pipe(
@@ -291,7 +294,13 @@ export const layer = (token: Redacted.Redacted<string>) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const services = yield* Effect.context<
-        Accounts.Accounts | Keys.Keys | Ledger.Ledger | Members.Members | Calls.Calls
+        | Accounts.Accounts
+        | Keys.Keys
+        | Ledger.Ledger
+        | Members.Members
+        | Calls.Calls
+        | Telemetry.Prometheus
+        | Health.GaugeSource
       >()
       const context = yield* Layer.buildWithMemoMap(
         routes(token).pipe(Layer.provide(Layer.succeedContext(services))),

@@ -43,6 +43,7 @@ export const layer = Layer.effect(
             Effect.zipRight(limits.failedAuth.take(address), ApiErrors.fail("unauthorized", e.message))
           )
         )
+      yield* RequestId.note({ keyId: caller.keyId })
       const decision = yield* limits.perKey.take(caller.keyId)
       yield* RequestId.addHeaders(limitHeaders(limits.perKey.policy, decision))
       if (!decision.allowed) {

@@ -5,12 +5,19 @@
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api, Failure } from "@pdr/http-api"
 import { Effect, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Observability from "./Observability.js"
 
 const render = ApiErrors.renderCause({
   notFound: "no such route; see /docs and /openapi.json",
@@ -163,16 +170,28 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
 export const cachedText = new WeakMap<IncomingMessage, string>()
 
 /** The API-level middleware layer. */
-export const layer = HttpApiBuilder.middleware(Api.Served, (app) =>
-  Effect.gen(function* () {
-    const request = RequestId.start()
-    const refused = yield* precheck(yield* HttpServerRequest.HttpServerRequest, request.id)
-    if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
-    // every answer of the API leaves through here, errors included: its headers are applied once, at the end
-    return yield* app.pipe(
-      Effect.catchAllCause((cause) => render(cause, request.id)),
-      Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
-      Effect.locally(RequestId.current, request)
-    )
-  })
+export const layer = HttpApiBuilder.middleware(
+  Api.Served,
+  Effect.map(
+    Observability.Observer,
+    (observe) => (app: HttpApp.Default) =>
+      Effect.gen(function* () {
+        const request = RequestId.start()
+        const incoming = yield* HttpServerRequest.HttpServerRequest
+        return yield* observe(
+          incoming,
+          request,
+          Effect.gen(function* () {
+            const refused = yield* precheck(incoming, request.id)
+            if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
+            // every answer of the API leaves through here, errors included: its headers are applied once, at the end
+            return yield* app.pipe(
+              Effect.catchAllCause((cause) => render(cause, request.id)),
+              Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
+              Effect.locally(RequestId.current, request)
+            )
+          })
+        )
+      })
+  )
 )

@@ -61,6 +61,7 @@ const platformCall = Effect.gen(function* () {
       const { kept, ...result } = yield* calls
         .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
         .pipe(Effect.catchAll(ApiErrors.fromDomain))
+      yield* RequestId.note({ credits: result.cost.creditsCharged })
       // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
       const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
       if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
@@ -82,7 +83,10 @@ const platformCall = Effect.gen(function* () {
         )
       )
       const key = request.headers["idempotency-key"]
-      if (key === undefined) return ok((yield* answer(caller, platform, payload)).body)
+      if (key === undefined) {
+        const { body } = yield* answer(caller, platform, payload)
+        return yield* Effect.sync(() => ok(body)).pipe(Effect.withSpan("OpsHttp.answer", { captureStackTrace: false }))
+      }
       const fingerprint = createHash("sha256")
         .update(`${platform}\n${Freshness.canonicalJson(payload)}`)
         .digest("hex")

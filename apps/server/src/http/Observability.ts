@@ -1,0 +1,121 @@
+/**
+ * Each request of a listener, observed (issue 25): its route template (bounded: a path of the contract, or `other`),
+ * status and duration as metrics; one span for the whole request (the trace's root: authentication, plan, hold,
+ * fetches, settle and the answer are its children) whose `pdr.request_id` attribute is the request id, so a log line
+ * finds its trace; and one log line per request (`LOG_REQUESTS`): request id, trace id, key id (never the key), route,
+ * status, duration, credits. Probes (`/healthz`, `/readyz`) are measured but not logged.
+ */
+import { HttpApi, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Metrics } from "@pdr/core"
+import { Clock, Context, Effect, FiberRef, Layer, type Tracer } from "effect"
+import type * as RequestId from "../RequestId.js"
+
+interface Template {
+  readonly method: string
+  readonly path: string
+  readonly segments: ReadonlyArray<string>
+  readonly params: number
+}
+
+/** The route templates of an HttpApi, and a few mounted beside it. */
+export const templatesOf = (api: HttpApi.HttpApi.Any, extra: ReadonlyArray<string> = []): ReadonlyArray<Template> => {
+  const out: Array<Template> = []
+  const add = (method: string, path: string) => {
+    const segments = path.split("/").filter((s) => s.length > 0)
+    out.push({ method, path, segments, params: segments.filter((s) => s.startsWith(":")).length })
+  }
+  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => add(endpoint.method, endpoint.path)
+  })
+  for (const path of extra) add("*", path)
+  // the most specific template wins: fewer parameters first
+  return out.sort((a, b) => a.params - b.params)
+}
+
+/** A matcher from a request's method and path to its route template (`other` when none). */
+export const routeMatcher = (templates: ReadonlyArray<Template>) => {
+  const cache = new Map<string, string>()
+  return (method: string, url: string): string => {
+    const q = url.indexOf("?")
+    const path = q === -1 ? url : url.slice(0, q)
+    const id = `${method} ${path}`
+    const known = cache.get(id)
+    if (known !== undefined) return known
+    const segments = path.split("/").filter((s) => s.length > 0)
+    const found = templates.find(
+      (t) =>
+        (t.method === "*" || t.method === method) &&
+        t.segments.length === segments.length &&
+        t.segments.every((s, i) => s.startsWith(":") || s === segments[i])
+    )
+    const route = found === undefined ? "other" : found.path
+    // only literal paths of the contract are kept (bounded); a parameterised one is matched again next time
+    if (found !== undefined && found.params === 0 && cache.size < 10_000) cache.set(id, route)
+    return route
+  }
+}
+
+const probes = new Set(["/healthz", "/readyz"])
+
+/** Observes one request answered by `app`. */
+export const observe =
+  (options: {
+    readonly route: (method: string, url: string) => string
+    readonly log: boolean
+    readonly metrics: boolean
+  }) =>
+  <E, R>(
+    request: HttpServerRequest.HttpServerRequest,
+    state: RequestId.State,
+    app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.gen(function* () {
+      const started = yield* Clock.currentTimeMillis
+      const route = options.route(request.method, request.url)
+      const finish = (response: HttpServerResponse.HttpServerResponse, span: Tracer.Span | undefined) =>
+        Effect.gen(function* () {
+          const ms = (yield* Clock.currentTimeMillis) - started
+          span?.attribute("http.response.status_code", response.status)
+          if (options.metrics) yield* Metrics.recordRequest(route, request.method, response.status, ms / 1000)
+          if (options.log && !probes.has(route)) {
+            yield* Effect.logInfo("request").pipe(
+              Effect.annotateLogs({
+                requestId: state.id,
+                ...(span === undefined ? {} : { traceId: span.traceId }),
+                ...(state.keyId === undefined ? {} : { keyId: state.keyId }),
+                method: request.method,
+                route,
+                status: response.status,
+                durationMs: ms,
+                ...(state.credits === undefined ? {} : { credits: state.credits })
+              })
+            )
+          }
+          return response
+        })
+      // the tracer is off without an OTLP endpoint: then no span is made at all
+      if (!(yield* FiberRef.get(FiberRef.currentTracerEnabled)))
+        return yield* Effect.flatMap(app, (r) => finish(r, undefined))
+      return yield* Effect.useSpan(
+        `${request.method} ${route}`,
+        {
+          kind: "server",
+          captureStackTrace: false,
+          attributes: { "http.request.method": request.method, "http.route": route, "pdr.request_id": state.id }
+        },
+        (span) => Effect.flatMap(Effect.withParentSpan(app, span), (r) => finish(r, span))
+      )
+    })
+
+/** The observer of a listener's requests. */
+export class Observer extends Context.Tag("@pdr/server/Observer")<Observer, ReturnType<typeof observe>>() {}
+
+/** The observer of the public API: its contract's templates and the routes mounted beside it. */
+export const layer = (
+  api: HttpApi.HttpApi.Any,
+  options: { readonly log: boolean; readonly metrics: boolean; readonly extra: ReadonlyArray<string> }
+) =>
+  Layer.sync(Observer, () =>
+    observe({ route: routeMatcher(templatesOf(api, options.extra)), log: options.log, metrics: options.metrics })
+  )
