@@ -11,12 +11,14 @@ import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredi
 import { CallSettings } from "./CallSettings.js"
 import { assemble, type CoverageItem, estimated } from "./Coverage.js"
 import { asMeasurement, fetcherOf } from "./Fetch.js"
+import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
 import * as Kinds from "./Kinds.js"
 import { type Fetched, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
+import { KeySpend } from "./ports/KeySpend.js"
 import { Ledger, type SettleOutcomeUnknown } from "./ports/Ledger.js"
 import { Measurements, type Row } from "./ports/Measurements.js"
 import { Upstream } from "./ports/Upstream.js"
@@ -79,7 +81,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    const holds = holdsOf(ledger, crypto)
+    const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
     /** D8 steps 2-4 and the answer. */
     const execute = (caller: Caller, p: Plan, steps: Kinds.Fetches, keep: Keep | undefined) =>
@@ -217,5 +219,6 @@ export type CallError =
   | OpUnavailable
   | InsufficientCredits
   | QuoteAboveMaxCredits
+  | KeyCreditLimitReached
   | EveryUnitFailed
   | SettleOutcomeUnknown

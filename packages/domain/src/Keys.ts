@@ -44,6 +44,8 @@ export interface Caller {
   readonly prefix: string
   /** The account's spendable credits when the key was read (answers of calls that spend nothing report it). */
   readonly spendable?: number
+  /** The key's monthly credit limit, when it has one (checked at the hold, issue 24). */
+  readonly monthlyCreditLimit?: number
 }
 
 /** The credentials as sent: the `X-API-Key` header and the `Authorization` header, if any. */
@@ -80,6 +82,9 @@ export const presentedKey = (credentials: Credentials): string | undefined => {
   return key !== undefined && keyPattern.test(key) ? key : undefined
 }
 
+/** The longest grace period of a roll: 24 hours. */
+export const maxGraceSeconds = 86_400
+
 /** A digest that no stored key has: looked up for absent or malformed keys so every refusal costs the same. */
 const decoy = `${livePrefix}${"0".repeat(32)}!`
 
@@ -105,7 +110,8 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
         accountId: stored.accountId,
         keyId: stored.id,
         prefix: stored.prefix,
-        spendable: found.value.spendable
+        spendable: found.value.spendable,
+        ...(Option.isSome(stored.monthlyCreditLimit) ? { monthlyCreditLimit: stored.monthlyCreditLimit.value } : {})
       } satisfies Caller
     })
 
@@ -113,11 +119,9 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       readonly accountId: string
       readonly name: string
       readonly expiresAt?: Date | undefined
+      readonly monthlyCreditLimit?: Option.Option<number>
     }) {
-      const name = input.name.trim()
-      if (name.length === 0 || name.length > 100) {
-        return yield* new InvalidInput({ field: "name", message: "must be 1 to 100 characters" })
-      }
+      const name = yield* checkName(input.name)
       const now = yield* DateTime.now
       if (input.expiresAt !== undefined) {
         if (Number.isNaN(input.expiresAt.getTime())) {
@@ -137,9 +141,69 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
         name,
         prefix: visiblePrefix(key),
         digest: yield* crypto.sha256(key),
-        expiresAt: Option.fromNullable(input.expiresAt)
+        expiresAt: Option.fromNullable(input.expiresAt),
+        monthlyCreditLimit: input.monthlyCreditLimit ?? Option.none()
       })
       return { key, stored }
+    })
+
+    const checkName = (raw: string) => {
+      const name = raw.trim()
+      return name.length === 0 || name.length > 100
+        ? Effect.fail(new InvalidInput({ field: "name", message: "must be 1 to 100 characters" }))
+        : Effect.succeed(name)
+    }
+
+    /** The key of this account, or KeyNotFound (another account's key is not found). */
+    const ofAccount = Effect.fn("Keys.ofAccount")(function* (keyId: string, accountId: string) {
+      const found = yield* store.find(keyId)
+      if (Option.isNone(found) || found.value.accountId !== accountId) return yield* new KeyNotFound({ keyId })
+      return found.value
+    })
+
+    const rename = Effect.fn("Keys.rename")(function* (keyId: string, accountId: string, rawName: string) {
+      const key = yield* ofAccount(keyId, accountId)
+      const name = yield* checkName(rawName)
+      yield* store.rename(key.id, name)
+      return { before: key.name, after: name, key }
+    })
+
+    /**
+     * A roll: a new key with the same name and limit; the old one stays valid `graceSeconds` (0 to 86,400) and then
+     * expires. Only an active key rolls.
+     */
+    const roll = Effect.fn("Keys.roll")(function* (keyId: string, accountId: string, graceSeconds: number) {
+      const old = yield* ofAccount(keyId, accountId)
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > maxGraceSeconds) {
+        return yield* new InvalidInput({ field: "grace", message: "must be 0 to 24 hours" })
+      }
+      const now = yield* DateTime.now
+      if (stateAt(old, now) !== "active") {
+        return yield* new InvalidInput({ field: "grace", message: "only an active key can be rolled" })
+      }
+      const created = yield* create({
+        accountId,
+        name: old.name,
+        expiresAt: Option.getOrUndefined(Option.map(old.expiresAt, DateTime.toDate)),
+        monthlyCreditLimit: old.monthlyCreditLimit
+      }).pipe(Effect.catchTag("AccountNotFound", (e) => Effect.die(e)))
+      const until = new Date(DateTime.toEpochMillis(now) + graceSeconds * 1000)
+      yield* store.retire(old.id, until, created.stored.id)
+      return { ...created, old, oldValidUntil: until }
+    })
+
+    /** Sets or clears (none) the key's monthly credit limit: a whole number of credits, 1 to 10^12. */
+    const setMonthlyLimit = Effect.fn("Keys.setMonthlyLimit")(function* (
+      keyId: string,
+      accountId: string,
+      limit: Option.Option<number>
+    ) {
+      const key = yield* ofAccount(keyId, accountId)
+      if (Option.isSome(limit) && !(Number.isSafeInteger(limit.value) && limit.value >= 1 && limit.value <= 1e12)) {
+        return yield* new InvalidInput({ field: "limit", message: "must be a whole number of credits, 1 or more" })
+      }
+      yield* store.setMonthlyLimit(key.id, limit)
+      return key
     })
 
     /** Revokes the key; with `accountId`, only a key of that account (another account's key is not found). */
@@ -191,6 +255,17 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       return pending.size
     })
 
-    return { authenticate, create, revoke, list, recordCall, recordOp, flushUsage } as const
+    return {
+      authenticate,
+      create,
+      rename,
+      roll,
+      setMonthlyLimit,
+      revoke,
+      list,
+      recordCall,
+      recordOp,
+      flushUsage
+    } as const
   })
 }) {}

@@ -6,9 +6,10 @@
 import { Context, DateTime, Duration, Effect, Option, Schema } from "effect"
 import * as Ids from "./Ids.js"
 import { InvalidInput } from "./Keys.js"
+import { CommonPasswords } from "./ports/CommonPasswords.js"
 import { Crypto } from "./ports/Crypto.js"
 import { AccountNotFound, Ledger } from "./ports/Ledger.js"
-import { type Member, MemberStore, type Role } from "./ports/MemberStore.js"
+import { type Member, MemberStore, type PendingInvitation, type Role } from "./ports/MemberStore.js"
 import { PasswordHasher } from "./ports/PasswordHasher.js"
 import * as RateLimits from "./RateLimits.js"
 
@@ -24,7 +25,7 @@ export class SignInLimited extends Schema.TaggedError<SignInLimited>()("SignInLi
   retryAfterSeconds: Schema.Number
 }) {
   override get message() {
-    return "Too many failed sign-ins; try again later."
+    return `Too many attempts; try again in ${this.retryAfterSeconds} seconds.`
   }
 }
 
@@ -32,6 +33,27 @@ export class SignInLimited extends Schema.TaggedError<SignInLimited>()("SignInLi
 export class InvitationInvalid extends Schema.TaggedError<InvitationInvalid>()("InvitationInvalid", {}) {
   override get message() {
     return "This sign-up link is invalid, used or expired; ask an owner for a new one."
+  }
+}
+
+/** A password reset link is unknown, used or expired (one message for the three). */
+export class ResetInvalid extends Schema.TaggedError<ResetInvalid>()("ResetInvalid", {}) {
+  override get message() {
+    return "This password reset link is invalid, used or expired; ask for a new one."
+  }
+}
+
+/** The email already belongs to a member (of this account or another): no invitation is made. */
+export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyMember", { email: Schema.String }) {
+  override get message() {
+    return `${this.email} is already a member; to let them back in, issue a password reset instead`
+  }
+}
+
+/** No pending invitation with this id in the account. */
+export class InvitationNotFound extends Schema.TaggedError<InvitationNotFound>()("InvitationNotFound", {}) {
+  override get message() {
+    return "no such pending invitation"
   }
 }
 
@@ -63,10 +85,17 @@ export class MemberSettings extends Context.Reference<MemberSettings>()("@pdr/do
     absoluteTimeout: Duration.hours(12) as Duration.Duration,
     /** An invitation link is valid this long. */
     invitationTtl: Duration.days(7) as Duration.Duration,
+    /** A password reset link is valid this long. */
+    resetTtl: Duration.hours(1) as Duration.Duration,
     /** Failed sign-ins per client address: a burst, then a slow refill. */
     failedPerAddress: { name: "signin-address", perSecond: 0.1, burst: 10 } as RateLimits.Policy,
-    /** Failed sign-ins per email. */
-    failedPerEmail: { name: "signin-email", perSecond: 0.02, burst: 5 } as RateLimits.Policy
+    /**
+     * Failed sign-ins per email from one address: a client that has not failed is never locked out of a correct
+     * password by someone else's failures (issue 24).
+     */
+    failedPerEmail: { name: "signin-email-address", perSecond: 0.02, burst: 5 } as RateLimits.Policy,
+    /** "Forgot password" requests per client address. */
+    resetsPerAddress: { name: "reset-address", perSecond: 1 / 60, burst: 5 } as RateLimits.Policy
   })
 }) {}
 
@@ -87,11 +116,21 @@ export const normalizeEmail = (email: string) => {
     : Effect.succeed(e)
 }
 
-/** Passwords of 10 to 200 characters. */
-export const checkPassword = (password: string) =>
+/** Passwords of 10 to 200 characters that are not on the common-password list. */
+export const checkPassword = (common: CommonPasswords["Type"], password: string, field = "password") =>
   password.length < 10 || password.length > 200
-    ? Effect.fail(new InvalidInput({ field: "password", message: "must be 10 to 200 characters" }))
-    : Effect.void
+    ? Effect.fail(new InvalidInput({ field, message: "must be 10 to 200 characters" }))
+    : Effect.flatMap(common.includes(password), (listed) =>
+        listed
+          ? Effect.fail(
+              new InvalidInput({
+                field,
+                message:
+                  "is on a list of common passwords that attackers try first; choose another (a few unrelated words work well)"
+              })
+            )
+          : Effect.void
+      )
 
 const later = (now: DateTime.Utc, d: Duration.Duration) => new Date(DateTime.toEpochMillis(now) + Duration.toMillis(d))
 
@@ -102,9 +141,13 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
     const hasher = yield* PasswordHasher
     const crypto = yield* Crypto
     const ledger = yield* Ledger
+    const common = yield* CommonPasswords
     const settings = yield* MemberSettings
     const byAddress = RateLimits.buckets(settings.failedPerAddress)
     const byEmail = RateLimits.buckets(settings.failedPerEmail)
+    const resetsByAddress = RateLimits.buckets(settings.resetsPerAddress)
+    const pairOf = (email: string, address: string) => `${email}\n${address}`
+    const checkNew = (password: string, field?: string) => checkPassword(common, password, field)
 
     const invite = Effect.fn("Members.invite")(function* (input: {
       readonly accountId: string
@@ -115,6 +158,8 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
       if (Option.isNone(yield* ledger.findAccount(input.accountId))) {
         return yield* new AccountNotFound({ accountId: input.accountId })
       }
+      // a member's email cannot accept an invitation: say so instead of minting a link that would fail
+      if (Option.isSome(yield* store.findByEmail(email))) return yield* new AlreadyMember({ email })
       const token = `inv_${yield* Ids.base62(crypto, 32)}`
       const now = yield* DateTime.now
       const expiresAt = later(now, settings.invitationTtl)
@@ -143,7 +188,7 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
 
     const accept = Effect.fn("Members.accept")(function* (token: string, password: string) {
       const invitation = yield* validInvitation(token)
-      yield* checkPassword(password)
+      yield* checkNew(password)
       const passwordHash = yield* hasher.hash(password)
       const now = yield* DateTime.now
       const member = yield* store.acceptInvitation({
@@ -174,7 +219,7 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
       readonly address: string
     }) {
       const email = input.email.trim().toLowerCase()
-      const gates = [yield* byAddress.peek(input.address), yield* byEmail.peek(email)]
+      const gates = [yield* byAddress.peek(input.address), yield* byEmail.peek(pairOf(email, input.address))]
       const blocked = gates.find((g) => !g.allowed)
       if (blocked !== undefined) {
         return yield* new SignInLimited({ retryAfterSeconds: Math.max(1, blocked.resetSeconds) })
@@ -187,7 +232,7 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
           yield* hasher.hash(input.password).pipe(Effect.as(false))
       if (!ok || Option.isNone(found)) {
         yield* byAddress.take(input.address)
-        yield* byEmail.take(email)
+        yield* byEmail.take(pairOf(email, input.address))
         return yield* new SignInRefused()
       }
       return yield* startSession(found.value.member)
@@ -229,8 +274,92 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
       if (Option.isNone(found) || !(yield* hasher.verify(found.value.passwordHash, current))) {
         return yield* new SignInRefused()
       }
-      yield* checkPassword(next)
+      yield* checkNew(next, "next")
       yield* store.setPassword(memberId, yield* hasher.hash(next))
+    })
+
+    /** A one-time password reset link's token for the member (valid `resetTtl`). */
+    const issueReset = Effect.fn("Members.issueReset")(function* (member: Member) {
+      const token = `rst_${yield* Ids.base62(crypto, 32)}`
+      const now = yield* DateTime.now
+      const expiresAt = later(now, settings.resetTtl)
+      yield* store.insertReset({ digest: yield* crypto.sha256(token), memberId: member.id, expiresAt })
+      return { token, member, expiresAt }
+    })
+
+    /** An owner's reset link for a member of their account. */
+    const issueResetAs = Effect.fn("Members.issueResetAs")(function* (actor: Member, memberId: string) {
+      yield* requireOwner(actor)
+      return yield* issueReset(yield* memberOf(actor, memberId))
+    })
+
+    /** The operator's reset link for anyone, by email. */
+    const issueResetByEmail = Effect.fn("Members.issueResetByEmail")(function* (rawEmail: string) {
+      const email = yield* normalizeEmail(rawEmail)
+      const found = yield* store.findByEmail(email)
+      if (Option.isNone(found)) return yield* new MemberNotFound({ memberId: email })
+      return yield* issueReset(found.value.member)
+    })
+
+    /**
+     * "Forgot password": a reset for the email when it is a member's, none otherwise (the caller answers the same
+     * either way); limited per client address.
+     */
+    const forgot = Effect.fn("Members.forgot")(function* (rawEmail: string, address: string) {
+      const email = yield* normalizeEmail(rawEmail)
+      const gate = yield* resetsByAddress.take(address)
+      if (!gate.allowed) return yield* new SignInLimited({ retryAfterSeconds: Math.max(1, gate.resetSeconds) })
+      const found = yield* store.findByEmail(email)
+      if (Option.isNone(found)) return Option.none()
+      return Option.some(yield* issueReset(found.value.member))
+    })
+
+    const validReset = Effect.fn("Members.validReset")(function* (token: string) {
+      if (!/^rst_[0-9A-Za-z]{32}$/.test(token)) return yield* new ResetInvalid()
+      const found = yield* store.findReset(yield* crypto.sha256(token))
+      const now = DateTime.toEpochMillis(yield* DateTime.now)
+      if (Option.isNone(found) || Option.isSome(found.value.usedAt) || found.value.expiresAt.getTime() <= now) {
+        return yield* new ResetInvalid()
+      }
+      return found.value
+    })
+
+    /** Sets the new password from a reset link and ends every session of the member, in one transaction. */
+    const resetPassword = Effect.fn("Members.resetPassword")(function* (token: string, password: string) {
+      const reset = yield* validReset(token)
+      yield* checkNew(password)
+      const done = yield* store.useReset({
+        digest: reset.digest,
+        passwordHash: yield* hasher.hash(password),
+        now: DateTime.toDate(yield* DateTime.now)
+      })
+      if (Option.isNone(done)) return yield* new ResetInvalid()
+      return done.value
+    })
+
+    /** The account's invitations not yet accepted (expired ones included, marked by their expiry). */
+    const pendingInvitations = (accountId: string): Effect.Effect<ReadonlyArray<PendingInvitation>> =>
+      store.pendingInvitations(accountId)
+
+    const pendingOf = Effect.fn("Members.pendingOf")(function* (actor: Member, id: string) {
+      yield* requireOwner(actor)
+      const found = (yield* store.pendingInvitations(actor.accountId)).find((i) => i.id === id)
+      if (found === undefined) return yield* new InvitationNotFound()
+      return found
+    })
+
+    /** Cancels a pending invitation: its link stops working. */
+    const cancelInvitation = Effect.fn("Members.cancelInvitation")(function* (actor: Member, id: string) {
+      const found = yield* pendingOf(actor, id)
+      yield* store.deleteInvitation(found.digest)
+      return found
+    })
+
+    /** A new link for a pending invitation (the old one stops working), valid `invitationTtl` again. */
+    const resendInvitation = Effect.fn("Members.resendInvitation")(function* (actor: Member, id: string) {
+      const found = yield* pendingOf(actor, id)
+      yield* store.deleteInvitation(found.digest)
+      return yield* invite({ accountId: actor.accountId, email: found.email, role: found.role })
     })
 
     const requireOwner = (actor: Member) =>
@@ -275,7 +404,18 @@ export class Members extends Effect.Service<Members>()("@pdr/domain/Members", {
     return {
       invite,
       inviteAs,
+      validInvitation,
       accept,
+      issueReset,
+      issueResetAs,
+      issueResetByEmail,
+      forgot,
+      validReset,
+      resetPassword,
+      pendingInvitations,
+      cancelInvitation,
+      resendInvitation,
+      memberOf,
       signIn,
       authenticate,
       signOut,

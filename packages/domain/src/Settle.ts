@@ -14,6 +14,8 @@ import * as Kinds from "./Kinds.js"
 import type { Fetched, Plan } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import type { Crypto } from "./ports/Crypto.js"
+import * as KeyLimits from "./KeyLimits.js"
+import type { KeySpend } from "./ports/KeySpend.js"
 import type { Ledger } from "./ports/Ledger.js"
 import type { Row } from "./ports/Measurements.js"
 
@@ -57,11 +59,17 @@ export const reason = (p: Plan) => `${p.op.platform} ${p.op.name}`
  * The hold lifecycle of a call (D8 step 2, issue 14) over the Ledger: `holding` places the hold for the quote, runs
  * what follows it, and releases the hold on any end but a success.
  */
-export const holdsOf = (ledger: Context.Tag.Service<Ledger>, crypto: Context.Tag.Service<Crypto>) => {
+export const holdsOf = (
+  ledger: Context.Tag.Service<Ledger>,
+  crypto: Context.Tag.Service<Crypto>,
+  spend?: Context.Tag.Service<KeySpend>
+) => {
   /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
   const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
     let holdId: string | null = null
     if (p.quote > 0) {
+      // issue 24: a key's monthly credit limit, asked of the KeySpend port only for a key that has one
+      if (spend !== undefined) yield* KeyLimits.admit(spend, caller, p.quote)
       const settings = yield* CallSettings
       const now = DateTime.toDate(yield* DateTime.now)
       const hold = yield* ledger
@@ -94,7 +102,7 @@ export const holdsOf = (ledger: Context.Tag.Service<Ledger>, crypto: Context.Tag
     caller: Caller,
     p: Plan,
     use: (holdId: string | null) => Effect.Effect<A, E, R>
-  ): Effect.Effect<A, E | InsufficientCredits, R> =>
+  ): Effect.Effect<A, E | InsufficientCredits | KeyLimits.KeyCreditLimitReached, R> =>
     Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
       holdId === null || Exit.isSuccess(exit)
         ? Effect.void

@@ -1,7 +1,7 @@
 // D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Fiber, FastCheck as fc, Layer, TestClock } from "effect"
-import { Calls, Ledger, Measurements, Pricing, Examples as Samples, Upstream } from "../src/index.js"
+import { Calls, KeySpend, Ledger, Measurements, Pricing, Examples as Samples, Upstream } from "../src/index.js"
 import { crypto, memoryStore, type Script, scriptedUpstream } from "./fakes.js"
 
 const start = Date.parse("2026-11-21T12:00:00Z")
@@ -17,6 +17,7 @@ const world = (credits = 1_000_000) =>
           Layer.succeed(Ledger.Ledger, store.ledger),
           Layer.succeed(Measurements.Measurements, store.reads),
           Layer.succeed(Upstream.Upstream, scriptedUpstream(script)),
+          Layer.succeed(KeySpend.KeySpend, store.spend),
           crypto
         )
       )
@@ -218,6 +219,42 @@ describe("Calls", () => {
         const e = (r as Either.Left<Calls.InsufficientCredits, never>).left
         assert.deepStrictEqual([e._tag, e.required, e.available], ["InsufficientCredits", 8, 5])
         assert.strictEqual(fetched, 0)
+      })
+  )
+
+  it.effect(
+    "issue 24: a key's monthly credit limit refuses, at the hold, a call that would pass it; nothing is fetched or held",
+    () =>
+      Effect.gen(function* () {
+        const w = yield* world(1000)
+        let fetched = 0
+        w.script.current = (u) => {
+          fetched++
+          return { kind: "deliver", rows: u.rows }
+        }
+        const limited = { ...w.caller, monthlyCreditLimit: 10 }
+        const first = yield* call(w.calls, limited, "maps", { op: "places", subjects: ["ChIJaaaaaaaaaa"] })
+        assert.strictEqual(first.cost.creditsCharged, 4)
+        const r = yield* Effect.either(
+          call(w.calls, limited, "maps", { op: "places", subjects: ["ChIJbbbbbbbbbb", "ChIJcccccccccc"] })
+        )
+        assert.isTrue(Either.isLeft(r))
+        const e = (r as Either.Left<Calls.CallError, never>).left
+        assert.strictEqual(e._tag, "KeyCreditLimitReached")
+        if (e._tag === "KeyCreditLimitReached") {
+          assert.deepStrictEqual(
+            [e.required, e.limit, e.spentThisMonth, e.resetsAt],
+            [8, 10, 4, "2026-12-01T00:00:00.000Z"]
+          )
+        }
+        assert.strictEqual(fetched, 1)
+        assert.strictEqual([...w.store.state.holds.values()].filter((h) => h.status === "held").length, 0)
+        // the same call without the limit (another key of the account) goes through
+        const other = yield* call(w.calls, { ...w.caller, keyId: "key_other" }, "maps", { op: "places", subjects: ["ChIJbbbbbbbbbb", "ChIJcccccccccc"] })
+        assert.strictEqual(other.cost.creditsCharged, 8)
+        // within the limit: 4 spent + 4 = 8 <= 10
+        const third = yield* call(w.calls, limited, "maps", { op: "places", subjects: ["ChIJdddddddddd"] })
+        assert.strictEqual(third.cost.creditsCharged, 4)
       })
   )
 

@@ -2,9 +2,9 @@
 // one password verification exactly like a wrong password; tokens reach the store only as digests; roles and limits.
 import { createHash } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option, TestClock } from "effect"
 import { Ledger, MemberStore, Members, PasswordHasher } from "../src/index.js"
-import { crypto, memoryStore } from "./fakes.js"
+import { commonPasswords, crypto, memoryStore } from "./fakes.js"
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 
@@ -13,7 +13,28 @@ const memoryMembers = () => {
   const members = new Map<string, { member: MemberStore.Member; passwordHash: string }>()
   const invitations = new Map<string, MemberStore.Invitation>()
   const sessions = new Map<string, { memberId: string; createdAt: Date; lastSeenAt: Date; expiresAt: Date }>()
+  const resets = new Map<string, MemberStore.PasswordReset>()
   const store = MemberStore.MemberStore.of({
+    pendingInvitations: (accountId) =>
+      Effect.sync(() =>
+        [...invitations.values()]
+          .filter((i) => i.accountId === accountId && Option.isNone(i.usedAt))
+          .map((i) => ({ ...i, id: i.digest.slice(0, 16), createdAt: new Date(0) }))
+      ),
+    deleteInvitation: (digest) => Effect.sync(() => invitations.delete(digest)),
+    insertReset: (r) => Effect.sync(() => void resets.set(r.digest, { ...r, usedAt: Option.none() })),
+    findReset: (digest) => Effect.sync(() => Option.fromNullable(resets.get(digest))),
+    useReset: (input) =>
+      Effect.sync(() => {
+        const r = resets.get(input.digest)
+        if (!r || Option.isSome(r.usedAt) || r.expiresAt <= input.now) return Option.none()
+        resets.set(r.digest, { ...r, usedAt: Option.some(input.now) })
+        const m = members.get(r.memberId)
+        if (!m) return Option.none()
+        members.set(r.memberId, { ...m, passwordHash: input.passwordHash })
+        for (const [d, s] of sessions) if (s.memberId === r.memberId) sessions.delete(d)
+        return Option.some(m.member)
+      }),
     insertInvitation: (i) => Effect.sync(() => void invitations.set(i.digest, { ...i, usedAt: Option.none() })),
     acceptInvitation: (input) =>
       Effect.sync(() => {
@@ -100,6 +121,7 @@ const setup = () => {
         Layer.succeed(MemberStore.MemberStore, people.store),
         Layer.succeed(PasswordHasher.PasswordHasher, hashing.hasher),
         Layer.succeed(Ledger.Ledger, mem.ledger),
+        commonPasswords,
         crypto
       )
     )
@@ -166,6 +188,78 @@ describe("Members", () => {
       assert.strictEqual(blocked._tag, "SignInLimited")
       const other = yield* members.signIn({ email: "r@x.example", password: "a good password", address: "8" })
       assert.strictEqual(other.member.email, "r@x.example")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("issue 24: 5 failures for an email from one address do not lock out that email from another address", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_5", name: "e" })
+      yield* members.accept(
+        (yield* members.invite({ accountId: "acct_5", email: "boss@x.example", role: "owner" })).token,
+        "a good password"
+      )
+      for (let i = 0; i < 5; i++) {
+        const e = yield* Effect.flip(members.signIn({ email: "boss@x.example", password: "nope nope!", address: "6" }))
+        assert.strictEqual(e._tag, "SignInRefused")
+      }
+      const blocked = yield* Effect.flip(
+        members.signIn({ email: "boss@x.example", password: "a good password", address: "6" })
+      )
+      assert.strictEqual(blocked._tag, "SignInLimited")
+      assert.match(blocked.message, /try again in \d+ seconds/)
+      const owner = yield* members.signIn({ email: "boss@x.example", password: "a good password", address: "7" })
+      assert.strictEqual(owner.member.email, "boss@x.example")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("issue 24: a common password is refused with why; re-inviting a member says so", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_6", name: "f" })
+      const invited = yield* members.invite({ accountId: "acct_6", email: "p@x.example", role: "owner" })
+      const weak = yield* Effect.flip(members.accept(invited.token, "Password123"))
+      assert.strictEqual(weak._tag, "InvalidInput")
+      assert.include(weak.message, "common passwords")
+      yield* members.accept(invited.token, "a good password")
+      const again = yield* Effect.flip(members.invite({ accountId: "acct_6", email: "P@x.example", role: "member" }))
+      assert.strictEqual(again._tag, "AlreadyMember")
+    }).pipe(Effect.provide(t.layer))
+  })
+
+  it.effect("issue 24: a reset link works once, ends every session, and an unknown, used or expired one is refused alike", () => {
+    const t = setup()
+    return Effect.gen(function* () {
+      const members = yield* Members.Members
+      yield* t.mem.ledger.createAccount({ id: "acct_7", name: "g" })
+      const owner = yield* members.accept(
+        (yield* members.invite({ accountId: "acct_7", email: "o7@x.example", role: "owner" })).token,
+        "a good password"
+      )
+      const worker = yield* members.accept(
+        (yield* members.inviteAs(owner, "w7@x.example", "member")).token,
+        "a good password"
+      )
+      const session = yield* members.signIn({ email: "w7@x.example", password: "a good password", address: "1" })
+      assert.strictEqual(leftOf(yield* Effect.either(members.issueResetAs(worker, owner.id))), "Forbidden")
+      const reset = yield* members.issueResetAs(owner, worker.id)
+      assert.isFalse([...t.people.state.members.values()].some((m) => JSON.stringify(m).includes(reset.token)))
+      yield* members.resetPassword(reset.token, "a brand new password")
+      assert.strictEqual(leftOf(yield* Effect.either(members.authenticate(session.token))), "SessionInvalid")
+      const used = yield* Effect.flip(members.resetPassword(reset.token, "another new password"))
+      const unknown = yield* Effect.flip(members.resetPassword(`rst_${"a".repeat(32)}`, "another new password"))
+      const expiring = yield* members.issueResetAs(owner, worker.id)
+      yield* TestClock.adjust("61 minutes")
+      const expired = yield* Effect.flip(members.resetPassword(expiring.token, "another new password"))
+      assert.deepStrictEqual(
+        [used.message, unknown.message, expired.message],
+        [used.message, used.message, used.message]
+      )
+      assert.strictEqual(used._tag, "ResetInvalid")
+      const again = yield* members.signIn({ email: "w7@x.example", password: "a brand new password", address: "1" })
+      assert.strictEqual(again.member.id, worker.id)
     }).pipe(Effect.provide(t.layer))
   })
 

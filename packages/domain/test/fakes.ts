@@ -2,11 +2,16 @@
 
 import { createHash, randomBytes } from "node:crypto"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { Crypto, Freshness, Ledger, Measurements, Upstream } from "../src/index.js"
+import { CommonPasswords, Crypto, Freshness, KeySpend, Ledger, Measurements, Upstream } from "../src/index.js"
 
 export const crypto = Layer.succeed(Crypto.Crypto, {
   randomBytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n))),
   sha256: (t) => Effect.sync(() => createHash("sha256").update(t).digest("hex"))
+})
+
+/** A short common-password list. */
+export const commonPasswords = Layer.succeed(CommonPasswords.CommonPasswords, {
+  includes: (p) => Effect.succeed(["password123", "qwertyuiop", "1234567890"].includes(p.toLowerCase()))
 })
 
 export const memoryStore = () => {
@@ -144,7 +149,16 @@ export const memoryStore = () => {
     reveals: ({ accountId, persons }) =>
       Effect.sync(() => reveals.filter((r) => r.accountId === accountId && persons.includes(r.person)))
   })
-  return { ledger, reads, state: { accounts, holds, entries, measurements, points, reveals } }
+  // entries carry no time: every capture counts as this month's (the domain picks the month)
+  const spend = KeySpend.KeySpend.of({
+    spentSince: (keyId) =>
+      Effect.sync(
+        () =>
+          entries.filter((e) => e.keyId === keyId && e.kind === "capture").reduce((s, e) => s - e.credits, 0) +
+          [...holds.values()].filter((h) => h.keyId === keyId && h.status === "held").reduce((s, h) => s + h.amount, 0)
+      )
+  })
+  return { ledger, reads, spend, state: { accounts, holds, entries, measurements, points, reveals } }
 }
 
 /** How the scripted upstream answers a unit. */

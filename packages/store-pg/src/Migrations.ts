@@ -555,6 +555,60 @@ export const all = {
         RETURN NEXT;
       END LOOP;
     END $$;
+  `),
+  // i24 (D20, second pass): password resets, the audit log (append-only, kept a year), per-key monthly credit
+  // limits (enforced at the hold, read with the key), key rolls, and an account's low-balance threshold
+  "0016_dashboard_second_pass": migration(`
+    CREATE TABLE password_resets (
+      digest text PRIMARY KEY,
+      member_id text NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+      expires_at timestamptz NOT NULL,
+      used_at timestamptz,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX password_resets_by_member ON password_resets (member_id);
+    CREATE INDEX invitations_pending_by_account ON invitations (account_id, created_at) WHERE used_at IS NULL;
+    CREATE TABLE audit_log (
+      id bigserial PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id),
+      at timestamptz NOT NULL DEFAULT now(),
+      actor text NOT NULL,
+      address text NOT NULL,
+      action text NOT NULL,
+      subject text NOT NULL
+    );
+    CREATE INDEX audit_log_by_account ON audit_log (account_id, id DESC);
+    CREATE INDEX audit_log_by_time ON audit_log (at);
+    -- append-only: no update ever; a delete only of an entry older than its year of retention
+    CREATE FUNCTION audit_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' AND OLD.at < now() - interval '1 year' THEN RETURN OLD; END IF;
+        RAISE EXCEPTION 'the audit log is append-only';
+      END $$;
+    CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+      FOR EACH ROW EXECUTE FUNCTION audit_log_append_only();
+    ALTER TABLE api_keys ADD COLUMN monthly_credit_limit bigint CHECK (monthly_credit_limit > 0);
+    ALTER TABLE api_keys ADD COLUMN replaced_by text;
+    CREATE TABLE account_settings (
+      account_id text PRIMARY KEY REFERENCES accounts(id),
+      low_balance_threshold bigint CHECK (low_balance_threshold > 0)
+    );
+    -- the key lookup of every call also returns the key's monthly limit (null: none), so a key without one costs
+    -- nothing more at the hold
+    DROP FUNCTION pdr_find_keys(text[]);
+    CREATE FUNCTION pdr_find_keys(p_digests text[])
+    RETURNS TABLE (digest text, id text, account_id text, name text, prefix text, created_at timestamptz,
+                   expires_at timestamptz, revoked_at timestamptz, last_used_at timestamptz, calls bigint,
+                   spendable bigint, monthly_credit_limit bigint)
+    LANGUAGE plpgsql STABLE AS $$
+    #variable_conflict use_column
+    BEGIN
+      RETURN QUERY
+        SELECT k.digest, k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at,
+               k.last_used_at, k.calls, a.balance - a.held, k.monthly_credit_limit
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id
+        WHERE k.digest = ANY (p_digests);
+    END $$;
   `)
 }
 

@@ -7,7 +7,11 @@ import { num, optionalUtc, utc } from "./Rows.js"
 
 const columns = (sql: SqlClient.SqlClient) => sql`
   k.id, k.account_id, k.name, k.prefix, k.created_at, k.expires_at, k.revoked_at, k.last_used_at, k.calls,
-  coalesce((SELECT -sum(l.credits) FROM ledger l WHERE l.key_id = k.id AND l.kind = 'capture'), 0) AS credits_spent`
+  k.monthly_credit_limit, k.replaced_by,
+  coalesce((SELECT -sum(l.credits) FROM ledger l WHERE l.key_id = k.id AND l.kind = 'capture'), 0) AS credits_spent,
+  coalesce((SELECT -sum(l.credits) FROM ledger l WHERE l.key_id = k.id AND l.kind = 'capture'
+            AND l.created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'), 0)
+    AS credits_this_month`
 
 const toKey = (r: Record<string, unknown>) =>
   new K.StoredKey({
@@ -20,7 +24,13 @@ const toKey = (r: Record<string, unknown>) =>
     revokedAt: optionalUtc(r["revoked_at"]),
     lastUsedAt: optionalUtc(r["last_used_at"]),
     calls: num(r["calls"]),
-    creditsSpent: num(r["credits_spent"] ?? 0)
+    creditsSpent: num(r["credits_spent"] ?? 0),
+    monthlyCreditLimit:
+      r["monthly_credit_limit"] === null || r["monthly_credit_limit"] === undefined
+        ? Option.none()
+        : Option.some(num(r["monthly_credit_limit"])),
+    creditsThisMonth: num(r["credits_this_month"] ?? 0),
+    replacedBy: Option.fromNullable(r["replaced_by"] as string | null | undefined)
   })
 
 /** The KeyStore adapter. */
@@ -40,8 +50,9 @@ export const make = Effect.gen(function* () {
   )
   return K.KeyStore.of({
     insert: (key) =>
-      sql`INSERT INTO api_keys (id, account_id, name, prefix, digest, expires_at)
-          VALUES (${key.id}, ${key.accountId}, ${key.name}, ${key.prefix}, ${key.digest}, ${Option.getOrNull(key.expiresAt)})
+      sql`INSERT INTO api_keys (id, account_id, name, prefix, digest, expires_at, monthly_credit_limit)
+          VALUES (${key.id}, ${key.accountId}, ${key.name}, ${key.prefix}, ${key.digest}, ${Option.getOrNull(key.expiresAt)},
+                  ${Option.getOrNull(key.monthlyCreditLimit ?? Option.none())})
           RETURNING *, 0 AS credits_spent`.pipe(
         Effect.map((rows) => toKey(rows[0]!)),
         Effect.orDie
@@ -53,6 +64,22 @@ export const make = Effect.gen(function* () {
     list: (accountId) =>
       sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.account_id = ${accountId} ORDER BY k.created_at, k.id`.pipe(
         Effect.map((rows) => rows.map(toKey)),
+        Effect.orDie
+      ),
+    rename: (keyId, name) =>
+      sql`UPDATE api_keys SET name = ${name} WHERE id = ${keyId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    retire: (keyId, at, replacedBy) =>
+      sql`UPDATE api_keys SET expires_at = least(coalesce(expires_at, ${at}), ${at}), replaced_by = ${replacedBy}
+          WHERE id = ${keyId} AND revoked_at IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    setMonthlyLimit: (keyId, limit) =>
+      sql`UPDATE api_keys SET monthly_credit_limit = ${Option.getOrNull(limit)} WHERE id = ${keyId} RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
     revoke: (keyId) =>

@@ -58,6 +58,60 @@ export const make = Effect.gen(function* () {
         ),
         Effect.orDie
       ),
+    pendingInvitations: (accountId) =>
+      sql`SELECT digest, email, role, created_at, expires_at FROM invitations
+          WHERE account_id = ${accountId} AND used_at IS NULL ORDER BY created_at, digest`.pipe(
+        Effect.map((rows) =>
+          rows.map((r) => ({
+            id: String(r["digest"]).slice(0, 16),
+            digest: String(r["digest"]),
+            email: String(r["email"]),
+            role: r["role"] === "owner" ? ("owner" as const) : ("member" as const),
+            createdAt: date(r["created_at"]),
+            expiresAt: date(r["expires_at"])
+          }))
+        ),
+        Effect.orDie
+      ),
+    deleteInvitation: (digest) =>
+      sql`DELETE FROM invitations WHERE digest = ${digest} AND used_at IS NULL RETURNING digest`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    insertReset: (r) =>
+      sql`INSERT INTO password_resets (digest, member_id, expires_at)
+          VALUES (${r.digest}, ${r.memberId}, ${r.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
+    findReset: (digest) =>
+      sql`SELECT * FROM password_resets WHERE digest = ${digest}`.pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (r) => ({
+            digest: String(r["digest"]),
+            memberId: String(r["member_id"]),
+            expiresAt: date(r["expires_at"]),
+            usedAt: r["used_at"] === null ? Option.none<Date>() : Option.some(date(r["used_at"]))
+          }))
+        ),
+        Effect.orDie
+      ),
+    useReset: (input) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const used = yield* sql`UPDATE password_resets SET used_at = ${input.now}
+              WHERE digest = ${input.digest} AND used_at IS NULL AND expires_at > ${input.now}
+              RETURNING member_id`
+            const memberId = used[0]?.["member_id"]
+            if (memberId === undefined) return Option.none()
+            const rows = yield* sql`UPDATE members m SET password_hash = ${input.passwordHash}
+              WHERE m.id = ${String(memberId)} RETURNING ${memberColumns}`
+            yield* sql`DELETE FROM sessions WHERE member_id = ${String(memberId)}`
+            // every other reset link of the member stops working too
+            yield* sql`UPDATE password_resets SET used_at = ${input.now}
+              WHERE member_id = ${String(memberId)} AND used_at IS NULL`
+            return Option.map(Option.fromNullable(rows[0]), toMember)
+          })
+        )
+        .pipe(Effect.orDie),
     findByEmail: (email) =>
       sql`SELECT ${memberColumns}, m.password_hash FROM members m WHERE lower(m.email) = lower(${email})`.pipe(
         Effect.map((rows) =>

@@ -1,5 +1,5 @@
 /** Port: where API keys are kept (only their digest and visible prefix). */
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, Option, Schema } from "effect"
 
 /** A stored API key: never the key itself, only its SHA-256 digest and its visible prefix. */
 export class StoredKey extends Schema.Class<StoredKey>("StoredKey")({
@@ -12,7 +12,13 @@ export class StoredKey extends Schema.Class<StoredKey>("StoredKey")({
   revokedAt: Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
   lastUsedAt: Schema.OptionFromSelf(Schema.DateTimeUtcFromSelf),
   calls: Schema.Number,
-  creditsSpent: Schema.Number
+  creditsSpent: Schema.Number,
+  /** The optional monthly credit limit (issue 24). */
+  monthlyCreditLimit: Schema.optionalWith(Schema.OptionFromSelf(Schema.Number), { default: () => Option.none() }),
+  /** Credits captured this UTC month (listings only; 0 elsewhere). */
+  creditsThisMonth: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+  /** The key that replaced this one in a roll, if any. */
+  replacedBy: Schema.optionalWith(Schema.OptionFromSelf(Schema.String), { default: () => Option.none() })
 }) {}
 
 /** What is written when a key is created. */
@@ -23,6 +29,7 @@ export interface NewKey {
   readonly prefix: string
   readonly digest: string
   readonly expiresAt: Option.Option<Date>
+  readonly monthlyCreditLimit?: Option.Option<number>
 }
 
 /** Usage of one key since the last flush (call counts are not money and may trail, D6). */
@@ -55,6 +62,10 @@ export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
     ) => Effect.Effect<Option.Option<{ readonly key: StoredKey; readonly spendable: number }>>
     readonly find: (keyId: string) => Effect.Effect<Option.Option<StoredKey>>
     readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<StoredKey>>
+    readonly rename: (keyId: string, name: string) => Effect.Effect<boolean>
+    /** A roll: the key expires at `at` (unless it expires sooner) and names its replacement. */
+    readonly retire: (keyId: string, at: Date, replacedBy: string) => Effect.Effect<boolean>
+    readonly setMonthlyLimit: (keyId: string, limit: Option.Option<number>) => Effect.Effect<boolean>
     /** Marks the key revoked now; false when it was unknown or already revoked. */
     readonly revoke: (keyId: string) => Effect.Effect<boolean>
     /** Adds the call counts to the keys, and the daily counts per platform and op when given. */

@@ -25,6 +25,24 @@ export interface Invitation {
   readonly usedAt: Option.Option<Date>
 }
 
+/** An invitation not yet accepted; `id` names it in the dashboard (a prefix of its digest, never the token). */
+export interface PendingInvitation {
+  readonly id: string
+  readonly digest: string
+  readonly email: string
+  readonly role: Role
+  readonly createdAt: Date
+  readonly expiresAt: Date
+}
+
+/** A stored password reset: the digest of its one-time token, never the token. */
+export interface PasswordReset {
+  readonly digest: string
+  readonly memberId: string
+  readonly expiresAt: Date
+  readonly usedAt: Option.Option<Date>
+}
+
 /** A stored session: the digest of its cookie token, never the token. */
 export interface Session {
   readonly digest: string
@@ -47,6 +65,24 @@ export class MemberStore extends Context.Tag("@pdr/domain/MemberStore")<
       readonly now: Date
     }) => Effect.Effect<Option.Option<Member>>
     readonly findInvitation: (digest: string) => Effect.Effect<Option.Option<Invitation>>
+    /** The account's invitations not used yet, oldest first. */
+    readonly pendingInvitations: (accountId: string) => Effect.Effect<ReadonlyArray<PendingInvitation>>
+    readonly deleteInvitation: (digest: string) => Effect.Effect<boolean>
+    readonly insertReset: (reset: {
+      readonly digest: string
+      readonly memberId: string
+      readonly expiresAt: Date
+    }) => Effect.Effect<void>
+    readonly findReset: (digest: string) => Effect.Effect<Option.Option<PasswordReset>>
+    /**
+     * Marks the unused, unexpired reset used, sets the member's password and ends every session of theirs, in one
+     * transaction; none when it was used or expired meanwhile.
+     */
+    readonly useReset: (input: {
+      readonly digest: string
+      readonly passwordHash: string
+      readonly now: Date
+    }) => Effect.Effect<Option.Option<Member>>
     /** The member with this email (case-insensitive) and their password hash. */
     readonly findByEmail: (
       email: string

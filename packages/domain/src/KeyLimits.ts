@@ -1,0 +1,42 @@
+/**
+ * A key's optional monthly credit limit (issue 24): checked when a call's hold is placed. The month is the UTC
+ * calendar month; a key's spend is what it captured this month plus what its calls in flight hold.
+ */
+import { DateTime, Effect, Schema } from "effect"
+import type { Caller } from "./Keys.js"
+import type { KeySpend } from "./ports/KeySpend.js"
+
+/** 402 `key_credit_limit`: the call's quote would take the key past its monthly limit; nothing was held or billed. */
+export class KeyCreditLimitReached extends Schema.TaggedError<KeyCreditLimitReached>()("KeyCreditLimitReached", {
+  required: Schema.Number,
+  limit: Schema.Number,
+  spentThisMonth: Schema.Number,
+  resetsAt: Schema.String
+}) {
+  override get message() {
+    return `this call is quoted at ${this.required} credits; this key's monthly credit limit is ${this.limit} and it has spent or holds ${this.spentThisMonth} this month (the month resets at ${this.resetsAt}); nothing was fetched or billed`
+  }
+}
+
+/** The first instant of the UTC month of `now`, and of the next one. */
+export const monthOf = (now: DateTime.Utc) => {
+  const start = DateTime.startOf(now, "month")
+  return { start, next: DateTime.add(start, { months: 1 }) }
+}
+
+/** Fails when `amount` more credits would take the caller's key past its monthly limit (no limit: nothing read). */
+export const admit = (spend: KeySpend["Type"], caller: Caller, amount: number) =>
+  Effect.gen(function* () {
+    const limit = caller.monthlyCreditLimit
+    if (limit === undefined || amount <= 0) return
+    const month = monthOf(yield* DateTime.now)
+    const spent = yield* spend.spentSince(caller.keyId, DateTime.toDate(month.start))
+    if (spent + amount > limit) {
+      return yield* new KeyCreditLimitReached({
+        required: amount,
+        limit,
+        spentThisMonth: spent,
+        resetsAt: DateTime.formatIso(month.next)
+      })
+    }
+  })
