@@ -3,7 +3,7 @@
 import { Telemetry } from "@pdr/core"
 import { Members } from "@pdr/domain"
 import { NodePasswordHasher } from "@pdr/store-pg"
-import { Config, Duration } from "effect"
+import { Config, Duration, Option } from "effect"
 import { listenerTimeouts } from "./Server.js"
 
 const members = Members.MemberSettings.defaultValue()
@@ -32,6 +32,11 @@ export const server = Config.all({
     requestMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.requestMs)),
     keepAliveMs: Config.integer("KEEP_ALIVE_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.keepAliveMs))
   }),
+  // email (issue 24): invitations and password resets are sent when SMTP_URL is set
+  mail: Config.all({
+    url: Config.option(Config.redacted("SMTP_URL")),
+    from: Config.string("MAIL_FROM").pipe(Config.withDefault("Platform Data API <no-reply@localhost>"))
+  }).pipe(Config.map(({ url, from }) => (Option.isSome(url) ? { url: url.value, from } : undefined))),
   // the dashboard (D20): session lifetimes, Secure cookies behind a TLS proxy, the scrypt cost (2^17 = OWASP)
   dashboard: Config.all({
     secureCookies: Config.boolean("DASHBOARD_SECURE_COOKIES").pipe(Config.withDefault(false)),

@@ -20,7 +20,9 @@ export const seed = (publicUrl: string) =>
     if ((yield* accounts.list()).length > 0) return
     const account = yield* accounts.create({ name: "Demo", credits: demoCredits })
     const created = yield* keys.create({ accountId: account.id, name: "demo key" })
-    const invitation = yield* members.invite({ accountId: account.id, email: demoOwner, role: "owner" })
+    const invitation = yield* members
+      .invite({ accountId: account.id, email: demoOwner, role: "owner" })
+      .pipe(Effect.catchTag("AlreadyMember", (e) => Effect.die(e)))
     yield* Console.log(
       [
         "",

@@ -4,11 +4,18 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Core, Telemetry } from "@pdr/core"
-import { IdempotencyStore, Keys, Ledger, Members } from "@pdr/domain"
+import { Audit, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
-import { NodePasswordHasher, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
+import {
+  NodePasswordHasher,
+  PgAccountSettings,
+  PgAuditLog,
+  PgMemberStore,
+  PgUsageReports
+} from "@pdr/store-pg"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
+import * as CommonPasswordList from "./dashboard/CommonPasswordList.js"
 import * as DashboardHttp from "./dashboard/DashboardHttp.js"
 import * as Authentication from "./http/Authentication.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
@@ -17,6 +24,7 @@ import * as HealthHttp from "./http/HealthHttp.js"
 import * as McpHttp from "./http/McpHttp.js"
 import * as Observability from "./http/Observability.js"
 import * as OpsHttp from "./http/OpsHttp.js"
+import * as SmtpMailer from "./mail/SmtpMailer.js"
 import { engineVersion } from "./Version.js"
 
 /** What a server instance needs to know: its listeners and the core's options. */
@@ -42,6 +50,8 @@ export interface Options extends Core.Options {
   readonly logRequests?: boolean
   /** How long /readyz answers 503 at shutdown before the listeners stop accepting (0 when absent). */
   readonly drainMs?: number
+  /** Email through SMTP (issue 24); without it, invitation and reset links are shown to copy. */
+  readonly mail?: SmtpMailer.Options | undefined
 }
 
 /** How long a client may take to send its headers, its whole request, and how long an idle keep-alive lasts. */
@@ -59,11 +69,15 @@ export const listenerTimeouts: ListenerTimeouts = { headersMs: 20_000, requestMs
 
 /** The domain services: the one core wiring (packages/core), shared with the runner and the tests, and the dashboard's members (D20). */
 export const services = (options: Options) =>
-  Members.Members.Default.pipe(
+  Layer.mergeAll(Members.Members.Default, Audit.Audit.Default, LowBalance.LowBalance.Default).pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         PgMemberStore.layer,
         PgUsageReports.layer,
+        PgAuditLog.layer,
+        PgAccountSettings.layer,
+        CommonPasswordList.layer,
+        SmtpMailer.layer(options.mail),
         NodePasswordHasher.layer({
           ...NodePasswordHasher.owasp,
           ...(options.dashboard?.scryptLogN === undefined ? {} : { logN: options.dashboard.scryptLogN })
@@ -133,6 +147,11 @@ export const background = (sweepEveryMs: number) =>
         Effect.repeat(Effect.ignoreLogged(keys.flushUsage()), Schedule.spaced(Duration.seconds(2)))
       )
       yield* Effect.addFinalizer(() => Effect.ignore(keys.flushUsage()))
+      // the audit log keeps a year (issue 24): older entries go once a day
+      const audit = yield* Audit.Audit
+      yield* Effect.forkScoped(
+        Effect.repeat(Effect.ignoreLogged(audit.purgeExpired()), Schedule.spaced(Duration.hours(24)))
+      )
     })
   )
 

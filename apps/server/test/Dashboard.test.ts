@@ -1,5 +1,6 @@
 // D20 over a real socket on the real Postgres server: the separation of API keys and sessions, cross-site forgery,
 // sign-in failures that say nothing about the email, the sign-in limit, and no secret in clear in the database or logs.
+import { request as httpRequest } from "node:http"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect } from "effect"
@@ -8,6 +9,27 @@ import { csrfOf, form, invite, member, sessionCookie, testScrypt } from "./dashb
 import { account, admin, post, type Running, request, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
+
+/** A form post sent from another local address (node's `localAddress`), without following redirects. */
+const fromAddress = (server: Running, localAddress: string, path: string, fields: Record<string, string>) =>
+  new Promise<{ status: number; cookie: string | undefined }>((resolve, reject) => {
+    const body = new URLSearchParams(fields).toString()
+    const req = httpRequest(
+      `${server.api}${path}`,
+      {
+        method: "POST",
+        localAddress,
+        headers: { "content-type": "application/x-www-form-urlencoded", "content-length": Buffer.byteLength(body) }
+      },
+      (res) => {
+        res.resume()
+        const set = res.headers["set-cookie"]?.find((c) => c.startsWith("pdr_session="))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, cookie: set?.split(";")[0] }))
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
 const password = "a long enough password"
 const withoutId = (body: any) => JSON.stringify({ ...body, error: { ...body.error, requestId: "-" } })
 
@@ -145,8 +167,17 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
         "sec-fetch-site": "same-origin"
       }
     )
-    assert.strictEqual(genuine.status, 200)
+    // post/redirect/get: the key waits behind a one-time ticket
+    assert.strictEqual(genuine.status, 303)
+    assert.match(genuine.headers.get("location")!, /^\/dashboard\/keys\/created\?ticket=[\w-]+$/)
     assert.strictEqual((await admin(server, "GET", `/admin/accounts/${a.accountId}/keys`)).keys.length, 2)
+    // a wrong CSRF token from our own origin is a stale form: a page saying so, with the dashboard's headers
+    const stale = await form(server, "/dashboard/keys", { csrf: "0".repeat(64), name: "stale" }, { cookie })
+    const body = await stale.text()
+    assert.strictEqual(stale.status, 403)
+    assert.include(body, "This form is out of date")
+    assert.include(body, 'href="/dashboard/keys"')
+    assert.strictEqual(stale.headers.get("x-frame-options"), "DENY")
   })
 
   it("D20: a password change ends every session of the member; the new password signs in", async () => {
@@ -167,11 +198,16 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
       { csrf, current: password, next: "a brand new password" },
       { cookie }
     )
-    assert.deepStrictEqual([changed.status, changed.headers.get("location")], [303, "/dashboard/sign-in"])
+    assert.deepStrictEqual(
+      [changed.status, changed.headers.get("location")],
+      [303, "/dashboard/sign-in?reason=password"]
+    )
     for (const c of [cookie, other]) {
       const r = await fetch(`${server.api}/dashboard/keys`, { headers: { cookie: c }, redirect: "manual" })
-      assert.deepStrictEqual([r.status, r.headers.get("location")], [303, "/dashboard/sign-in"])
+      assert.deepStrictEqual([r.status, r.headers.get("location")], [303, "/dashboard/sign-in?reason=expired"])
     }
+    const told = await (await fetch(`${server.api}/dashboard/sign-in?reason=expired`)).text()
+    assert.include(told, "Your session ended")
     const old = await form(server, "/dashboard/sign-in", { email: "change@example.com", password })
     assert.strictEqual(old.status, 401)
     const fresh = await form(server, "/dashboard/sign-in", {
@@ -225,7 +261,7 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     const removed = await form(server, `/dashboard/members/${workerId}/remove`, { csrf: ownerCsrf }, { cookie: owner })
     assert.strictEqual(removed.status, 303)
     const after = await fetch(`${server.api}/dashboard`, { headers: { cookie: worker }, redirect: "manual" })
-    assert.deepStrictEqual([after.status, after.headers.get("location")], [303, "/dashboard/sign-in"])
+    assert.deepStrictEqual([after.status, after.headers.get("location")], [303, "/dashboard/sign-in?reason=expired"])
     assert.deepStrictEqual(await ids(), [bossId])
   })
 
@@ -236,7 +272,11 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     const wrong = await form(server, "/dashboard/sign-in", { email: "known@example.com", password: "not the password" })
     assert.strictEqual(unknown.status, 401)
     assert.strictEqual(wrong.status, unknown.status)
-    assert.strictEqual(await wrong.text(), await unknown.text())
+    // the same page but for the email typed, which is kept in its field
+    assert.strictEqual(
+      (await wrong.text()).replace("known@example.com", "EMAIL"),
+      (await unknown.text()).replace("unknown@example.com", "EMAIL")
+    )
     assert.isUndefined(sessionCookie(unknown))
     assert.isUndefined(sessionCookie(wrong))
   })
@@ -270,7 +310,8 @@ describe.skipIf(!serverUp)("dashboard over HTTP", () => {
     const sessionToken = cookie.split("=")[1]!
     const csrf = await csrfOf(server, cookie)
     const created = await form(server, "/dashboard/keys", { csrf, name: "scan" }, { cookie })
-    const key = /key_live_[0-9A-Za-z]{32}/.exec(await created.text())![0]
+    const shown = await fetch(`${server.api}${created.headers.get("location")}`, { headers: { cookie } })
+    const key = /key_live_[0-9A-Za-z]{32}/.exec(await shown.text())![0]
     await form(server, "/dashboard/sign-in", { email: "secret@example.com", password: "wrong password!!" })
     const client = new pg.Client({ connectionString: url })
     await client.connect()
@@ -304,7 +345,7 @@ describe.skipIf(!serverUp)("dashboard sign-in limit", () => {
   }, 60_000)
   afterAll(() => server?.close())
 
-  it("D20: after 5 failed sign-ins for an email, even the right password gets 429 with Retry-After", async () => {
+  it("issue 24: after 5 failed sign-ins for an email from one address, that address gets 429 with Retry-After; another address still signs in", async () => {
     const a = await account(server, 100, "limit")
     await member(server, a.accountId, "limited@example.com", password)
     for (let i = 0; i < 5; i++) {
@@ -317,6 +358,11 @@ describe.skipIf(!serverUp)("dashboard sign-in limit", () => {
     const limited = await form(server, "/dashboard/sign-in", { email: "limited@example.com", password })
     assert.strictEqual(limited.status, 429)
     assert.isAbove(Number(limited.headers.get("retry-after")), 0)
+    assert.match(await limited.text(), /try again in \d+ seconds/)
     assert.isUndefined(sessionCookie(limited))
+    // the owner on another address was never failing: not locked out (127.0.0.2 is loopback too)
+    const elsewhere = await fromAddress(server, "127.0.0.2", "/dashboard/sign-in", { email: "limited@example.com", password })
+    assert.strictEqual(elsewhere.status, 303)
+    assert.match(elsewhere.cookie ?? "", /^pdr_session=ses_/)
   })
 })

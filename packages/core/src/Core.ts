@@ -10,6 +10,7 @@ import {
   PgDemand,
   PgIdempotencyStore,
   PgJobQueue,
+  PgKeySpend,
   PgKeyStore,
   PgLedger,
   PgMeasurements,
@@ -114,6 +115,7 @@ export const layer = (options: Options) => {
           })
         ),
         PgKeyStore.layer,
+        PgKeySpend.layer,
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
         PgJobQueue.layer,

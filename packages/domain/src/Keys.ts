@@ -122,6 +122,7 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       readonly monthlyCreditLimit?: Option.Option<number>
     }) {
       const name = yield* checkName(input.name)
+      if (input.monthlyCreditLimit !== undefined) yield* checkLimit(input.monthlyCreditLimit)
       const now = yield* DateTime.now
       if (input.expiresAt !== undefined) {
         if (Number.isNaN(input.expiresAt.getTime())) {
@@ -146,6 +147,11 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       })
       return { key, stored }
     })
+
+    const checkLimit = (limit: Option.Option<number>) =>
+      Option.isSome(limit) && !(Number.isSafeInteger(limit.value) && limit.value >= 1 && limit.value <= 1e12)
+        ? Effect.fail(new InvalidInput({ field: "limit", message: "must be a whole number of credits, 1 or more" }))
+        : Effect.void
 
     const checkName = (raw: string) => {
       const name = raw.trim()
@@ -199,9 +205,7 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
       limit: Option.Option<number>
     ) {
       const key = yield* ofAccount(keyId, accountId)
-      if (Option.isSome(limit) && !(Number.isSafeInteger(limit.value) && limit.value >= 1 && limit.value <= 1e12)) {
-        return yield* new InvalidInput({ field: "limit", message: "must be a whole number of credits, 1 or more" })
-      }
+      yield* checkLimit(limit)
       yield* store.setMonthlyLimit(key.id, limit)
       return key
     })

@@ -228,7 +228,17 @@ export const Invitation = Schema.Struct({
   signUpPath: Schema.String
 }).annotations({ identifier: "Invitation" })
 
-/** Members of an account's dashboard (D20): the operator's invitation. */
+/** `POST /admin/members/resets`: a one-time password reset link for the member with this email (issue 24). */
+export const ResetMember = Schema.Struct({ email: Schema.String }).annotations({ identifier: "ResetMember", ...strict })
+
+/** A one-time password reset: the path carries its token, shown only here. */
+export const PasswordReset = Schema.Struct({
+  email: Schema.String,
+  expiresAt: Schema.String,
+  resetPath: Schema.String
+}).annotations({ identifier: "PasswordReset" })
+
+/** Members of an account's dashboard (D20): the operator's invitation and password reset. */
 export class MembersGroup extends HttpApiGroup.make("members")
   .add(
     HttpApiEndpoint.post("invite", "/admin/accounts/:accountId/members/invitations")
@@ -237,7 +247,19 @@ export class MembersGroup extends HttpApiGroup.make("members")
       .addSuccess(Invitation, { status: 201 })
       .addError(Errors.BadRequest)
       .addError(Errors.NotFound)
+      .addError(Errors.Conflict)
       .annotate(OpenApi.Summary, "Invite a member (owner by default); the answer carries the one-time sign-up path")
+  )
+  .add(
+    HttpApiEndpoint.post("reset", "/admin/members/resets")
+      .setPayload(ResetMember)
+      .addSuccess(PasswordReset, { status: 201 })
+      .addError(Errors.BadRequest)
+      .addError(Errors.NotFound)
+      .annotate(
+        OpenApi.Summary,
+        "A one-time password reset link for a member, by email (valid one hour; using it ends every session of theirs)"
+      )
   )
   .middleware(OperatorAuth) {}
 

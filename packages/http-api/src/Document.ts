@@ -34,7 +34,7 @@ export const errorCodes: Readonly<Record<Failure.ApiStatus, ReadonlyArray<Failur
 const statusText: Record<Failure.ApiStatus, string> = {
   400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
   401: "The API key is missing, malformed, unknown, revoked or expired.",
-  402: "The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed.",
+  402: "The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed.",
   404: "No such route or platform.",
   409: "A call with this Idempotency-Key is still running.",
   413: "The body is over 64 KiB; nothing was read or billed.",
@@ -85,6 +85,22 @@ const detailsOf = (status: number): Json | undefined => {
             properties: {
               required: { type: "integer", description: "the quote, in credits" },
               maxCredits: { type: "integer", minimum: 0, description: "the cap the request gave" }
+            }
+          },
+          {
+            type: "object",
+            description: "key_credit_limit: the key's monthly credit limit would be passed",
+            required: ["required", "limit", "spentThisMonth", "resetsAt"],
+            additionalProperties: false,
+            properties: {
+              required: { type: "integer", description: "the quote, in credits" },
+              limit: { type: "integer", minimum: 1, description: "the key's monthly credit limit" },
+              spentThisMonth: {
+                type: "integer",
+                minimum: 0,
+                description: "credits the key captured this UTC month plus what its calls in flight hold"
+              },
+              resetsAt: { type: "string", format: "date-time", description: "the start of the next UTC month" }
             }
           }
         ]

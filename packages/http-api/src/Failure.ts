@@ -34,6 +34,13 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
 export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredits>()("QuoteAboveMaxCredits", {
   error: errorOf("quote_above_max_credits")
 }) {}
+/**
+ * 402 `key_credit_limit` (issue 24): the call would take the key past its monthly credit limit; `details.required`,
+ * `details.limit`, `details.spentThisMonth` and `details.resetsAt`.
+ */
+export class KeyCreditLimit extends Schema.TaggedError<KeyCreditLimit>()("KeyCreditLimit", {
+  error: errorOf("key_credit_limit")
+}) {}
 /** 403 `forbidden` (dashboard): a cross-site or not permitted request. */
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", { error: errorOf("forbidden") }) {}
 /** 404 `unknown_platform`. */
@@ -83,6 +90,7 @@ export const codes = {
   unauthorized: { error: Unauthorized, status: 401, surface: "api" },
   insufficient_credits: { error: InsufficientCredits, status: 402, surface: "api" },
   quote_above_max_credits: { error: QuoteAboveMaxCredits, status: 402, surface: "api" },
+  key_credit_limit: { error: KeyCreditLimit, status: 402, surface: "api" },
   forbidden: { error: Forbidden, status: 403, surface: "dashboard" },
   unknown_platform: { error: UnknownPlatform, status: 404, surface: "api" },
   not_found: { error: NotFound, status: 404, surface: "api" },
@@ -165,6 +173,7 @@ export const wire = {
   Unauthorized: wireOf("unauthorized"),
   InsufficientCredits: wireOf("insufficient_credits"),
   QuoteAboveMaxCredits: wireOf("quote_above_max_credits"),
+  KeyCreditLimit: wireOf("key_credit_limit"),
   Forbidden: wireOf("forbidden"),
   UnknownPlatform: wireOf("unknown_platform"),
   NotFound: wireOf("not_found"),

@@ -70,6 +70,8 @@ export const fromApiError = (status: number, e: ApiError): ToolResult => {
     lines.push(
       `The quote is ${String(e.details["required"])} credits. Call again with maxCredits >= ${String(e.details["required"])} if that is acceptable, or ask for less (fewer subjects, a smaller limit).`
     )
+  if (e.code === "key_credit_limit")
+    lines.push("This API key reached its monthly credit limit; an owner can raise it on the dashboard's key page.")
   if (e.code === "insufficient_credits") lines.push("Use the balance tool; ask for fewer subjects or a smaller limit.")
   lines.push(e.code === "unreachable" ? "Nothing was charged." : "Nothing was charged (an error never bills).")
   if (e.requestId) lines.push(`requestId: ${e.requestId}`)

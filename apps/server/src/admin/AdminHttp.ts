@@ -9,6 +9,7 @@ import { Headers, HttpApiBuilder, HttpServer, HttpServerRequest, HttpServerRespo
 import { Health, Telemetry } from "@pdr/core"
 import {
   Accounts,
+  Audit,
   type Calls,
   type Demand,
   type KeyStore,
@@ -207,8 +208,34 @@ const TrackedLive = HttpApiBuilder.group(AdminApi.AdminApi, "tracked", (handlers
 )
 
 const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers) =>
-  Effect.map(Members.Members, (members) =>
-    handlers.handle("invite", ({ path, payload }) =>
+  Effect.map(Effect.all([Members.Members, Audit.Audit]), ([members, audit]) =>
+    handlers
+      .handle("reset", ({ payload }) =>
+        members.issueResetByEmail(payload.email).pipe(
+          Effect.tap((r) =>
+            audit.record({
+              accountId: r.member.accountId,
+              actor: "operator",
+              address: "operator API",
+              action: "password reset issued",
+              subject: r.member.email
+            })
+          ),
+          Effect.map((r) => ({
+            email: r.member.email,
+            expiresAt: r.expiresAt.toISOString(),
+            resetPath: `/dashboard/reset?token=${r.token}`
+          })),
+          Effect.catchTags({
+            InvalidInput: invalid,
+            MemberNotFound: () =>
+              Effect.flatMap(errorObject("not_found", `no member has the email ${payload.email}`), (error) =>
+                Effect.fail(new Errors.NotFound({ error }))
+              )
+          })
+        )
+      )
+      .handle("invite", ({ path, payload }) =>
       members.invite({ accountId: path.accountId, email: payload.email, role: payload.role ?? "owner" }).pipe(
         Effect.map((invited) => ({
           email: invited.email,
@@ -216,7 +243,12 @@ const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers
           expiresAt: invited.expiresAt.toISOString(),
           signUpPath: `/dashboard/sign-up?token=${invited.token}`
         })),
-        Effect.catchTags({ InvalidInput: invalid, AccountNotFound: notFound })
+        Effect.catchTags({
+          InvalidInput: invalid,
+          AccountNotFound: notFound,
+          AlreadyMember: (e) =>
+            Effect.flatMap(errorObject("conflict", e.message), (error) => Effect.fail(new Errors.Conflict({ error })))
+        })
       )
     )
   )
@@ -301,6 +333,7 @@ export const layer = (token: Redacted.Redacted<string>) =>
         | Calls.Calls
         | Telemetry.Prometheus
         | Health.GaugeSource
+        | Audit.Audit
       >()
       const context = yield* Layer.buildWithMemoMap(
         routes(token).pipe(Layer.provide(Layer.succeedContext(services))),

@@ -287,6 +287,16 @@ const commands = [
             }))
           ),
       (r) => `one-time sign-up link for ${r.email} (${r.role}), valid until ${r.expiresAt}:\n${r.link}`
+    ),
+    leaf(
+      "reset",
+      "a one-time password reset link for a member (valid one hour; using it ends all their sessions)",
+      { email: text("email", "the member's email") },
+      (admin, input, { publicUrl }) =>
+        admin.members.reset({ payload: { email: input.email } }).pipe(
+          Effect.map((r) => ({ email: r.email, expiresAt: r.expiresAt, link: `${publicUrl}${r.resetPath}` }))
+        ),
+      (r) => `one-time password reset link for ${r.email}, valid until ${r.expiresAt}:\n${r.link}`
     )
   ]),
   noun("holds", "credit holds", [

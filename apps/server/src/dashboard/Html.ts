@@ -30,7 +30,7 @@ export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<unk
 }
 
 /** Where a signed-in page sits in the navigation. */
-export type Section = "overview" | "keys" | "usage" | "ledger" | "members" | "catalogue"
+export type Section = "overview" | "keys" | "usage" | "ledger" | "members" | "audit" | "catalogue"
 
 const sections: ReadonlyArray<readonly [Section, string, string]> = [
   ["overview", "Overview", "/dashboard"],
@@ -38,6 +38,7 @@ const sections: ReadonlyArray<readonly [Section, string, string]> = [
   ["usage", "Usage", "/dashboard/usage"],
   ["ledger", "Ledger", "/dashboard/ledger"],
   ["members", "Members", "/dashboard/members"],
+  ["audit", "Audit log", "/dashboard/audit"],
   ["catalogue", "Catalogue", "/dashboard/catalogue"]
 ]
 
@@ -47,6 +48,8 @@ export interface Chrome {
   readonly email: string
   readonly role: string
   readonly csrf: string
+  /** A banner on every page (the low-balance warning). */
+  readonly banner?: string | undefined
 }
 
 /** A whole page. */
@@ -79,6 +82,7 @@ ${
 }
 </header>
 <main>
+${chrome?.banner === undefined ? "" : html`<p class="notice warning banner" role="status">${chrome.banner} <a href="/dashboard#alerts">Alert settings</a></p>`}
 <h1>${title}</h1>
 ${body}
 </main>
@@ -90,22 +94,62 @@ ${body}
 export const notice = (kind: "error" | "info" | "warning", text: unknown) =>
   html`<p class="notice ${kind}"${raw(kind === "error" ? ' role="alert"' : "")}>${text}</p>`
 
-/** A table with a caption, header cells and rows of cells. */
-export const table = (caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
-  html`<table><caption>${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+let tableCount = 0
+
+/**
+ * A table with a caption, header cells and rows of cells, in a box that scrolls on its own when the page is narrower
+ * than the table (the page itself never scrolls sideways); the box is focusable so a keyboard can scroll it.
+ */
+export const table = (caption: string, head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+  const id = `table-${++tableCount}`
+  return html`<div class="table-box" role="region" aria-labelledby="${id}" tabindex="0"><table><caption id="${id}">${caption}</caption><thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
 <tbody>${
     rows.length === 0
       ? html`<tr><td colspan="${head.length}">Nothing yet.</td></tr>`
       : rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)
-  }</tbody></table>`
+  }</tbody></table></div>`
+}
+
+/** Field values and messages of a form being shown again. */
+export interface FormState {
+  readonly values?: Readonly<Record<string, string>>
+  readonly errors?: Readonly<Record<string, string>>
+}
+
+/**
+ * A labelled input; with an error, the message sits right below it (`aria-describedby`) and the field is marked
+ * invalid; the value given is kept (never for passwords).
+ */
+export const field = (
+  form: FormState,
+  name: string,
+  label: string,
+  attributes: { readonly id?: string; readonly type?: string; readonly extra?: string; readonly hint?: string } = {}
+) => {
+  const id = attributes.id ?? name
+  const error = form.errors?.[name]
+  const type = attributes.type ?? "text"
+  const value = type === "password" ? undefined : form.values?.[name]
+  const described = [attributes.hint === undefined ? "" : `${id}-hint`, error === undefined ? "" : `${id}-error`]
+    .filter((x) => x !== "")
+    .join(" ")
+  return html`<label for="${id}">${label}</label>${
+    attributes.hint === undefined ? "" : html`<p class="hint" id="${id}-hint">${attributes.hint}</p>`
+  }<input id="${id}" name="${name}" type="${type}"${value === undefined ? "" : html` value="${value}"`}${
+    described === "" ? "" : html` aria-describedby="${described}"`
+  }${error === undefined ? "" : raw(' aria-invalid="true"')}${raw(attributes.extra === undefined ? "" : ` ${attributes.extra}`)}>${
+    error === undefined ? "" : html`<p class="field-error" id="${id}-error">${label}: ${error}</p>`
+  }`
+}
 
 /** A hidden CSRF field. */
 export const csrfField = (csrf: string) => html`<input type="hidden" name="csrf" value="${csrf}">`
 
 /** An inline SVG bar chart of values per label (e.g. credits per day), with a text alternative. */
 export const barChart = (title: string, points: ReadonlyArray<readonly [string, number]>) => {
-  const width = 600
-  const height = 160
+  // a narrow viewBox: at 390 px wide the labels are still drawn at about 12 px
+  const width = 360
+  const height = 120
   const max = Math.max(1, ...points.map(([, v]) => v))
   const bar = points.length === 0 ? 0 : width / points.length
   const total = points.reduce((s, [, v]) => s + v, 0)
@@ -117,8 +161,8 @@ ${points.map(([label, v], i) => {
   return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${Math.max(1, bar - 2).toFixed(1)}" height="${h}"><title>${label}: ${v}</title></rect>`
 })}
 <line x1="0" y1="${height}" x2="${width}" y2="${height}" class="axis"></line>
-<text x="0" y="${height + 16}">${points[0]?.[0] ?? ""}</text>
-<text x="${width}" y="${height + 16}" text-anchor="end">${points[points.length - 1]?.[0] ?? ""}</text>
+<text x="0" y="${height + 17}">${points[0]?.[0] ?? ""}</text>
+<text x="${width}" y="${height + 17}" text-anchor="end">${points[points.length - 1]?.[0] ?? ""}</text>
 </svg>
 <figcaption>${title}</figcaption>
 </figure>`

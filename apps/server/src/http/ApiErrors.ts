@@ -64,6 +64,13 @@ const byTag: Mapping = {
   InsufficientCredits: (e) => fail("insufficient_credits", e.message, { required: e.required, available: e.available }),
   QuoteAboveMaxCredits: (e) =>
     fail("quote_above_max_credits", e.message, { required: e.required, maxCredits: e.maxCredits }),
+  KeyCreditLimitReached: (e) =>
+    fail("key_credit_limit", e.message, {
+      required: e.required,
+      limit: e.limit,
+      spentThisMonth: e.spentThisMonth,
+      resetsAt: e.resetsAt
+    }),
   EveryUnitFailed: (e) => fail("upstream_failed", e.message, { coverage: e.coverage }),
   SettleOutcomeUnknown: (e) => fail("internal", e.message),
   IdempotencyKeyInvalid: (e) => fail("invalid_request", e.message, [{ path: "Idempotency-Key", message: e.message }]),

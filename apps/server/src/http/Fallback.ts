@@ -15,6 +15,7 @@ import {
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api, Failure } from "@pdr/http-api"
 import { Effect, Option } from "effect"
+import * as DashboardHttp from "../dashboard/DashboardHttp.js"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Observability from "./Observability.js"
@@ -178,6 +179,10 @@ export const layer = HttpApiBuilder.middleware(
       Effect.gen(function* () {
         const request = RequestId.start()
         const incoming = yield* HttpServerRequest.HttpServerRequest
+        // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
+        // there keeps the JSON 401 / 429 of any bad key (D20)
+        const dashboard =
+          incoming.url === "/dashboard" || incoming.url.startsWith("/dashboard/") || incoming.url.startsWith("/dashboard?")
         return yield* observe(
           incoming,
           request,
@@ -186,7 +191,13 @@ export const layer = HttpApiBuilder.middleware(
             if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
             // every answer of the API leaves through here, errors included: its headers are applied once, at the end
             return yield* app.pipe(
-              Effect.catchAllCause((cause) => render(cause, request.id)),
+              Effect.catchAllCause((cause) =>
+                dashboard
+                  ? Effect.map(render(cause, request.id), (r) =>
+                      r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
+                    )
+                  : render(cause, request.id)
+              ),
               Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
               Effect.locally(RequestId.current, request)
             )

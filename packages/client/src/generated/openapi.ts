@@ -3172,7 +3172,7 @@ export interface components {
         readonly Error402: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "insufficient_credits" | "quote_above_max_credits";
+                readonly code: "insufficient_credits" | "quote_above_max_credits" | "key_credit_limit";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
@@ -3186,6 +3186,18 @@ export interface components {
                     readonly required: number;
                     /** @description the cap the request gave */
                     readonly maxCredits: number;
+                } | {
+                    /** @description the quote, in credits */
+                    readonly required: number;
+                    /** @description the key's monthly credit limit */
+                    readonly limit: number;
+                    /** @description credits the key captured this UTC month plus what its calls in flight hold */
+                    readonly spentThisMonth: number;
+                    /**
+                     * Format: date-time
+                     * @description the start of the next UTC month
+                     */
+                    readonly resetsAt: string;
                 };
             };
         };
@@ -3797,7 +3809,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4241,7 +4253,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4812,7 +4824,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5216,7 +5228,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5572,7 +5584,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5871,7 +5883,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6144,7 +6156,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6764,7 +6776,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7219,7 +7231,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7623,7 +7635,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8193,7 +8205,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8530,7 +8542,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8866,7 +8878,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9121,7 +9133,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9406,7 +9418,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9627,7 +9639,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
