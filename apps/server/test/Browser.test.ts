@@ -9,7 +9,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { invite, testScrypt } from "./dashboard.js"
-import { account, post, type Running, start } from "./harness.js"
+import { account, admin, post, type Running, start } from "./harness.js"
 
 const chromiumPath = "/usr/bin/chromium"
 if (!existsSync(chromiumPath) && process.env["CI"] === "true")
@@ -57,7 +57,7 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.goto(link)
     await page.getByLabel("Password").fill(secret)
     await page.getByRole("button", { name: "Create account access" }).click()
-    await page.waitForURL(/\/dashboard\/sign-in$/)
+    await page.waitForURL(/\/dashboard\/sign-in\?reason=joined$/)
   }
 
   beforeAll(async () => {
@@ -102,11 +102,20 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.waitForURL(/\/dashboard\/keys$/)
     await page.getByLabel("Name").fill("dashboard key")
     await page.getByRole("button", { name: "Create key" }).click()
+    await page.waitForURL(/\/dashboard\/keys\/created\?ticket=/)
     const key = (await page.locator("#new-key").innerText()).trim()
     assert.match(key, /^key_live_[0-9A-Za-z]{32}$/)
     assert.isTrue(await page.getByRole("button", { name: "Copy key" }).isVisible())
     assert.include(await page.locator("#new-key-title + p").innerText(), "shown only this once")
+    assert.include(await page.locator("#first-call").innerText(), key)
     await accessible(page, "keys with a new key")
+
+    // a reload shows it gone and mints nothing
+    await page.reload()
+    assert.strictEqual(await page.getByRole("heading", { level: 1 }).innerText(), "Key already shown")
+    assert.notInclude(await page.content(), key)
+    // the account's operator key and this one: the reload minted none
+    assert.strictEqual((await admin(server, "GET", `/admin/accounts/${a.accountId}/keys`)).keys.length, 2)
 
     // never again: the keys page shows only the prefix
     await page.goto(`${server.api}/dashboard/keys`)
@@ -126,8 +135,10 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.reload()
     const row = page.getByRole("row").filter({ hasText: "dashboard key" })
     const cells = await row.getByRole("cell").allInnerTexts()
-    // name, prefix, created, expires, last used, calls, credits spent, state, action
-    assert.deepStrictEqual([cells[0], cells[5], cells[6], cells[7]], ["dashboard key", "1", String(charged), "active"])
+    // name, prefix, state, credits, last used, calls, created, expires
+    assert.deepStrictEqual([cells[0], cells[2], cells[5]], ["dashboard key", "active", "1"])
+    assert.include(cells[3], `${charged} in all`)
+    assert.include(cells[3], `${charged} this month, no limit`)
     assert.notStrictEqual(cells[4], "never")
     await accessible(page, "keys")
 
@@ -152,6 +163,9 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.getByRole("link", { name: "Ledger" }).click()
     await page.waitForURL(/\/dashboard\/ledger$/)
     assert.include(await page.getByRole("table").innerText(), "short_video profiles")
+    // keys by name, not by id
+    assert.include(await page.getByRole("table").innerText(), "dashboard key")
+    assert.notInclude(await page.getByRole("table").innerText(), "kid_")
     await accessible(page, "ledger")
 
     await page.getByRole("link", { name: "Catalogue" }).click()
@@ -165,13 +179,14 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await accessible(page, "overview with usage")
 
     await page.goto(`${server.api}/dashboard/keys`)
+    await page.getByRole("link", { name: "dashboard key" }).click()
     await page.getByRole("link", { name: "Revoke dashboard key" }).click()
     await page.waitForURL(/\/revoke$/)
     await accessible(page, "revoke confirmation")
     await page.getByRole("button", { name: "Revoke key" }).click()
     await page.waitForURL(/\/dashboard\/keys$/)
     const revoked = await page.getByRole("row").filter({ hasText: "dashboard key" }).getByRole("cell").allInnerTexts()
-    assert.strictEqual(revoked[7], "revoked")
+    assert.strictEqual(revoked[2], "revoked")
     const after = await post(
       server,
       "/api/v1/platforms/short_video",
@@ -208,12 +223,16 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await worker.getByRole("button", { name: "Create key" }).click()
     assert.match((await worker.locator("#new-key").innerText()).trim(), /^key_live_/)
 
-    await owner.reload()
-    await owner.getByRole("button", { name: "Remove worker@browser.example" }).click()
+    await owner.goto(`${server.api}/dashboard/members`)
+    await owner.getByRole("link", { name: "Remove worker@browser.example" }).click()
+    await owner.waitForURL(/\/remove$/)
+    await accessible(owner, "remove confirmation")
+    assert.include(await owner.getByRole("main").innerText(), "Remove worker@browser.example (member)")
+    await owner.getByRole("button", { name: "Remove member" }).click()
     await owner.waitForURL(/\/dashboard\/members$/)
-    assert.notInclude(await owner.getByRole("table").innerText(), "worker@browser.example")
+    assert.notInclude(await owner.getByRole("table", { name: "Members of this account" }).innerText(), "worker@browser.example")
     await worker.goto(`${server.api}/dashboard/keys`)
-    assert.match(worker.url(), /\/dashboard\/sign-in$/)
+    assert.match(worker.url(), /\/dashboard\/sign-in\?reason=expired$/)
   })
 
   it("D20: sign-out ends the session; a session past its expiry is sent back to sign-in", async () => {
@@ -226,7 +245,7 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.waitForURL(/\/dashboard\/sign-in$/)
     await page.goto(`${server.api}/dashboard/usage`)
-    assert.match(page.url(), /\/dashboard\/sign-in$/)
+    assert.match(page.url(), /\/dashboard\/sign-in(\?reason=expired)?$/)
 
     await signIn(page, "late@browser.example", password)
     await page.goto(`${server.api}/dashboard/usage`)
@@ -234,7 +253,9 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     server.offset.ms += 13 * 3_600_000
     try {
       await page.goto(`${server.api}/dashboard/usage`)
-      assert.match(page.url(), /\/dashboard\/sign-in$/)
+      assert.match(page.url(), /\/dashboard\/sign-in\?reason=expired$/)
+      assert.include(await page.getByRole("main").innerText(), "Your session ended")
+      await accessible(page, "sign-in after expiry")
     } finally {
       server.offset.ms -= 13 * 3_600_000
     }

@@ -314,7 +314,7 @@ ${field({ values: { grace: "1", ...form.values }, ...(form.errors === undefined 
 <p><button type="submit">Roll key</button></p></form>`
     : ""
 }
-${state === "revoked" ? "" : html`<p><a href="/dashboard/keys/${k.id}/revoke" aria-label="Revoke ${k.name}">Revoke this key</a></p>`}
+${state === "revoked" ? "" : html`<p><a href="/dashboard/keys/${k.id}/revoke">Revoke ${k.name}</a></p>`}
 <p><a href="/dashboard/keys">Back to the keys</a></p>`,
     chrome
   )
