@@ -5,7 +5,7 @@ import { createRequire } from "node:module"
 const css = `
 :root { font-family: system-ui, sans-serif; color: #1a1a1a; background: #fff; }
 *, *::before, *::after { box-sizing: border-box; }
-body { margin: 0; overflow-wrap: anywhere; }
+body { margin: 0; overflow-wrap: break-word; }
 header { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem 1rem; padding: .5rem 1rem; background: #12355b; color: #fff; }
 header a, header .brand { color: #fff; }
 .brand { font-weight: 700; margin: 0; }
@@ -15,11 +15,13 @@ nav a { display: inline-block; padding: .25rem 0; }
 nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
 .signout { margin-left: auto; display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
 main { padding: 1rem; max-width: 72rem; }
-.table-box { max-width: 100%; overflow-x: auto; margin: 1rem 0; }
+.table-box { position: relative; max-width: 100%; overflow-x: auto; margin: 1rem 0; }
 .table-box:focus-visible { outline: 3px solid #12355b; }
 table { border-collapse: collapse; width: 100%; }
 caption { text-align: left; font-weight: 600; padding: .25rem 0; }
 th, td { border-bottom: 1px solid #ccc; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+th, td { white-space: nowrap; }
+.long { display: inline-block; min-width: 14rem; white-space: normal; }
 form.inline { display: inline; }
 label { display: block; margin: .5rem 0 .2rem; }
 input, select, button { font: inherit; padding: .3rem .5rem; max-width: 100%; }
@@ -39,11 +41,12 @@ pre { white-space: pre-wrap; word-break: break-all; }
 .stats { display: flex; flex-wrap: wrap; gap: 1rem 2rem; list-style: none; padding: 0; }
 .stats strong { display: block; font-size: 1.6rem; }
 .steps li { margin: .5rem 0; }
+figure { margin: 1rem 0; }
 .chart { max-width: 40rem; height: auto; }
 .chart rect { fill: #12355b; }
 .chart .axis { stroke: #555; }
-.chart text { font-size: 12px; fill: #333; }
-.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+.chart text { font-size: 14px; fill: #333; }
+.visually-hidden { position: absolute; top: 0; left: 0; width: 1px; height: 1px; margin: -1px; padding: 0; border: 0; overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; }
 @media (max-width: 40rem) {
   header { padding: .5rem; }
   .signout { margin-left: 0; }

@@ -154,15 +154,15 @@ export const barChart = (title: string, points: ReadonlyArray<readonly [string, 
   const bar = points.length === 0 ? 0 : width / points.length
   const total = points.reduce((s, [, v]) => s + v, 0)
   return html`<figure>
-<svg role="img" aria-labelledby="chart-title" viewBox="0 0 ${width} ${height + 20}" width="100%" class="chart">
+<svg role="img" aria-labelledby="chart-title" viewBox="0 0 ${width} ${height + 22}" width="100%" class="chart">
 <title id="chart-title">${title}: ${total} in total</title>
 ${points.map(([label, v], i) => {
   const h = Math.round((v / max) * height)
   return html`<rect x="${(i * bar + 1).toFixed(1)}" y="${height - h}" width="${Math.max(1, bar - 2).toFixed(1)}" height="${h}"><title>${label}: ${v}</title></rect>`
 })}
 <line x1="0" y1="${height}" x2="${width}" y2="${height}" class="axis"></line>
-<text x="0" y="${height + 17}">${points[0]?.[0] ?? ""}</text>
-<text x="${width}" y="${height + 17}" text-anchor="end">${points[points.length - 1]?.[0] ?? ""}</text>
+<text x="0" y="${height + 18}">${points[0]?.[0] ?? ""}</text>
+<text x="${width}" y="${height + 18}" text-anchor="end">${points[points.length - 1]?.[0] ?? ""}</text>
 </svg>
 <figcaption>${title}</figcaption>
 </figure>`

@@ -205,8 +205,8 @@ const stateOf = (k: KeyStore.StoredKey, now: DateTime.Utc) =>
 
 const limitText = (k: KeyStore.StoredKey) =>
   Option.match(k.monthlyCreditLimit, {
-    onNone: () => `${k.creditsThisMonth} this month, no limit`,
-    onSome: (l) => `${k.creditsThisMonth} of ${l} this month`
+    onNone: () => `${k.creditsThisMonth} (no limit)`,
+    onSome: (l) => `${k.creditsThisMonth} of ${l}`
   })
 
 /** The keys page: the create form (values and messages kept when refused) and the list. */
@@ -227,19 +227,17 @@ ${field(form, "limit", "Monthly credit limit (optional)", { type: "number", extr
 <p><button type="submit">Create key</button></p>
 </form>
 ${table(
-  "Keys of this account (times in UTC)",
-  ["Name", "Prefix", "State", "Credits", "Last used", "Calls", "Created", "Expires"],
+  "Keys (times in UTC)",
+  ["Name", "Prefix", "State", "Credits this month", "Last used"],
   list.map((k) => [
     html`<a href="/dashboard/keys/${k.id}">${k.name}</a>`,
     html`<code>${k.prefix}…</code>`,
     stateOf(k, now),
-    html`${k.creditsSpent} in all<br>${limitText(k)}`,
-    maybe(k.lastUsedAt),
-    k.calls,
-    instant(k.createdAt),
-    Option.match(k.expiresAt, { onNone: () => "never", onSome: instant })
+    limitText(k),
+    maybe(k.lastUsedAt)
   ])
-)}`,
+)}
+<p>Open a key to set its monthly credit limit, rename, roll or revoke it.</p>`,
     chrome
   )
 
@@ -516,7 +514,7 @@ export const audit = (chrome: Chrome, entries: ReadonlyArray<AuditLog.AuditEntry
 ${table(
   "Audit log, newest first (times in UTC)",
   ["When", "Who", "What", "Subject", "From"],
-  entries.map((e) => [instant(e.at), e.actor, e.action, e.subject, e.address])
+  entries.map((e) => [instant(e.at), e.actor, e.action, html`<span class="long">${e.subject}</span>`, e.address])
 )}
 <p><a href="/dashboard/audit">Newest</a>${
       entries.length === pageSize
@@ -537,9 +535,9 @@ ${Catalogue.platforms.map((p) =>
     ["Op", "What it does", "Price", "Freshness", "Available"],
     p.ops.map((o) => [
       html`<a href="${Words.docsLink(p.id)}">${o.name}</a>`,
-      o.description,
-      Words.price(o.price),
-      Words.freshness(o.freshSeconds),
+      html`<span class="long">${o.description}</span>`,
+      html`<span class="long">${Words.price(o.price)}</span>`,
+      html`<span class="long">${Words.freshness(o.freshSeconds)}</span>`,
       o.available ? "yes" : "not now"
     ])
   )
