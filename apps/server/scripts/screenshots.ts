@@ -1,6 +1,7 @@
 // The README's dashboard screenshots at 390 px (issue 24): a real server on a fresh schema of the local PostgreSQL,
 // an owner who creates a key and makes a few calls, Debian's chromium through playwright-core.
 // Run: node --import tsx --conditions=@pdr/source apps/server/scripts/screenshots.ts
+// biome-ignore-all lint/performance/useDomNodeTextContent: these are Playwright locators, not DOM nodes
 import { fileURLToPath } from "node:url"
 import { chromium } from "playwright-core"
 import { invite, testScrypt } from "../test/dashboard.js"
@@ -10,12 +11,20 @@ const docs = (name: string) => fileURLToPath(new URL(`../../../docs/${name}`, im
 const server = await start({ options: { dashboard: testScrypt } })
 const browser = await chromium.launch({
   executablePath: "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync"
+  ]
 })
 try {
   const created = await admin(server, "POST", "/admin/accounts", { name: "Acme", credits: 5000 })
   const { link } = await invite(server, created.accountId, "ana@acme.example", "owner")
-  const page = await (await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })).newPage()
+  const page = await (
+    await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
+  ).newPage()
   await page.goto(link)
   await page.getByLabel("Password").fill("a long owner password")
   await page.getByRole("button", { name: "Create account access" }).click()
@@ -25,7 +34,10 @@ try {
   await page.getByRole("button", { name: "Sign in" }).click()
   await page.waitForURL(/\/dashboard$/)
   const keys: Array<string> = []
-  for (const [name, limit] of [["production", "2000"], ["staging", ""]] as const) {
+  for (const [name, limit] of [
+    ["production", "2000"],
+    ["staging", ""]
+  ] as const) {
     await page.goto(`${server.api}/dashboard/keys`)
     await page.getByLabel("Name").fill(name)
     await page.getByLabel("Monthly credit limit (optional)").fill(limit)

@@ -6,13 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Core, Telemetry } from "@pdr/core"
 import { Audit, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
-import {
-  NodePasswordHasher,
-  PgAccountSettings,
-  PgAuditLog,
-  PgMemberStore,
-  PgUsageReports
-} from "@pdr/store-pg"
+import { NodePasswordHasher, PgAccountSettings, PgAuditLog, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
 import * as CommonPasswordList from "./dashboard/CommonPasswordList.js"

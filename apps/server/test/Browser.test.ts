@@ -235,7 +235,10 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     assert.include(await owner.getByRole("main").innerText(), "Remove worker@browser.example (member)")
     await owner.getByRole("button", { name: "Remove member" }).click()
     await owner.waitForURL(/\/dashboard\/members$/)
-    assert.notInclude(await owner.getByRole("table", { name: "Members of this account" }).innerText(), "worker@browser.example")
+    assert.notInclude(
+      await owner.getByRole("table", { name: "Members of this account" }).innerText(),
+      "worker@browser.example"
+    )
     await worker.goto(`${server.api}/dashboard/keys`)
     assert.match(worker.url(), /\/dashboard\/sign-in\?reason=expired$/)
   })

@@ -361,7 +361,10 @@ describe.skipIf(!serverUp)("dashboard sign-in limit", () => {
     assert.match(await limited.text(), /try again in \d+ seconds/)
     assert.isUndefined(sessionCookie(limited))
     // the owner on another address was never failing: not locked out (127.0.0.2 is loopback too)
-    const elsewhere = await fromAddress(server, "127.0.0.2", "/dashboard/sign-in", { email: "limited@example.com", password })
+    const elsewhere = await fromAddress(server, "127.0.0.2", "/dashboard/sign-in", {
+      email: "limited@example.com",
+      password
+    })
     assert.strictEqual(elsewhere.status, 303)
     assert.match(elsewhere.cookie ?? "", /^pdr_session=ses_/)
   })

@@ -106,7 +106,9 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
   })
 
   // long flows on a shared machine: a time limit for the whole walk, not for any step
-  it("issue 24: first run, keys (create once, rename, limit, roll with grace), the limit at the hold, low balance, audit; every page at 390 px", { timeout: 180_000 }, async () => {
+  it("issue 24: first run, keys (create once, rename, limit, roll with grace), the limit at the hold, low balance, audit; every page at 390 px", {
+    timeout: 180_000
+  }, async () => {
     const created = await admin(server, "POST", "/admin/accounts", { name: "phone", credits: 1000 })
     const accountId = created.accountId as string
     const { link } = await invite(server, accountId, "phone@browser.example", "owner")
@@ -160,7 +162,12 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
     assert.include(await page.locator("#first-call").innerText(), `X-API-Key: ${key.slice(0, 13)}…`)
 
     // a call, then the overview has a chart
-    const call = await post(server, "/api/v1/platforms/maps", { request: { op: "places", subjects: ["ChIJphone0001"] } }, key)
+    const call = await post(
+      server,
+      "/api/v1/platforms/maps",
+      { request: { op: "places", subjects: ["ChIJphone0001"] } },
+      key
+    )
     assert.strictEqual(call.status, 200)
     const price = call.body.cost.creditsCharged as number
     await page.reload()
@@ -187,12 +194,20 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
     await page.getByLabel("Limit in credits (empty for none)").fill(String(price + 2))
     await page.getByRole("button", { name: "Save limit" }).click()
     await page.waitForURL(keyUrl)
-    assert.match(await page.locator(".stats").innerText(), new RegExp(`${price}\\s+credits this month of a ${price + 2} limit`))
+    assert.match(
+      await page.locator(".stats").innerText(),
+      new RegExp(`${price}\\s+credits this month of a ${price + 2} limit`)
+    )
     await check(page, "key page")
 
     // the limit at the hold: a call that would pass it is 402 key_credit_limit, nothing billed
     const before = (await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": key } })).body
-    const refused = await post(server, "/api/v1/platforms/maps", { request: { op: "places", subjects: ["ChIJphone0002"] } }, key)
+    const refused = await post(
+      server,
+      "/api/v1/platforms/maps",
+      { request: { op: "places", subjects: ["ChIJphone0002"] } },
+      key
+    )
     assert.strictEqual(refused.status, 402)
     assert.strictEqual(refused.body.error.code, "key_credit_limit")
     assert.deepInclude(refused.body.error.details, { required: price, limit: price + 2, spentThisMonth: price })
@@ -216,7 +231,10 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
     server.offset.ms += 61 * 60_000
     try {
       assert.strictEqual((await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": key } })).status, 401)
-      assert.strictEqual((await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": rolled } })).status, 200)
+      assert.strictEqual(
+        (await request(`${server.api}/api/v1/balance`, { headers: { "x-api-key": rolled } })).status,
+        200
+      )
     } finally {
       server.offset.ms -= 61 * 60_000
     }
@@ -249,14 +267,25 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
 
     // the revoke confirmation, then the audit log says who did what from where
     const rolledRow = await admin(server, "GET", `/admin/accounts/${accountId}/keys`)
-    const newest = (rolledRow.keys as Array<{ keyId: string; prefix: string }>).find((k) => rolled.startsWith(k.prefix))!
+    const newest = (rolledRow.keys as Array<{ keyId: string; prefix: string }>).find((k) =>
+      rolled.startsWith(k.prefix)
+    )!
     await page.goto(`${server.api}/dashboard/keys/${newest.keyId}/revoke`)
     await check(page, "revoke confirmation")
     await page.getByRole("button", { name: "Revoke key" }).click()
     await page.waitForURL(/\/dashboard\/keys$/)
     await page.goto(`${server.api}/dashboard/audit`)
     const log = await page.getByRole("table").innerText()
-    for (const action of ["signed in", "key created", "key renamed", "key limit set", "key rolled", "key revoked", "low-balance threshold set", "member joined"]) {
+    for (const action of [
+      "signed in",
+      "key created",
+      "key renamed",
+      "key limit set",
+      "key rolled",
+      "key revoked",
+      "low-balance threshold set",
+      "member joined"
+    ]) {
       assert.include(log, action)
     }
     assert.include(log, "phone@browser.example")
@@ -272,7 +301,9 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
     await check(page, "404")
   })
 
-  it("issue 24: pending invitations (resend, cancel), re-inviting a member, an owner's reset link ending every session; every page at 390 px", { timeout: 180_000 }, async () => {
+  it("issue 24: pending invitations (resend, cancel), re-inviting a member, an owner's reset link ending every session; every page at 390 px", {
+    timeout: 180_000
+  }, async () => {
     const a = await account(server, 100, "team2")
     const { link } = await invite(server, a.accountId, "lead@browser.example", "owner")
     const owner = await newPage(390)
@@ -362,7 +393,14 @@ describe.skipIf(!ready)("dashboard second pass in a browser (issue 24)", () => {
 
     await owner.goto(`${server.api}/dashboard/audit`)
     const log = await owner.getByRole("table").innerText()
-    for (const action of ["member invited", "invitation resent", "invitation cancelled", "password reset issued", "password reset used", "member removed"]) {
+    for (const action of [
+      "member invited",
+      "invitation resent",
+      "invitation cancelled",
+      "password reset issued",
+      "password reset used",
+      "member removed"
+    ]) {
       assert.include(log, action)
     }
 

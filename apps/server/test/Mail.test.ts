@@ -24,7 +24,9 @@ const bodyOf = (raw: string) => {
   const [head = "", ...rest] = raw.split(/\r?\n\r?\n/)
   const body = rest.join("\n\n")
   return /content-transfer-encoding:\s*quoted-printable/i.test(head)
-    ? body.replace(/=\r?\n/g, "").replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+    ? body
+        .replace(/=\r?\n/g, "")
+        .replace(/=([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
     : body
 }
 
@@ -100,7 +102,9 @@ describe.skipIf(!serverUp)("email through SMTP (issue 24)", () => {
       { cookie: owner }
     )
     assert.strictEqual(invited.status, 303)
-    const page = await (await fetch(`${server.api}${invited.headers.get("location")}`, { headers: { cookie: owner } })).text()
+    const page = await (
+      await fetch(`${server.api}${invited.headers.get("location")}`, { headers: { cookie: owner } })
+    ).text()
     assert.include(page, "An email with the one-time link was sent to new@mail.example")
     assert.notInclude(page, "token=inv_")
     const message = await waitFor(() => mail.received.find((m) => m.to.includes("new@mail.example")))
@@ -122,7 +126,9 @@ describe.skipIf(!serverUp)("email through SMTP (issue 24)", () => {
       [stranger.status, stranger.headers.get("location"), known.status, known.headers.get("location")],
       [303, "/dashboard/forgot?sent=1", 303, "/dashboard/forgot?sent=1"]
     )
-    const message = await waitFor(() => mail.received.slice(before).find((m) => m.to.includes("forgetful@mail.example")))
+    const message = await waitFor(() =>
+      mail.received.slice(before).find((m) => m.to.includes("forgetful@mail.example"))
+    )
     assert.strictEqual(mail.received.slice(before).length, 1)
     const link = /(http:\/\/\S+\/dashboard\/reset\?token=rst_[0-9A-Za-z]+)/.exec(bodyOf(message.raw))![1]!
     const token = new URL(link).searchParams.get("token")!
@@ -168,7 +174,9 @@ describe.skipIf(!serverUp)("email with the SMTP server down (issue 24)", () => {
       { cookie: owner }
     )
     assert.strictEqual(invited.status, 303)
-    const page = await (await fetch(`${server.api}${invited.headers.get("location")}`, { headers: { cookie: owner } })).text()
+    const page = await (
+      await fetch(`${server.api}${invited.headers.get("location")}`, { headers: { cookie: owner } })
+    ).text()
     assert.include(page, "The email to late@down.example could not be sent")
     const link = /(http:\/\/[^<\s]+\/dashboard\/sign-up\?token=inv_[0-9A-Za-z]+)/.exec(page)![1]!
     const up = await form(server, "/dashboard/sign-up", { token: new URL(link).searchParams.get("token")!, password })

@@ -83,7 +83,10 @@ describe.skipIf(!serverUp)("pnpm admin member invite", () => {
     assert.strictEqual(done.status, 303)
     const old = await fetch(`${server.api}/dashboard`, { headers: { cookie }, redirect: "manual" })
     assert.strictEqual(old.headers.get("location"), "/dashboard/sign-in?reason=expired")
-    const signIn = await form(server, "/dashboard/sign-in", { email: "sole@cli.example", password: "a fresh owner password" })
+    const signIn = await form(server, "/dashboard/sign-in", {
+      email: "sole@cli.example",
+      password: "a fresh owner password"
+    })
     assert.strictEqual(signIn.status, 303)
     const unknown = await run(server, "member", "reset", "--email", "nobody@cli.example")
     assert.notStrictEqual(unknown.code, 0)

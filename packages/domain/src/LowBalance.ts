@@ -20,7 +20,10 @@ export class LowBalance extends Effect.Service<LowBalance>()("@pdr/domain/LowBal
     })
     /** The threshold when `spendable` is below it. */
     const below = (accountId: string, spendable: number) =>
-      Effect.map(threshold(accountId), Option.filter((t) => spendable < t))
+      Effect.map(
+        threshold(accountId),
+        Option.filter((t) => spendable < t)
+      )
     return { threshold, setThreshold, below } as const
   })
 }) {}

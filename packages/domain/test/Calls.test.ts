@@ -250,7 +250,10 @@ describe("Calls", () => {
         assert.strictEqual(fetched, 1)
         assert.strictEqual([...w.store.state.holds.values()].filter((h) => h.status === "held").length, 0)
         // the same call without the limit (another key of the account) goes through
-        const other = yield* call(w.calls, { ...w.caller, keyId: "key_other" }, "maps", { op: "places", subjects: ["ChIJbbbbbbbbbb", "ChIJcccccccccc"] })
+        const other = yield* call(w.calls, { ...w.caller, keyId: "key_other" }, "maps", {
+          op: "places",
+          subjects: ["ChIJbbbbbbbbbb", "ChIJcccccccccc"]
+        })
         assert.strictEqual(other.cost.creditsCharged, 8)
         // within the limit: 4 spent + 4 = 8 <= 10
         const third = yield* call(w.calls, limited, "maps", { op: "places", subjects: ["ChIJdddddddddd"] })

@@ -191,28 +191,33 @@ describe("Members", () => {
     }).pipe(Effect.provide(t.layer))
   })
 
-  it.effect("issue 24: 5 failures for an email from one address do not lock out that email from another address", () => {
-    const t = setup()
-    return Effect.gen(function* () {
-      const members = yield* Members.Members
-      yield* t.mem.ledger.createAccount({ id: "acct_5", name: "e" })
-      yield* members.accept(
-        (yield* members.invite({ accountId: "acct_5", email: "boss@x.example", role: "owner" })).token,
-        "a good password"
-      )
-      for (let i = 0; i < 5; i++) {
-        const e = yield* Effect.flip(members.signIn({ email: "boss@x.example", password: "nope nope!", address: "6" }))
-        assert.strictEqual(e._tag, "SignInRefused")
-      }
-      const blocked = yield* Effect.flip(
-        members.signIn({ email: "boss@x.example", password: "a good password", address: "6" })
-      )
-      assert.strictEqual(blocked._tag, "SignInLimited")
-      assert.match(blocked.message, /try again in \d+ seconds/)
-      const owner = yield* members.signIn({ email: "boss@x.example", password: "a good password", address: "7" })
-      assert.strictEqual(owner.member.email, "boss@x.example")
-    }).pipe(Effect.provide(t.layer))
-  })
+  it.effect(
+    "issue 24: 5 failures for an email from one address do not lock out that email from another address",
+    () => {
+      const t = setup()
+      return Effect.gen(function* () {
+        const members = yield* Members.Members
+        yield* t.mem.ledger.createAccount({ id: "acct_5", name: "e" })
+        yield* members.accept(
+          (yield* members.invite({ accountId: "acct_5", email: "boss@x.example", role: "owner" })).token,
+          "a good password"
+        )
+        for (let i = 0; i < 5; i++) {
+          const e = yield* Effect.flip(
+            members.signIn({ email: "boss@x.example", password: "nope nope!", address: "6" })
+          )
+          assert.strictEqual(e._tag, "SignInRefused")
+        }
+        const blocked = yield* Effect.flip(
+          members.signIn({ email: "boss@x.example", password: "a good password", address: "6" })
+        )
+        assert.strictEqual(blocked._tag, "SignInLimited")
+        assert.match(blocked.message, /try again in \d+ seconds/)
+        const owner = yield* members.signIn({ email: "boss@x.example", password: "a good password", address: "7" })
+        assert.strictEqual(owner.member.email, "boss@x.example")
+      }).pipe(Effect.provide(t.layer))
+    }
+  )
 
   it.effect("issue 24: a common password is refused with why; re-inviting a member says so", () => {
     const t = setup()
@@ -229,39 +234,42 @@ describe("Members", () => {
     }).pipe(Effect.provide(t.layer))
   })
 
-  it.effect("issue 24: a reset link works once, ends every session, and an unknown, used or expired one is refused alike", () => {
-    const t = setup()
-    return Effect.gen(function* () {
-      const members = yield* Members.Members
-      yield* t.mem.ledger.createAccount({ id: "acct_7", name: "g" })
-      const owner = yield* members.accept(
-        (yield* members.invite({ accountId: "acct_7", email: "o7@x.example", role: "owner" })).token,
-        "a good password"
-      )
-      const worker = yield* members.accept(
-        (yield* members.inviteAs(owner, "w7@x.example", "member")).token,
-        "a good password"
-      )
-      const session = yield* members.signIn({ email: "w7@x.example", password: "a good password", address: "1" })
-      assert.strictEqual(leftOf(yield* Effect.either(members.issueResetAs(worker, owner.id))), "Forbidden")
-      const reset = yield* members.issueResetAs(owner, worker.id)
-      assert.isFalse([...t.people.state.members.values()].some((m) => JSON.stringify(m).includes(reset.token)))
-      yield* members.resetPassword(reset.token, "a brand new password")
-      assert.strictEqual(leftOf(yield* Effect.either(members.authenticate(session.token))), "SessionInvalid")
-      const used = yield* Effect.flip(members.resetPassword(reset.token, "another new password"))
-      const unknown = yield* Effect.flip(members.resetPassword(`rst_${"a".repeat(32)}`, "another new password"))
-      const expiring = yield* members.issueResetAs(owner, worker.id)
-      yield* TestClock.adjust("61 minutes")
-      const expired = yield* Effect.flip(members.resetPassword(expiring.token, "another new password"))
-      assert.deepStrictEqual(
-        [used.message, unknown.message, expired.message],
-        [used.message, used.message, used.message]
-      )
-      assert.strictEqual(used._tag, "ResetInvalid")
-      const again = yield* members.signIn({ email: "w7@x.example", password: "a brand new password", address: "1" })
-      assert.strictEqual(again.member.id, worker.id)
-    }).pipe(Effect.provide(t.layer))
-  })
+  it.effect(
+    "issue 24: a reset link works once, ends every session, and an unknown, used or expired one is refused alike",
+    () => {
+      const t = setup()
+      return Effect.gen(function* () {
+        const members = yield* Members.Members
+        yield* t.mem.ledger.createAccount({ id: "acct_7", name: "g" })
+        const owner = yield* members.accept(
+          (yield* members.invite({ accountId: "acct_7", email: "o7@x.example", role: "owner" })).token,
+          "a good password"
+        )
+        const worker = yield* members.accept(
+          (yield* members.inviteAs(owner, "w7@x.example", "member")).token,
+          "a good password"
+        )
+        const session = yield* members.signIn({ email: "w7@x.example", password: "a good password", address: "1" })
+        assert.strictEqual(leftOf(yield* Effect.either(members.issueResetAs(worker, owner.id))), "Forbidden")
+        const reset = yield* members.issueResetAs(owner, worker.id)
+        assert.isFalse([...t.people.state.members.values()].some((m) => JSON.stringify(m).includes(reset.token)))
+        yield* members.resetPassword(reset.token, "a brand new password")
+        assert.strictEqual(leftOf(yield* Effect.either(members.authenticate(session.token))), "SessionInvalid")
+        const used = yield* Effect.flip(members.resetPassword(reset.token, "another new password"))
+        const unknown = yield* Effect.flip(members.resetPassword(`rst_${"a".repeat(32)}`, "another new password"))
+        const expiring = yield* members.issueResetAs(owner, worker.id)
+        yield* TestClock.adjust("61 minutes")
+        const expired = yield* Effect.flip(members.resetPassword(expiring.token, "another new password"))
+        assert.deepStrictEqual(
+          [used.message, unknown.message, expired.message],
+          [used.message, used.message, used.message]
+        )
+        assert.strictEqual(used._tag, "ResetInvalid")
+        const again = yield* members.signIn({ email: "w7@x.example", password: "a brand new password", address: "1" })
+        assert.strictEqual(again.member.id, worker.id)
+      }).pipe(Effect.provide(t.layer))
+    }
+  )
 
   it.effect("D20: an account keeps at least one owner; only owners change roles", () => {
     const t = setup()

@@ -38,7 +38,11 @@ export class DashboardGroup extends HttpApiGroup.make("dashboard")
       .addSuccess(Html)
   )
   .add(page("forgotPage", "/dashboard/forgot").setUrlParams(Schema.Struct({ sent: optional })))
-  .add(HttpApiEndpoint.post("forgot", "/dashboard/forgot").setPayload(Form({ email: Schema.String })).addSuccess(Html))
+  .add(
+    HttpApiEndpoint.post("forgot", "/dashboard/forgot")
+      .setPayload(Form({ email: Schema.String }))
+      .addSuccess(Html)
+  )
   .add(page("resetPage", "/dashboard/reset").setUrlParams(Schema.Struct({ token: optional })))
   .add(
     HttpApiEndpoint.post("reset", "/dashboard/reset")

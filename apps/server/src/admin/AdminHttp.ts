@@ -236,21 +236,21 @@ const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers
         )
       )
       .handle("invite", ({ path, payload }) =>
-      members.invite({ accountId: path.accountId, email: payload.email, role: payload.role ?? "owner" }).pipe(
-        Effect.map((invited) => ({
-          email: invited.email,
-          role: invited.role,
-          expiresAt: invited.expiresAt.toISOString(),
-          signUpPath: `/dashboard/sign-up?token=${invited.token}`
-        })),
-        Effect.catchTags({
-          InvalidInput: invalid,
-          AccountNotFound: notFound,
-          AlreadyMember: (e) =>
-            Effect.flatMap(errorObject("conflict", e.message), (error) => Effect.fail(new Errors.Conflict({ error })))
-        })
+        members.invite({ accountId: path.accountId, email: payload.email, role: payload.role ?? "owner" }).pipe(
+          Effect.map((invited) => ({
+            email: invited.email,
+            role: invited.role,
+            expiresAt: invited.expiresAt.toISOString(),
+            signUpPath: `/dashboard/sign-up?token=${invited.token}`
+          })),
+          Effect.catchTags({
+            InvalidInput: invalid,
+            AccountNotFound: notFound,
+            AlreadyMember: (e) =>
+              Effect.flatMap(errorObject("conflict", e.message), (error) => Effect.fail(new Errors.Conflict({ error })))
+          })
+        )
       )
-    )
   )
 )
 

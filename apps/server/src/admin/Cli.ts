@@ -293,9 +293,9 @@ const commands = [
       "a one-time password reset link for a member (valid one hour; using it ends all their sessions)",
       { email: text("email", "the member's email") },
       (admin, input, { publicUrl }) =>
-        admin.members.reset({ payload: { email: input.email } }).pipe(
-          Effect.map((r) => ({ email: r.email, expiresAt: r.expiresAt, link: `${publicUrl}${r.resetPath}` }))
-        ),
+        admin.members
+          .reset({ payload: { email: input.email } })
+          .pipe(Effect.map((r) => ({ email: r.email, expiresAt: r.expiresAt, link: `${publicUrl}${r.resetPath}` }))),
       (r) => `one-time password reset link for ${r.email}, valid until ${r.expiresAt}:\n${r.link}`
     )
   ]),

@@ -90,7 +90,10 @@ export const layer = (options: Options) =>
       const mailer = yield* Mailer.Mailer
       const assets = Assets.load()
       // one-time tickets, in this process's memory only (a secret never reaches the store)
-      const tickets = new Map<string, { readonly session: string; readonly expiresAt: number; readonly value: Ticket }>()
+      const tickets = new Map<
+        string,
+        { readonly session: string; readonly expiresAt: number; readonly value: Ticket }
+      >()
 
       const addressOf = (request: HttpServerRequest.HttpServerRequest) =>
         Option.getOrElse(request.remoteAddress, () => "unknown")
@@ -229,8 +232,19 @@ export const layer = (options: Options) =>
           return render(yield* f(s.value, chrome))
         })
 
-      const record = (s: Members.SignedIn, request: HttpServerRequest.HttpServerRequest, action: Audit.Action, subject: string) =>
-        audit.record({ accountId: s.member.accountId, actor: s.member.email, address: addressOf(request), action, subject })
+      const record = (
+        s: Members.SignedIn,
+        request: HttpServerRequest.HttpServerRequest,
+        action: Audit.Action,
+        subject: string
+      ) =>
+        audit.record({
+          accountId: s.member.accountId,
+          actor: s.member.email,
+          address: addressOf(request),
+          action,
+          subject
+        })
 
       const refusal =
         (chrome: Chrome) =>
@@ -239,9 +253,13 @@ export const layer = (options: Options) =>
             case "Forbidden":
               return Effect.succeed(page(Pages.message("Not allowed", "error", e.message, chrome), 403))
             case "MemberNotFound":
-              return Effect.succeed(page(Pages.message("Not found", "error", "No such member in this account.", chrome), 404))
+              return Effect.succeed(
+                page(Pages.message("Not found", "error", "No such member in this account.", chrome), 404)
+              )
             case "KeyNotFound":
-              return Effect.succeed(page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404))
+              return Effect.succeed(
+                page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404)
+              )
             case "InvitationNotFound":
               return Effect.succeed(
                 page(Pages.message("Not found", "error", "No such pending invitation in this account.", chrome), 404)
@@ -254,7 +272,9 @@ export const layer = (options: Options) =>
         mailer.configured
           ? mailer.send({ to, subject, text }).pipe(
               Effect.as("sent" as const),
-              Effect.catchAll((e) => Effect.logWarning(`email not sent: ${e.reason}`).pipe(Effect.as("unsent" as const)))
+              Effect.catchAll((e) =>
+                Effect.logWarning(`email not sent: ${e.reason}`).pipe(Effect.as("unsent" as const))
+              )
             )
           : Effect.succeed("none" as const)
 
@@ -282,7 +302,8 @@ export const layer = (options: Options) =>
       const keyPage = (s: Members.SignedIn, chrome: Chrome, keyId: string, form?: FormState, status = 200) =>
         Effect.gen(function* () {
           const key = yield* keyOf(s, keyId)
-          if (key === undefined) return page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404)
+          if (key === undefined)
+            return page(Pages.message("Not found", "error", "No such key in this account.", chrome), 404)
           return page(Pages.keyPage(chrome, key, yield* DateTime.now, form), status)
         })
 
@@ -323,7 +344,12 @@ export const layer = (options: Options) =>
             "Your invitation to the Platform Data API dashboard",
             `You were invited to an account of the Platform Data API.\n\nChoose your password here (the link works once, for 7 days):\n${link}\n\nIf you did not expect this, ignore this email.`
           ),
-          (sent): Pages.LinkNotice => ({ title: `Invitation for ${invited.email}`, email: invited.email, link, mail: sent })
+          (sent): Pages.LinkNotice => ({
+            title: `Invitation for ${invited.email}`,
+            email: invited.email,
+            link,
+            mail: sent
+          })
         )
       }
 
@@ -370,7 +396,13 @@ export const layer = (options: Options) =>
             const address = addressOf(request)
             return yield* members.signIn({ email: payload.email, password: payload.password, address }).pipe(
               Effect.tap(({ member }) =>
-                audit.record({ accountId: member.accountId, actor: member.email, address, action: "signed in", subject: "" })
+                audit.record({
+                  accountId: member.accountId,
+                  actor: member.email,
+                  address,
+                  action: "signed in",
+                  subject: ""
+                })
               ),
               Effect.map(({ token }) =>
                 HttpServerResponse.unsafeSetCookie(seeOther("/dashboard"), cookieName, token, {
@@ -381,7 +413,8 @@ export const layer = (options: Options) =>
                 })
               ),
               Effect.catchTags({
-                SignInRefused: (e) => Effect.succeed(page(Pages.signIn({ error: e.message, email: payload.email }), 401)),
+                SignInRefused: (e) =>
+                  Effect.succeed(page(Pages.signIn({ error: e.message, email: payload.email }), 401)),
                 SignInLimited: (e) =>
                   Effect.succeed(
                     HttpServerResponse.setHeader(
@@ -701,8 +734,7 @@ export const layer = (options: Options) =>
               Effect.map((ticket) => seeOther(`/dashboard/members?ticket=${ticket}`)),
               Effect.catchTags({
                 InvalidInput: (e) => membersPage(s, chrome, { invite: fieldError(e, values) }, 400),
-                AlreadyMember: (e) =>
-                  membersPage(s, chrome, { invite: { values, errors: { email: e.message } } }, 400),
+                AlreadyMember: (e) => membersPage(s, chrome, { invite: { values, errors: { email: e.message } } }, 400),
                 AccountNotFound: (e) => Effect.die(e),
                 Forbidden: refusal(chrome)
               })
@@ -720,7 +752,15 @@ export const layer = (options: Options) =>
                 AccountNotFound: (e) => Effect.die(e),
                 InvalidInput: (e) => Effect.die(e),
                 AlreadyMember: (e) =>
-                  Effect.succeed(page(Pages.message("Already a member", "info", e.message, chrome, ["/dashboard/members", "Back to the members"]), 409)),
+                  Effect.succeed(
+                    page(
+                      Pages.message("Already a member", "info", e.message, chrome, [
+                        "/dashboard/members",
+                        "Back to the members"
+                      ]),
+                      409
+                    )
+                  ),
                 Forbidden: refusal(chrome),
                 InvitationNotFound: refusal(chrome)
               })
@@ -788,8 +828,7 @@ export const layer = (options: Options) =>
               // every session of the member ended with the change, this one included
               Effect.as(seeOther("/dashboard/sign-in?reason=password")),
               Effect.catchTags({
-                SignInRefused: () =>
-                  membersPage(s, chrome, { password: { errors: { current: "is wrong" } } }, 400),
+                SignInRefused: () => membersPage(s, chrome, { password: { errors: { current: "is wrong" } } }, 400),
                 InvalidInput: (e) => membersPage(s, chrome, { password: fieldError(e, {}) }, 400),
                 MemberNotFound: () => Effect.succeed(seeOther("/dashboard/sign-in"))
               })

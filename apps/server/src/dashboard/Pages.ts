@@ -1,7 +1,18 @@
 /** The dashboard's pages as HTML strings, from values the handlers read through the domain services. */
-import { Catalogue, type AuditLog, type KeyStore, type Ledger, type MemberStore, type UsageReports } from "@pdr/domain"
+import { type AuditLog, Catalogue, type KeyStore, type Ledger, type MemberStore, type UsageReports } from "@pdr/domain"
 import { DateTime, Option } from "effect"
-import { barChart, type Chrome, csrfField, type FormState, field, html, layout, notice, type Raw, table } from "./Html.js"
+import {
+  barChart,
+  type Chrome,
+  csrfField,
+  type FormState,
+  field,
+  html,
+  layout,
+  notice,
+  type Raw,
+  table
+} from "./Html.js"
 import * as Words from "./Words.js"
 
 const day = (d: DateTime.Utc) => DateTime.formatIso(d).slice(0, 10)
@@ -13,7 +24,8 @@ const passwordHint = "10 to 200 characters, not a common password; a few unrelat
 export type SignInReason = "expired" | "reset" | "joined" | "password"
 
 const reasons: Record<SignInReason, string> = {
-  expired: "Your session ended (signed out elsewhere, 2 hours without use, or 12 hours after signing in). Sign in again.",
+  expired:
+    "Your session ended (signed out elsewhere, 2 hours without use, or 12 hours after signing in). Sign in again.",
   reset: "Your password was changed and every session ended. Sign in with the new password.",
   joined: "Your access is ready. Sign in with the password you chose.",
   password: "Your password was changed and every session ended, this one included. Sign in with the new password."
@@ -21,7 +33,12 @@ const reasons: Record<SignInReason, string> = {
 
 /** The sign-in form, with an error or the reason it is shown. */
 export const signIn = (
-  options: { readonly error?: string; readonly reason?: SignInReason; readonly email?: string; readonly mail?: boolean } = {}
+  options: {
+    readonly error?: string
+    readonly reason?: SignInReason
+    readonly email?: string
+    readonly mail?: boolean
+  } = {}
 ) =>
   layout(
     "Sign in",
@@ -92,9 +109,18 @@ export const errorPage = (status: number) => {
     status === 404
       ? ["Page not found", "There is no dashboard page at this address. It may have been mistyped or moved."]
       : status >= 500
-        ? ["Something went wrong", "The server could not complete this request; nothing was changed. Try again in a moment."]
-        : ["Request not understood", "This form was incomplete or out of date; nothing was changed. Open the page again and retry."]
-  return layout(title, html`${notice("error", text)}<p><a href="/dashboard">Go to the dashboard</a> · <a href="/dashboard/sign-in">Sign in</a></p>`)
+        ? [
+            "Something went wrong",
+            "The server could not complete this request; nothing was changed. Try again in a moment."
+          ]
+        : [
+            "Request not understood",
+            "This form was incomplete or out of date; nothing was changed. Open the page again and retry."
+          ]
+  return layout(
+    title,
+    html`${notice("error", text)}<p><a href="/dashboard">Go to the dashboard</a> · <a href="/dashboard/sign-in">Sign in</a></p>`
+  )
 }
 
 /** Credits spent per day over `days` days ending today, from usage rows. */
@@ -242,7 +268,10 @@ ${table(
   )
 
 /** The one page that shows a new key in full, with a first call ready to paste. */
-export const keyCreated = (chrome: Chrome, created: { readonly name: string; readonly key: string; readonly origin: string; readonly rolled?: string }) =>
+export const keyCreated = (
+  chrome: Chrome,
+  created: { readonly name: string; readonly key: string; readonly origin: string; readonly rolled?: string }
+) =>
   layout(
     "Your new key",
     html`<section aria-labelledby="new-key-title" class="notice warning">

@@ -182,7 +182,9 @@ export const layer = HttpApiBuilder.middleware(
         // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
         // there keeps the JSON 401 / 429 of any bad key (D20)
         const dashboard =
-          incoming.url === "/dashboard" || incoming.url.startsWith("/dashboard/") || incoming.url.startsWith("/dashboard?")
+          incoming.url === "/dashboard" ||
+          incoming.url.startsWith("/dashboard/") ||
+          incoming.url.startsWith("/dashboard?")
         return yield* observe(
           incoming,
           request,
