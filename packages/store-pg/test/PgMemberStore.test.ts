@@ -4,9 +4,16 @@
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Accounts, Keys, Ledger, Members, UsageReports } from "@pdr/domain"
+import { Accounts, AuditLog, CommonPasswords, KeySpend, Keys, Ledger, Members, UsageReports } from "@pdr/domain"
 import { Duration, Effect, Either, Layer, type Scope, TestClock } from "effect"
-import { type Database, NodePasswordHasher, PgMemberStore, PgUsageReports } from "../src/index.js"
+import {
+  type Database,
+  NodePasswordHasher,
+  PgAuditLog,
+  PgKeySpend,
+  PgMemberStore,
+  PgUsageReports
+} from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -15,9 +22,20 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest("hex")
 const start = Date.parse("2026-11-21T12:00:00Z")
 const password = "correct horse battery"
 
+const commonPasswords = Layer.succeed(CommonPasswords.CommonPasswords, {
+  includes: (p) => Effect.succeed(p.toLowerCase() === "password123")
+})
+
 const memberServices = (target: Effect.Effect<Database.Target, never, Scope.Scope>) =>
   Members.Members.Default.pipe(
-    Layer.provide(Layer.merge(PgMemberStore.layer, NodePasswordHasher.layer({ logN: 10, r: 8, p: 1, concurrency: 2 }))),
+    Layer.provide(
+      Layer.mergeAll(
+        PgMemberStore.layer,
+        NodePasswordHasher.layer({ logN: 10, r: 8, p: 1, concurrency: 2 }),
+        commonPasswords
+      )
+    ),
+    Layer.provideMerge(Layer.mergeAll(PgAuditLog.layer, PgKeySpend.layer)),
     Layer.provideMerge(PgUsageReports.layer),
     Layer.provideMerge(services(target))
   )
@@ -76,29 +94,119 @@ for (const t of targets) {
         })
       )
 
-      it.effect("D20: an unknown email and a wrong password get the same refusal; failures are limited per email", () =>
-        Effect.gen(function* () {
-          yield* TestClock.setTime(start)
-          const accounts = yield* Accounts.Accounts
-          const members = yield* Members.Members
-          const account = yield* accounts.create({ name: "limits" })
-          const invited = yield* members.invite({ accountId: account.id, email: "bo@example.com", role: "member" })
-          yield* members.accept(invited.token, password)
-          const unknown = yield* Effect.flip(members.signIn({ email: "nobody@example.com", password, address: "x1" }))
-          const wrong = yield* Effect.flip(
-            members.signIn({ email: "bo@example.com", password: "wrong pass!", address: "x2" })
-          )
-          assert.deepStrictEqual([unknown._tag, unknown.message], [wrong._tag, wrong.message])
-          for (let i = 0; i < 4; i++) {
-            yield* Effect.flip(members.signIn({ email: "bo@example.com", password: "wrong pass!", address: `y${i}` }))
-          }
-          // five failures for this email: even the right password is refused for a while, from any address
-          const limited = yield* Effect.flip(members.signIn({ email: "bo@example.com", password, address: "z" }))
-          assert.strictEqual(limited._tag, "SignInLimited")
-          yield* TestClock.adjust(Duration.minutes(2))
-          const ok = yield* members.signIn({ email: "bo@example.com", password, address: "z" })
-          assert.strictEqual(ok.member.email, "bo@example.com")
-        })
+      it.effect(
+        "D20, issue 24: an unknown email and a wrong password get the same refusal; failures are limited per email and address",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const members = yield* Members.Members
+            const account = yield* accounts.create({ name: "limits" })
+            const invited = yield* members.invite({ accountId: account.id, email: "bo@example.com", role: "member" })
+            yield* members.accept(invited.token, password)
+            const unknown = yield* Effect.flip(members.signIn({ email: "nobody@example.com", password, address: "x1" }))
+            const wrong = yield* Effect.flip(
+              members.signIn({ email: "bo@example.com", password: "wrong pass!", address: "x2" })
+            )
+            assert.deepStrictEqual([unknown._tag, unknown.message], [wrong._tag, wrong.message])
+            for (let i = 0; i < 5; i++) {
+              yield* Effect.flip(members.signIn({ email: "bo@example.com", password: "wrong pass!", address: "y" }))
+            }
+            // five failures for this email from one address: even the right password is refused there for a while
+            const limited = yield* Effect.flip(members.signIn({ email: "bo@example.com", password, address: "y" }))
+            assert.strictEqual(limited._tag, "SignInLimited")
+            // but not from an address that has not failed (issue 24)
+            const elsewhere = yield* members.signIn({ email: "bo@example.com", password, address: "z" })
+            assert.strictEqual(elsewhere.member.email, "bo@example.com")
+            yield* TestClock.adjust(Duration.minutes(2))
+            const ok = yield* members.signIn({ email: "bo@example.com", password, address: "y" })
+            assert.strictEqual(ok.member.email, "bo@example.com")
+          })
+      )
+
+      it.effect(
+        "issue 24: a reset link is stored as a digest, works once, ends every session; pending invitations are listed and cancelled",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const members = yield* Members.Members
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "resets" })
+            const owner = yield* members.accept(
+              (yield* members.invite({ accountId: account.id, email: "reo@example.com", role: "owner" })).token,
+              password
+            )
+            const pending = yield* members.inviteAs(owner, "pen@example.com", "member")
+            assert.deepStrictEqual(
+              (yield* members.pendingInvitations(account.id)).map((i) => i.email),
+              ["pen@example.com"]
+            )
+            const [listed] = yield* members.pendingInvitations(account.id)
+            yield* members.cancelInvitation(owner, listed!.id)
+            assert.deepStrictEqual(yield* members.pendingInvitations(account.id), [])
+            assert.strictEqual(
+              leftTag(yield* Effect.either(members.accept(pending.token, password))),
+              "InvitationInvalid"
+            )
+            const session = yield* members.signIn({ email: "reo@example.com", password, address: "r" })
+            const reset = yield* members.issueResetByEmail("REO@example.com")
+            const stored = JSON.stringify(yield* sql`SELECT * FROM password_resets`)
+            assert.notInclude(stored, reset.token)
+            assert.include(stored, sha256(reset.token))
+            yield* members.resetPassword(reset.token, "a new long password")
+            assert.strictEqual(leftTag(yield* Effect.either(members.authenticate(session.token))), "SessionInvalid")
+            assert.strictEqual(
+              leftTag(yield* Effect.either(members.resetPassword(reset.token, "another long password"))),
+              "ResetInvalid"
+            )
+            const again = yield* members.signIn({
+              email: "reo@example.com",
+              password: "a new long password",
+              address: "r"
+            })
+            assert.strictEqual(again.member.id, owner.id)
+          })
+      )
+
+      it.effect(
+        "issue 24: the audit log refuses updates and early deletes; a key's spend counts this month's captures and its holds",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const sql = yield* SqlClient.SqlClient
+            const log = yield* AuditLog.AuditLog
+            const spend = yield* KeySpend.KeySpend
+            const ledger = yield* Ledger.Ledger
+            const account = yield* accounts.create({ name: "audit", credits: 100 })
+            yield* log.append({
+              accountId: account.id,
+              at: new Date(start),
+              actor: "a@example.com",
+              address: "127.0.0.1",
+              action: "key created",
+              subject: "k"
+            })
+            assert.strictEqual((yield* log.page(account.id, undefined, 10)).length, 1)
+            const update = yield* Effect.either(sql`UPDATE audit_log SET actor = 'someone else'`)
+            const remove = yield* Effect.either(sql`DELETE FROM audit_log`)
+            assert.deepStrictEqual([update._tag, remove._tag], ["Left", "Left"])
+            assert.strictEqual(yield* log.purge(new Date(start)), 0)
+            assert.strictEqual((yield* log.page(account.id, undefined, 10)).length, 1)
+            const key = yield* keys.create({ accountId: account.id, name: "spender" })
+            const hold = yield* ledger.placeHold({
+              id: "hold_spend_1",
+              accountId: account.id,
+              keyId: key.stored.id,
+              amount: 7,
+              expiresAt: new Date(Date.now() + 60_000)
+            })
+            assert.strictEqual(yield* spend.spentSince(key.stored.id, new Date(0)), 7)
+            yield* ledger.release(hold.id)
+            assert.strictEqual(yield* spend.spentSince(key.stored.id, new Date(0)), 0)
+          })
       )
 
       it.effect("D20: sessions end after the idle timeout, after the absolute timeout, on sign-out", () =>
