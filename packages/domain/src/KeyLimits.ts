@@ -40,3 +40,21 @@ export const admit = (spend: KeySpend["Type"], caller: Caller, amount: number) =
       })
     }
   })
+
+/**
+ * The check and the hold of a limited key, one call of that key at a time in this process, so calls racing on one
+ * key cannot pass its limit together (across processes they still can, by at most the quotes placed in between).
+ * A key without a limit runs its hold as it is.
+ */
+export const gate = (spend: KeySpend["Type"]) => {
+  const gates = new Map<string, Effect.Semaphore>()
+  return <A, E, R>(caller: Caller, amount: number, hold: Effect.Effect<A, E, R>) => {
+    if (caller.monthlyCreditLimit === undefined) return hold
+    let semaphore = gates.get(caller.keyId)
+    if (semaphore === undefined) {
+      semaphore = Effect.unsafeMakeSemaphore(1)
+      gates.set(caller.keyId, semaphore)
+    }
+    return semaphore.withPermits(1)(Effect.zipRight(admit(spend, caller, amount), hold))
+  }
+}

@@ -64,15 +64,15 @@ export const holdsOf = (
   crypto: Context.Tag.Service<Crypto>,
   spend?: Context.Tag.Service<KeySpend>
 ) => {
+  // issue 24: a key's monthly credit limit, checked with its hold (only a key that has one asks the KeySpend port)
+  const limited = spend === undefined ? undefined : KeyLimits.gate(spend)
   /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
   const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
     let holdId: string | null = null
     if (p.quote > 0) {
-      // issue 24: a key's monthly credit limit, asked of the KeySpend port only for a key that has one
-      if (spend !== undefined) yield* KeyLimits.admit(spend, caller, p.quote)
       const settings = yield* CallSettings
       const now = DateTime.toDate(yield* DateTime.now)
-      const hold = yield* ledger
+      const place = ledger
         .placeHold({
           id: yield* Ids.make(crypto, "hold"),
           accountId: caller.accountId,
@@ -86,6 +86,7 @@ export const holdsOf = (
             (e) => new InsufficientCredits({ required: e.required, available: e.available })
           )
         )
+      const hold = yield* limited === undefined ? place : limited(caller, p.quote, place)
       holdId = hold.id
     }
     return holdId
