@@ -79,7 +79,10 @@ describe.skipIf(!ready)("dashboard in a browser", () => {
     await server?.close()
   })
 
-  it("D20: invitation, sign-in, a key shown once, a call and its credits, revocation effective on the next call", async () => {
+  // a long walk on a shared machine: a time limit for the whole flow, not for any step
+  it("D20: invitation, sign-in, a key shown once, a call and its credits, revocation effective on the next call", {
+    timeout: 120_000
+  }, async () => {
     const a = await account(server, 1000, "browser")
     const { link } = await invite(server, a.accountId, "owner@browser.example", "owner")
     const page = await newPage()
