@@ -28,7 +28,7 @@ describe("the operator API's OpenAPI document", () => {
     )
   })
 
-  it("declares the twelve operator endpoints, each behind the operator bearer token", () => {
+  it("declares the thirteen operator endpoints, each behind the operator bearer token", () => {
     const operations = Object.entries(doc["paths"] as Record<string, Record<string, any>>).flatMap(([path, item]) =>
       Object.entries(item).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op }))
     )
@@ -46,7 +46,8 @@ describe("the operator API's OpenAPI document", () => {
         "POST /admin/tracked",
         "POST /admin/tracked/remove",
         "GET /admin/tracked",
-        "POST /admin/accounts/{accountId}/members/invitations"
+        "POST /admin/accounts/{accountId}/members/invitations",
+        "POST /admin/members/resets"
       ]
     )
     for (const { op } of operations) {

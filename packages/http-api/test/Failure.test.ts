@@ -39,7 +39,7 @@ describe("Failure", () => {
     assert.deepStrictEqual(JSON.parse(JSON.stringify(Document.errorCodes)), {
       400: ["invalid_request", "unknown_op"],
       401: ["unauthorized"],
-      402: ["insufficient_credits", "quote_above_max_credits"],
+      402: ["insufficient_credits", "quote_above_max_credits", "key_credit_limit"],
       404: ["unknown_platform", "not_found"],
       409: ["idempotency_in_flight"],
       413: ["payload_too_large"],
