@@ -88,7 +88,9 @@ export const make = Effect.gen(function* () {
       ).pipe(Effect.asVoid),
     release: (worker) =>
       unavailable(
-        sql`UPDATE jobs SET state = 'pending', attempts = greatest(attempts - 1, 0), worker = NULL, lease_until = NULL
+        // named as the stopped worker, so the next claimer cleans up what it left (its holds, in-flight records)
+        sql`UPDATE jobs SET state = 'pending', attempts = greatest(attempts - 1, 0), taken_over_from = worker,
+              worker = NULL, lease_until = NULL
             WHERE worker = ${worker} AND state = 'running' RETURNING id`
       ).pipe(Effect.map((rows) => rows.length)),
     group: (queue, group) =>

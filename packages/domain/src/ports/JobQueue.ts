@@ -29,7 +29,7 @@ export interface Job {
   /** Claims so far, this one included. */
   readonly attempts: number
   readonly maxAttempts: number
-  /** The worker whose lease ran out while it held this job (it stopped mid-job), if any. */
+  /** The worker that stopped while it held this job (its lease ran out, or it gave the job back), if any. */
   readonly takenOverFrom: string | null
 }
 
