@@ -20,7 +20,9 @@ const upstream = (latencyMs: number) =>
       Upstream.single({
         ...a,
         fetch: (unit) =>
-          unit.subject?.includes("slow") === true ? Effect.zipRight(Effect.sleep("20 seconds"), a.fetch(unit)) : a.fetch(unit)
+          unit.subject?.includes("slow") === true
+            ? Effect.zipRight(Effect.sleep("20 seconds"), a.fetch(unit))
+            : a.fetch(unit)
       })
     )
   )

@@ -139,78 +139,6 @@ export const OpResponse = answerOf(Schema.Record({ key: Schema.String, value: Sc
 /** The answer (D4) of an op whose rows are of type `Row`. */
 export type AnswerOf<Row> = Omit<typeof OpResponse.Type, "data"> & { readonly data: ReadonlyArray<Row> }
 
-/**
- * The request envelope of a call: one op's request, `estimateOnly` (D8), `maxCredits` (D18), `maxAgeSeconds` and
- * `forceFresh` (issue 21); the fields beside `request` are `Envelope.fields`.
- */
-export type EnvelopeOf<Request> = { readonly request: Request } & Schema.Struct.Encoded<typeof Envelope.optionalFields>
-
-/** A platform of the catalogue (its path segment). */
-export type Platform = Catalogue.TypedPlatform["id"]
-
-type OpsOf<P extends Platform> = Extract<Catalogue.TypedPlatform, { readonly id: P }>["ops"][number]
-
-/** The ops of a platform (`request.op`). */
-export type OpOf<P extends Platform> = OpsOf<P>["name"]
-
-/** The request of an op (of any op of the platform when `O` is left out), as sent: defaulted fields may be left out. */
-export type RequestOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Encoded<
-  Extract<OpsOf<P>, { readonly name: O }>["request"]
->
-
-/** One `data` row of an op's answer (of any op of the platform when `O` is left out). */
-export type RowOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Type<
-  Extract<OpsOf<P>, { readonly name: O }>["row"]
->
-
-/** The request headers of a call: an optional `Idempotency-Key` (D16). */
-export interface CallHeaders {
-  readonly "idempotency-key"?: string | undefined
-}
-
-/**
- * The endpoint of one platform's calls: its body is one of its ops' requests (as sent: defaults may be left out),
- * its 200 answer has rows of its ops.
- */
-export type PlatformEndpoint<P> =
-  P extends Catalogue.PlatformDef<infer Id, infer Ops>
-    ? HttpApiEndpoint.HttpApiEndpoint<
-        Id,
-        "POST",
-        never,
-        never,
-        EnvelopeOf<Schema.Schema.Encoded<Ops[number]["request"]>>,
-        CallHeaders,
-        AnswerOf<Schema.Schema.Type<Ops[number]["row"]>>
-      >
-    : never
-
-const callHeaders = Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) })
-
-/** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
-const platformEndpoint = (p: Catalogue.PlatformDef) =>
-  HttpApiEndpoint.post(p.id, `/api/v1/platforms/${p.id}`)
-    .setPayload(
-      Schema.Struct({
-        request: Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))),
-        ...Envelope.optionalFields
-      }).annotations({ parseOptions: { onExcessProperty: "error" } })
-    )
-    .setHeaders(callHeaders)
-    .addSuccess(answerOf(Schema.Union(...p.ops.map((o) => o.row))))
-    .annotate(OpenApi.Summary, p.description)
-
-/**
- * One endpoint per platform of the catalogue, each typed with its ops' requests and rows: the derived client has
- * `platforms.maps(...)`, `platforms.web_search(...)`, and so on. An API key is required.
- */
-export class PlatformsGroup extends (
-  Catalogue.typed.reduce<HttpApiGroup.HttpApiGroup.Any>(
-    (group, p) => (group as HttpApiGroup.HttpApiGroup<"platforms">).add(platformEndpoint(p)),
-    HttpApiGroup.make("platforms")
-  ) as unknown as HttpApiGroup.HttpApiGroup<"platforms", PlatformEndpoint<Catalogue.TypedPlatform>>
-).middleware(Authentication) {}
-
 // ---- issue 21: long calls ----
 /** Units done of a call and its units in all (null until it is planned). */
 export const CallProgress = Schema.Struct({
@@ -249,6 +177,88 @@ export const CallList = Schema.Struct({
   requestId: Schema.String,
   ...Versions
 })
+
+/**
+ * The request envelope of a call: one op's request, `estimateOnly` (D8), `maxCredits` (D18), `maxAgeSeconds` and
+ * `forceFresh` (issue 21); the fields beside `request` are `Envelope.fields`.
+ */
+export type EnvelopeOf<Request> = { readonly request: Request } & Schema.Struct.Encoded<typeof Envelope.optionalFields>
+
+/** A platform of the catalogue (its path segment). */
+export type Platform = Catalogue.TypedPlatform["id"]
+
+type OpsOf<P extends Platform> = Extract<Catalogue.TypedPlatform, { readonly id: P }>["ops"][number]
+
+/** The ops of a platform (`request.op`). */
+export type OpOf<P extends Platform> = OpsOf<P>["name"]
+
+/** The request of an op (of any op of the platform when `O` is left out), as sent: defaulted fields may be left out. */
+export type RequestOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Encoded<
+  Extract<OpsOf<P>, { readonly name: O }>["request"]
+>
+
+/** One `data` row of an op's answer (of any op of the platform when `O` is left out). */
+export type RowOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schema.Type<
+  Extract<OpsOf<P>, { readonly name: O }>["row"]
+>
+
+/**
+ * The request headers of a call: an optional `Idempotency-Key` (D16), `Prefer` (RFC 7240 `respond-async`, `wait=N`)
+ * and `Cache-Control` (`max-age=N`, `no-cache`), issue 21.
+ */
+export interface CallHeaders {
+  readonly "idempotency-key"?: string | undefined
+  readonly prefer?: string | undefined
+  readonly "cache-control"?: string | undefined
+}
+
+/**
+ * The endpoint of one platform's calls: its body is one of its ops' requests (as sent: defaults may be left out),
+ * its 200 answer has rows of its ops.
+ */
+export type PlatformEndpoint<P> =
+  P extends Catalogue.PlatformDef<infer Id, infer Ops>
+    ? HttpApiEndpoint.HttpApiEndpoint<
+        Id,
+        "POST",
+        never,
+        never,
+        EnvelopeOf<Schema.Schema.Encoded<Ops[number]["request"]>>,
+        CallHeaders,
+        AnswerOf<Schema.Schema.Type<Ops[number]["row"]>> | typeof CallAccepted.Type
+      >
+    : never
+
+const callHeaders = Schema.Struct({
+  "idempotency-key": Schema.optional(Schema.String),
+  prefer: Schema.optional(Schema.String),
+  "cache-control": Schema.optional(Schema.String)
+})
+
+/** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
+const platformEndpoint = (p: Catalogue.PlatformDef) =>
+  HttpApiEndpoint.post(p.id, `/api/v1/platforms/${p.id}`)
+    .setPayload(
+      Schema.Struct({
+        request: Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))),
+        ...Envelope.optionalFields
+      }).annotations({ parseOptions: { onExcessProperty: "error" } })
+    )
+    .setHeaders(callHeaders)
+    .addSuccess(answerOf(Schema.Union(...p.ops.map((o) => o.row))))
+    .addSuccess(CallAccepted, { status: 202 })
+    .annotate(OpenApi.Summary, p.description)
+
+/**
+ * One endpoint per platform of the catalogue, each typed with its ops' requests and rows: the derived client has
+ * `platforms.maps(...)`, `platforms.web_search(...)`, and so on. An API key is required.
+ */
+export class PlatformsGroup extends (
+  Catalogue.typed.reduce<HttpApiGroup.HttpApiGroup.Any>(
+    (group, p) => (group as HttpApiGroup.HttpApiGroup<"platforms">).add(platformEndpoint(p)),
+    HttpApiGroup.make("platforms")
+  ) as unknown as HttpApiGroup.HttpApiGroup<"platforms", PlatformEndpoint<Catalogue.TypedPlatform>>
+).middleware(Authentication) {}
 
 const callPath = Schema.Struct({ id: Schema.String })
 

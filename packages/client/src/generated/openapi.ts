@@ -358,6 +358,49 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/calls/{id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        /**
+         * A call's answer, or its progress while it runs; free
+         * @description The call's answer exactly as it was (or would have been) answered: the same status and envelope (an error answer keeps its error status). While it runs: 202 with its quote and progress. Another account's, unknown or expired id: 404. Kept 24 hours.
+         */
+        readonly get: operations["collectCall"];
+        readonly put?: never;
+        readonly post?: never;
+        /**
+         * Cancels a running call
+         * @description Units not yet fetched are not fetched or billed, fetches in flight are interrupted (provider runs aborted); what was already delivered is settled and kept. The call's answer is then collected as usual. A call that already ended: 409 `call_finished` with its status.
+         */
+        readonly delete: operations["cancelCall"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/calls": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The account's calls of the last 24 hours, newest first */
+        readonly get: operations["listCalls"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -385,7 +428,7 @@ export interface components {
             readonly credits: number;
             readonly source: string | null;
             /** @enum {string} */
-            readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject";
+            readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject" | "cancelled";
             readonly detail?: string;
             /** @description measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again */
             readonly complete?: boolean;
@@ -564,6 +607,26 @@ export interface components {
                 readonly store?: string;
             }[];
         };
+        readonly CallAccepted: {
+            readonly callId: string;
+            /** @enum {string} */
+            readonly status: "running" | "cancelling";
+            /** @description the call's quote (null until planned) */
+            readonly quote: components["schemas"]["NonNegativeInt"] | null;
+            readonly progress: {
+                readonly unitsDone: components["schemas"]["NonNegativeInt"];
+                readonly unitsTotal: components["schemas"]["NonNegativeInt"] | null;
+            };
+            readonly requestId: string;
+            /** @enum {number} */
+            readonly contextVersion: 1;
+            readonly engineVersion: string;
+        };
+        /**
+         * int
+         * @description an integer
+         */
+        readonly NonNegativeInt: number;
         readonly "quick_commerce_b.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -3145,6 +3208,27 @@ export interface components {
                 readonly value: null;
             };
         };
+        readonly CallSummary: {
+            readonly callId: string;
+            readonly platform: string;
+            readonly op: string | null;
+            /** @enum {string} */
+            readonly status: "running" | "done" | "cancelled";
+            /** @description the status of its answer once it ended */
+            readonly httpStatus: components["schemas"]["Int"] | null;
+            readonly quote: components["schemas"]["NonNegativeInt"] | null;
+            readonly progress: {
+                readonly unitsDone: components["schemas"]["NonNegativeInt"];
+                readonly unitsTotal: components["schemas"]["NonNegativeInt"] | null;
+            };
+            readonly cancelRequested: boolean;
+            /**
+             * Format: date-time
+             * @description when the call started
+             */
+            readonly createdAt: string;
+            readonly finishedAt: string | null;
+        };
         readonly Error400: {
             readonly error: {
                 /** @enum {string} */
@@ -3201,10 +3285,17 @@ export interface components {
         readonly Error409: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "idempotency_in_flight";
+                readonly code: "idempotency_in_flight" | "call_finished";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
+                /** @description call_finished (issue 21): how the call ended */
+                readonly details?: {
+                    /** @enum {string} */
+                    readonly status: "done" | "cancelled";
+                    /** @description the status of its answer */
+                    readonly httpStatus: number | null;
+                };
             };
         };
         readonly Error413: {
@@ -3285,6 +3376,10 @@ export interface components {
     parameters: {
         /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
         readonly IdempotencyKey: string;
+        /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+        readonly Prefer: string;
+        /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+        readonly CacheControl: string;
     };
     requestBodies: never;
     headers: {
@@ -3298,6 +3393,12 @@ export interface components {
         readonly RetryAfter: number;
         /** @description `true` when the answer is the replay of an earlier call with this Idempotency-Key (D16) */
         readonly IdempotentReplayed: "true";
+        /** @description the call's id: `GET /api/v1/calls/<id>` answers it again, free, for 24 hours (issue 21) */
+        readonly CallId: string;
+        /** @description where the call is collected: `/api/v1/calls/<id>` */
+        readonly Location: string;
+        /** @description RFC 7240: `respond-async` */
+        readonly PreferenceApplied: string;
     };
     pathItems: never;
 }
@@ -3466,6 +3567,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -3511,6 +3616,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3556,6 +3665,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3606,6 +3719,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3656,6 +3773,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -3667,6 +3788,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -3692,6 +3814,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3717,6 +3841,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3742,6 +3868,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3767,10 +3895,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -3810,7 +3956,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -3910,6 +4056,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -3955,6 +4105,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4000,6 +4154,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4050,6 +4208,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4100,6 +4262,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -4111,6 +4277,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -4136,6 +4303,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4161,6 +4330,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4186,6 +4357,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4211,10 +4384,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -4254,7 +4445,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4354,6 +4545,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -4374,6 +4569,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4391,6 +4590,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4405,6 +4608,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description exactly one of query, hashtag, soundUrl */
                     readonly request: {
@@ -4436,6 +4643,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4456,6 +4667,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4476,6 +4691,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4501,6 +4720,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4521,6 +4744,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4546,6 +4773,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -4557,6 +4788,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -4582,6 +4814,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4607,6 +4841,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4632,6 +4868,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4657,6 +4895,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4682,6 +4922,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4707,6 +4949,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4732,6 +4976,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4757,6 +5003,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4782,10 +5030,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -4825,7 +5091,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4925,6 +5191,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -4948,6 +5218,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4975,6 +5249,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4995,6 +5273,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5025,6 +5307,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5050,6 +5336,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5061,6 +5351,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5086,6 +5377,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5111,6 +5404,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5136,6 +5431,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5161,6 +5458,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5186,10 +5485,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5229,7 +5546,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5329,6 +5646,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -5349,6 +5670,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5381,6 +5706,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5406,6 +5735,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5431,6 +5764,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5442,6 +5779,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5467,6 +5805,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5492,6 +5832,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5517,6 +5859,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5542,10 +5886,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5585,7 +5947,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5685,6 +6047,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -5755,6 +6121,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5780,6 +6150,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5791,6 +6165,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5816,6 +6191,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5841,10 +6218,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5884,7 +6279,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5984,6 +6379,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6034,6 +6433,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6053,6 +6456,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -6064,6 +6471,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -6089,6 +6497,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6114,10 +6524,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -6157,7 +6585,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6257,6 +6685,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6277,6 +6709,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description `until` must not be before `since` (refused with a 400 naming `until`) */
                     readonly request: {
@@ -6297,6 +6733,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6314,6 +6754,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6334,6 +6778,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6359,6 +6807,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6384,6 +6836,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6404,6 +6860,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6421,6 +6881,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6446,6 +6910,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6473,6 +6941,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -6484,6 +6956,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -6509,6 +6982,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6534,6 +7009,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6559,6 +7036,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6584,6 +7063,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6609,6 +7090,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6634,6 +7117,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6659,6 +7144,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6684,6 +7171,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6709,6 +7198,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6734,10 +7225,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -6777,7 +7286,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6877,6 +7386,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6925,6 +7438,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6961,6 +7478,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6981,6 +7502,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7017,6 +7542,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7053,6 +7582,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7064,6 +7597,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -7089,6 +7623,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7114,6 +7650,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7139,6 +7677,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7164,6 +7704,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7189,10 +7731,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -7232,7 +7792,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7332,6 +7892,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -7365,6 +7929,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description `priceMax` must not be below `priceMin` */
                     readonly request: {
@@ -7429,6 +7997,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7457,6 +8029,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7482,6 +8058,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7493,6 +8073,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -7518,6 +8099,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7543,6 +8126,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7568,6 +8153,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7593,10 +8180,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -7636,7 +8241,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7736,6 +8341,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -7769,6 +8378,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7791,6 +8404,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7813,6 +8430,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7846,6 +8467,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7874,6 +8499,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7902,6 +8531,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7927,6 +8560,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7952,6 +8589,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7963,6 +8604,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -7988,6 +8630,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8013,6 +8657,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8038,6 +8684,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8063,6 +8711,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8088,6 +8738,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8113,6 +8765,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8138,6 +8792,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8163,10 +8819,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8206,7 +8880,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8306,6 +8980,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -8363,6 +9041,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8389,6 +9071,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8414,6 +9100,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -8425,6 +9115,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -8450,6 +9141,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8475,6 +9168,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8500,10 +9195,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8543,7 +9256,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8643,6 +9356,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -8663,6 +9380,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8680,6 +9401,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8700,6 +9425,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8725,6 +9454,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -8736,6 +9469,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -8761,6 +9495,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8786,6 +9522,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8811,6 +9549,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8836,10 +9576,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8879,7 +9637,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8979,6 +9737,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9005,6 +9767,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9030,6 +9796,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9041,6 +9811,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9066,6 +9837,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9091,10 +9864,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9134,7 +9925,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9234,6 +10025,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9254,6 +10049,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9268,6 +10067,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9290,6 +10093,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9301,6 +10108,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9326,6 +10134,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9351,6 +10161,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9376,10 +10188,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9419,7 +10249,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9532,6 +10362,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9561,6 +10395,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9572,6 +10410,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9597,10 +10436,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9640,7 +10497,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9730,6 +10587,402 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly collectCall: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The call's answer (D4). */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly {
+                            readonly [key: string]: unknown;
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The call is still running. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description No such route, platform, or call of this account. */
+            readonly 404: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description The op is currently unavailable (D11); nothing was billed. */
+            readonly 503: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    readonly cancelCall: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The cancel is under way; collect the call's answer at `Location`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such route, platform, or call of this account. */
+            readonly 404: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    readonly listCalls: {
+        readonly parameters: {
+            readonly query?: {
+                /** @description `next` of the previous page */
+                readonly after?: string;
+                readonly limit?: number;
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description A page of calls. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly calls: readonly components["schemas"]["CallSummary"][];
+                        /** @description pass as `after` for the next page; null at the end */
+                        readonly next: string | null;
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
                 };
             };
         };
