@@ -29,7 +29,7 @@ const upstream = Layer.effect(
   )
 )
 
-const textOf = (r: { content: unknown }) =>
+const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) =>
   (r.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n")
 
 describe.skipIf(!serverUp)("MCP long calls", () => {
