@@ -53,7 +53,7 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     const env = {
       DATABASE_URL: schema.url,
       SYNTHETIC_LATENCY_MS: "2500",
-      CALL_LEASE_MS: "1500",
+      CALL_LEASE_MS: "3000",
       HOLD_TTL_MS: "4000",
       HOLD_SWEEP_MS: "300"
     }

@@ -105,6 +105,7 @@ export const make = Effect.gen(function* () {
     claimExpired: ({ owner, now, leaseUntil }) =>
       sql`UPDATE calls SET owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
           WHERE id = (SELECT id FROM calls WHERE status = 'running' AND lease_until < ${now}
+                        AND owner IS DISTINCT FROM ${owner}
                       ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts`.pipe(
         Effect.map((rows) => {

@@ -222,6 +222,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     ) {
       const made = yield* LongCalls.makeControl(true)
       if (cancelledAlready) yield* made.cancel
+      // the lease was lost (this process stalled past it and another took the call over): this attempt stops at once,
+      // unsettled (its hold is released), and leaves the call to its new owner
+      const lost = yield* Deferred.make<void>()
       const heartbeat = Effect.gen(function* () {
         const now = yield* nowDate
         const beat = yield* store.heartbeat({
@@ -233,8 +236,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           leaseUntil: new Date(now.getTime() + lease.leaseMs)
         })
         if (beat.cancelRequested) yield* made.cancel
-        // the lease was lost (this process stalled past it and another took the call over): stop here
-        if (!beat.held) yield* made.cancel
+        if (!beat.held) yield* Deferred.succeed(lost, undefined)
       })
       const run = Effect.gen(function* () {
         const beating = yield* Effect.fork(
@@ -242,6 +244,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         )
         const o = yield* outcome(caller, platform, payload, idempotencyKey, { requestId, callId: id }).pipe(
           Effect.provideService(LongCalls.CallControl, made.control),
+          // error answers of a call taken over carry its original request id
+          Effect.locally(RequestId.current, { id: requestId, headers: {} }),
+          Effect.raceFirst(Effect.zipRight(Deferred.await(lost), Effect.interrupt)),
           Effect.ensuring(Fiber.interrupt(beating))
         )
         const now = yield* nowDate

@@ -116,7 +116,10 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly id: string
       readonly now: Date
     }) => Effect.Effect<Option.Option<CallRecord>>
-    /** Claims one running call whose lease ran out, for `owner` until `leaseUntil` (SKIP LOCKED). */
+    /**
+     * Claims one running call whose lease ran out, for `owner` until `leaseUntil` (SKIP LOCKED); never one `owner`
+     * holds itself (a process that stalled past its lease renews it with its next heartbeat).
+     */
     readonly claimExpired: (input: {
       readonly owner: string
       readonly now: Date
