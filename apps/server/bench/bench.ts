@@ -24,6 +24,8 @@
  *   o   observability (issue 25): b and c with metrics off (METRICS=false, o0: the baseline), with metrics on and
  *       the tracer off (the default, o1), and with traces exported to a loopback OTLP sink (o2), each as a ratio to
  *       o0 in the same run (target: o1 within 3%); then c during a burst of scrapes of /metrics (BENCH_ONLY=o)
+ *   l   a paid call made asynchronously (Prefer: respond-async, collected at once) as a ratio to the same call made
+ *       synchronously (l0), in the same run (BENCH_ONLY=l runs only this one)
  *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
@@ -543,6 +545,70 @@ const clients = async () => {
   }
 }
 
+/**
+ * l (issue 21): a paid 1-subject call (a new subject each: fetched, zero latency) made asynchronously
+ * (`Prefer: respond-async`, then its `Location` collected at once, again after each 202) over the same call made
+ * synchronously (l0), 20 at a time, in the same run (BENCH_ONLY=l runs only this one).
+ */
+const longCalls = async () => {
+  const { server, close } = await serverOnFreshSchema("bench_l")
+  try {
+    const op = operator(server)
+    const account = await op("/admin/accounts", { name: "bench l", credits: 100_000_000 })
+    const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+    const headers = { "content-type": "application/json", "x-api-key": key }
+    let n = 0
+    const body = () => JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchlong${++n}`] } })
+    const sync = async () => {
+      const r = await fetch(`${server.api}/api/v1/platforms/maps`, { method: "POST", headers, body: body() })
+      if (r.status !== 200) throw new Error(`sync call answered ${r.status}`)
+      return r.json()
+    }
+    const async_ = async () => {
+      const r = await fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: { ...headers, prefer: "respond-async" },
+        body: body()
+      })
+      let status = r.status
+      let location = r.headers.get("location")
+      await r.text()
+      while (status === 202) {
+        const c = await fetch(`${server.api}${location}`, { headers: { "x-api-key": key } })
+        status = c.status
+        location = c.headers.get("location") ?? location
+        await c.text()
+      }
+      if (status !== 200) throw new Error(`async call answered ${status}`)
+    }
+    const scenarios: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
+      ["l0 paid 1-subject call, synchronous", sync],
+      ["l  the same, Prefer: respond-async + collect", async_]
+    ]
+    const round = async (order: typeof scenarios) => {
+      const out = new Map<string, Result>()
+      for (const [name, call] of order) out.set(name, await inProcess(name, call))
+      return out
+    }
+    const first = await round(scenarios)
+    const second = await round([...scenarios].reverse())
+    const results = scenarios.map(([name]): Result => {
+      const [a, b] = [first.get(name)!, second.get(name)!]
+      return { ...a, name, rps: (a.rps + b.rps) / 2, p50: Math.round((a.p50 + b.p50) / 2), p99: Math.max(a.p99, b.p99) }
+    })
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(52)} ${r.rps.toFixed(0).padStart(7)}  ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)}`
+      )
+    const [l0, l] = results as [Result, Result]
+    console.log(
+      `l = ${(l.rps / l0.rps).toFixed(2)} x l0: paid calls per second made asynchronously and collected at once over the same calls made synchronously, 20 at a time (p50 ${l.p50} vs ${l0.p50} ms)`
+    )
+  } finally {
+    await close()
+  }
+}
+
 // r1/r2 (issue 11): the nightly refresh's throughput, one runner and two, in its own script (BENCH_REFRESH=false skips)
 const refresh = () => {
   if (process.env["BENCH_REFRESH"] === "false") return
@@ -772,6 +838,7 @@ const all = async () => {
   if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()
   if (only === undefined || only === "o") await observability()
+  if (only === undefined || only === "l") await longCalls()
   if (only === undefined || only === "r") refresh()
   console.log(JSON.stringify(summary))
 }

@@ -22,6 +22,8 @@ export const server = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
   sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
+  // issue 21: a long call's lease (renewed every third of it); another process takes over a call whose lease ran out
+  callLeaseMs: Config.integer("CALL_LEASE_MS").pipe(Config.withDefault(15_000)),
   shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000)),
   // issue 25: /readyz answers 503 this long at shutdown before the listeners stop accepting; a log line per request
   drainMs: Config.integer("SHUTDOWN_DRAIN_MS").pipe(Config.withDefault(0)),

@@ -4,7 +4,7 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Core, Telemetry } from "@pdr/core"
-import { Audit, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
+import { Audit, CallStore, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
 import { NodePasswordHasher, PgAccountSettings, PgAuditLog, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
 import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
@@ -12,6 +12,8 @@ import * as AdminHttp from "./admin/AdminHttp.js"
 import * as CommonPasswordList from "./dashboard/CommonPasswordList.js"
 import * as DashboardHttp from "./dashboard/DashboardHttp.js"
 import * as Authentication from "./http/Authentication.js"
+import * as CallRunner from "./http/CallRunner.js"
+import * as CallsHttp from "./http/CallsHttp.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
 import * as Fallback from "./http/Fallback.js"
 import * as HealthHttp from "./http/HealthHttp.js"
@@ -29,6 +31,8 @@ export interface Options extends Core.Options {
   readonly adminHost: string
   readonly adminToken: Redacted.Redacted<string>
   readonly sweepEveryMs?: number
+  /** A long call's lease (issue 21, CALL_LEASE_MS); heartbeats come every third of it. */
+  readonly callLeaseMs?: number
   /** Slow and idle clients: timeouts of both listeners (`listenerTimeouts` when absent). */
   readonly timeouts?: ListenerTimeouts
   /** The dashboard (D20): session lifetimes, the scrypt cost (tests lower it), Secure cookies behind a TLS proxy. */
@@ -87,14 +91,24 @@ export const services = (options: Options) =>
         })
       )
     ),
+    Layer.provideMerge(CallRunner.CallRunner.Default.pipe(Layer.provide(leaseLayer(options.callLeaseMs ?? 15_000)))),
     Layer.provideMerge(Core.layer(options))
   )
+
+/** The lease timing of long calls: a heartbeat every third of the lease, a look for orphans as often. */
+const leaseLayer = (leaseMs: number) =>
+  Layer.succeed(CallRunner.LeaseConfig, {
+    leaseMs,
+    heartbeatMs: Math.max(50, Math.floor(leaseMs / 3)),
+    claimEveryMs: Math.max(50, Math.floor(leaseMs / 3))
+  })
 
 const apiLive = (options: Options) =>
   HttpApiBuilder.api(Document.api(engineVersion)).pipe(
     Layer.provide([
       CatalogueHttp.layer,
       OpsHttp.layer,
+      CallsHttp.layer,
       DashboardHttp.layer({ secureCookies: options.dashboard?.secureCookies ?? false })
     ]),
     Layer.provide(Authentication.layer)
@@ -124,15 +138,19 @@ export const adminHttp = (token: Redacted.Redacted<string>) =>
   // no span of the framework's own: its attributes would carry the path (account and key ids) (issue 25)
   AdminHttp.layer(token).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))
 
-/** Background work: the hold sweep (D8), expired idempotency records (D16), the flush of key call counts (D6). */
+/** Background work: the hold sweep (D8), expired idempotency records (D16) and call records (issue 21), the flush of key call counts (D6). */
 export const background = (sweepEveryMs: number) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       const ledger = yield* Ledger.Ledger
       const keys = yield* Keys.Keys
       const idempotency = yield* IdempotencyStore.IdempotencyStore
+      const callStore = yield* CallStore.CallStore
       const sweep = Effect.flatMap(DateTime.now, (now) =>
-        Effect.zipLeft(ledger.releaseExpired(DateTime.toDate(now)), idempotency.purgeExpired(DateTime.toDate(now)))
+        Effect.zipLeft(
+          ledger.releaseExpired(DateTime.toDate(now)),
+          Effect.zip(idempotency.purgeExpired(DateTime.toDate(now)), callStore.purgeExpired(DateTime.toDate(now)))
+        )
       ).pipe(Effect.tap((n) => (n > 0 ? Effect.logInfo(`released ${n} expired holds`) : Effect.void)))
       yield* Effect.forkScoped(
         Effect.repeat(Effect.ignoreLogged(sweep), Schedule.spaced(Duration.millis(sweepEveryMs)))

@@ -156,13 +156,16 @@ describe.skipIf(!serverUp)("Effect client and the served document", () => {
       const jobs = catalogue.platforms.find((p) => p.platform === "jobs_global")
       const request = { op: "jobs", subjects: ["jobkey00000003"] } as const
       // the derived endpoint of the platform, and the typed call over it (with an Idempotency-Key)
-      const quote = yield* client.platforms.jobs_global({ payload: { request, estimateOnly: true }, headers: {} })
+      const quote = PdrClient.answered(
+        yield* client.platforms.jobs_global({ payload: { request, estimateOnly: true }, headers: {} })
+      )
       const paid = yield* PdrClient.call(client, "jobs_global", request)
-      const replayed = yield* client.platforms.jobs_global({
+      const [replayedAnswer, replayedResponse] = yield* client.platforms.jobs_global({
         payload: { request: { op: "jobs", subjects: ["jobkey00000003"] } },
         headers: { "idempotency-key": "effect-replay" },
         withResponse: true
       })
+      const replayed = [PdrClient.answered(replayedAnswer), replayedResponse] as const
       const balance = yield* client.account.balance()
       const tooDear = yield* PdrClient.call(client, "jobs_global", {
         op: "jobs",

@@ -146,7 +146,14 @@ export const conforms = async (url: string, method: string, reply: Reply) => {
   if (!publicOrigins.has(u.origin) || u.pathname === "/openapi.json" || u.pathname === "/docs") return
   if (u.pathname === "/dashboard" || u.pathname.startsWith("/dashboard/")) return
   const contract = await contractOf(u.origin)
-  const item = contract.doc.paths[u.pathname]?.[method.toLowerCase()]
+  // a templated path (`/api/v1/calls/{id}`) matches any one segment in its place
+  const template =
+    contract.doc.paths[u.pathname] === undefined
+      ? Object.keys(contract.doc.paths).find((p) =>
+          new RegExp(`^${p.replace(/\{[^}]+\}/g, "[^/]+")}$`).test(u.pathname)
+        )
+      : undefined
+  const item = contract.doc.paths[template ?? u.pathname]?.[method.toLowerCase()]
   const what = `${method} ${u.pathname} ${reply.status}`
   if (item === undefined) {
     if (reply.status === 404 || reply.status === 405)
@@ -161,7 +168,7 @@ export const conforms = async (url: string, method: string, reply: Reply) => {
     contract,
     pointer(
       "paths",
-      u.pathname,
+      template ?? u.pathname,
       method.toLowerCase(),
       "responses",
       String(reply.status),
@@ -183,7 +190,16 @@ export const conforms = async (url: string, method: string, reply: Reply) => {
     const typed = schema.type === "integer" || schema.type === "number" ? Number(value) : value
     const ref = header.$ref
       ? pointer("components", "headers", header.$ref.split("/").pop(), "schema")
-      : pointer("paths", u.pathname, method.toLowerCase(), "responses", String(reply.status), "headers", name, "schema")
+      : pointer(
+          "paths",
+          template ?? u.pathname,
+          method.toLowerCase(),
+          "responses",
+          String(reply.status),
+          "headers",
+          name,
+          "schema"
+        )
     check(contract, ref, typed, `${what} header ${name}`)
   }
 }

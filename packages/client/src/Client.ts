@@ -5,7 +5,9 @@
  */
 import type {
   BalanceResponse,
+  CallAccepted,
   CallErrorOf,
+  CallList,
   CatalogueResponse,
   ErrorBody,
   OpOf,
@@ -49,6 +51,22 @@ export interface CallOptions {
   readonly maxCredits?: number
   /** The call's idempotency key; a random UUID by default for a paid call. */
   readonly idempotencyKey?: string
+  /** A stored result older than this many seconds is fetched again (issue 21). */
+  readonly maxAgeSeconds?: number
+  /** Fetch every unit even when a fresh result is stored (issue 21). */
+  readonly forceFresh?: boolean
+}
+
+/** Options of a call that may run long (`callAsync`, issue 21). */
+export interface AsyncCallOptions extends CallOptions {
+  /** Seconds the server waits for the answer before answering 202 (`Prefer: wait=N`); 0 by default. */
+  readonly waitSeconds?: number
+  /** Told the call's id, quote and progress at each 202. */
+  readonly onProgress?: (accepted: CallAccepted) => void
+  /** Aborting cancels the call (DELETE): nothing more is fetched or billed; its answer is still collected. */
+  readonly signal?: AbortSignal
+  /** The longest wait between two collects, whatever Retry-After says (ms); default 10,000. */
+  readonly maxPollMs?: number
 }
 
 /** The longest wait before a retry, whatever the server asks (ms). */
@@ -76,7 +94,7 @@ export const createClient = (options: ClientOptions) => {
   const maxRetries = options.maxRetries ?? 3
 
   const send = async <T, E extends { readonly error: unknown }>(
-    method: "GET" | "POST",
+    method: "GET" | "POST" | "DELETE",
     path: string,
     body?: unknown,
     extraHeaders: Record<string, string> = {}
@@ -122,7 +140,91 @@ export const createClient = (options: ClientOptions) => {
     }
   }
 
+  const envelopeOf = (request: unknown, callOptions: CallOptions) => ({
+    request,
+    ...(callOptions.estimateOnly === undefined ? {} : { estimateOnly: callOptions.estimateOnly }),
+    ...(callOptions.maxCredits === undefined ? {} : { maxCredits: callOptions.maxCredits }),
+    ...(callOptions.maxAgeSeconds === undefined ? {} : { maxAgeSeconds: callOptions.maxAgeSeconds }),
+    ...(callOptions.forceFresh === undefined ? {} : { forceFresh: callOptions.forceFresh })
+  })
+
+  /** A call's answer by id (free): the answer once done (its own status), else 202 with its progress. */
+  const collect = <T = OpResponseOf<Platform>, E extends { readonly error: unknown } = ErrorBody>(
+    callId: string
+  ): Promise<Result<T | CallAccepted, E>> => send("GET", `/api/v1/calls/${encodeURIComponent(callId)}`)
+
+  /** Cancels a running call; 409 `call_finished` once it ended. */
+  const cancel = (callId: string): Promise<Result<CallAccepted>> =>
+    send("DELETE", `/api/v1/calls/${encodeURIComponent(callId)}`)
+
+  const isAccepted = (status: number, value: unknown): value is CallAccepted =>
+    status === 202 && typeof value === "object" && value !== null && "progress" in value
+
+  /** Follows a 202 to the call's answer: collects after each Retry-After; an abort of `signal` cancels the call. */
+  const follow = async <T, E extends { readonly error: unknown }>(
+    first: Result<T | CallAccepted, E>,
+    callOptions: AsyncCallOptions
+  ): Promise<Result<T, E>> => {
+    let r = first
+    let cancelled = false
+    while (r.ok && isAccepted(r.status, r.value)) {
+      const accepted = r.value
+      callOptions.onProgress?.(accepted)
+      if (callOptions.signal?.aborted === true && !cancelled) {
+        cancelled = true
+        await cancel(accepted.callId)
+      }
+      const wait = Math.min(callOptions.maxPollMs ?? 10_000, retryAfterMs(r.headers) ?? 1000)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, wait)
+        function done() {
+          clearTimeout(timer)
+          callOptions.signal?.removeEventListener("abort", done)
+          resolve()
+        }
+        callOptions.signal?.addEventListener("abort", done, { once: true })
+      })
+      r = await collect<T, E>(accepted.callId)
+    }
+    return r as Result<T, E>
+  }
+
   return {
+    /** A call's answer by id (free, 24 hours): the answer once done, else 202 with its progress (issue 21). */
+    collect,
+    /** Cancels a running call (issue 21). */
+    cancel,
+    /** The account's calls of the last 24 hours, newest first; `after` is the previous page's `next`. */
+    listCalls: (page: { readonly after?: string; readonly limit?: number } = {}): Promise<Result<CallList>> => {
+      const q = new URLSearchParams()
+      if (page.after !== undefined) q.set("after", page.after)
+      if (page.limit !== undefined) q.set("limit", String(page.limit))
+      const query = q.toString()
+      return send("GET", `/api/v1/calls${query === "" ? "" : `?${query}`}`)
+    },
+    /**
+     * Calls one op asking for an asynchronous answer (`Prefer: respond-async`, or `wait=N`), then follows 202 and
+     * Retry-After to the answer; `onProgress` sees each 202, aborting `signal` cancels the call (issue 21).
+     */
+    callAsync: async <P extends Platform, const O extends OpOf<P>>(
+      platform: P,
+      request: { readonly op: O } & NoInfer<OpRequestOf<P, O>>,
+      callOptions: AsyncCallOptions = {}
+    ): Promise<Result<OpResponseOf<P, O>, CallErrorOf<P>>> => {
+      const paid = callOptions.estimateOnly !== true
+      const key = callOptions.idempotencyKey ?? (paid ? crypto.randomUUID() : undefined)
+      const first = await send<OpResponseOf<P, O> | CallAccepted, CallErrorOf<P>>(
+        "POST",
+        `/api/v1/platforms/${encodeURIComponent(platform)}`,
+        envelopeOf(request, callOptions),
+        {
+          prefer:
+            callOptions.waitSeconds === undefined ? "respond-async" : `respond-async, wait=${callOptions.waitSeconds}`,
+          ...(key === undefined ? {} : { "idempotency-key": key })
+        }
+      )
+      return follow(first, callOptions)
+    },
     /** Every platform and op with prices, windows and request schemas (no key needed). */
     catalogue: (): Promise<Result<CatalogueResponse>> => send("GET", "/api/v1/platforms"),
     /** Spendable credits of the key's account. */
@@ -139,11 +241,7 @@ export const createClient = (options: ClientOptions) => {
       return send(
         "POST",
         `/api/v1/platforms/${encodeURIComponent(platform)}`,
-        {
-          request,
-          ...(callOptions.estimateOnly === undefined ? {} : { estimateOnly: callOptions.estimateOnly }),
-          ...(callOptions.maxCredits === undefined ? {} : { maxCredits: callOptions.maxCredits })
-        },
+        envelopeOf(request, callOptions),
         key === undefined ? {} : { "idempotency-key": key }
       )
     }

@@ -69,3 +69,9 @@ export type OpResponseOf<P extends Platform, O extends OpOf<P> = OpOf<P>> = Omit
 
 /** The error bodies a platform's call can answer. */
 export type CallErrorOf<P extends Platform> = Extract<Failure<Post<P>>, { readonly error: unknown }>
+
+/** `202 Accepted` of a call not done yet: its id, quote and progress (issue 21). */
+export type CallAccepted = Schemas extends { readonly CallAccepted: infer A } ? A : never
+
+/** `GET /api/v1/calls`: a page of the account's calls (issue 21). */
+export type CallList = Success<paths["/api/v1/calls"]["get"]>

@@ -87,6 +87,10 @@ export interface CallOptions {
   readonly maxCredits?: number
   /** The Idempotency-Key of a paid call (D16); a fresh one is sent when left out, none with a quote. */
   readonly idempotencyKey?: string
+  /** A stored result older than this many seconds is fetched again (issue 21). */
+  readonly maxAgeSeconds?: number
+  /** Fetch every unit even when a fresh result is stored (issue 21). */
+  readonly forceFresh?: boolean
 }
 
 type PlatformMethod = (request: {
@@ -109,14 +113,87 @@ export const call = <P extends Api.Platform, O extends Api.OpOf<P>>(
     const key = options.idempotencyKey ?? (options.estimateOnly === true ? undefined : crypto.randomUUID())
     const method = (client.platforms as unknown as Record<string, PlatformMethod>)[platform]!
     return method({
-      payload: {
-        request,
-        ...(options.estimateOnly === undefined ? {} : { estimateOnly: options.estimateOnly }),
-        ...(options.maxCredits === undefined ? {} : { maxCredits: options.maxCredits })
-      },
+      payload: envelopeOf(request, options),
       headers: key === undefined ? {} : { "idempotency-key": key }
     }) as Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError>
   })
+
+const envelopeOf = (request: unknown, options: CallOptions): Api.EnvelopeOf<unknown> => ({
+  request,
+  ...(options.estimateOnly === undefined ? {} : { estimateOnly: options.estimateOnly }),
+  ...(options.maxCredits === undefined ? {} : { maxCredits: options.maxCredits }),
+  ...(options.maxAgeSeconds === undefined ? {} : { maxAgeSeconds: options.maxAgeSeconds }),
+  ...(options.forceFresh === undefined ? {} : { forceFresh: options.forceFresh })
+})
+
+// ---- issue 21: long calls ----
+/** The 202 of a call not done yet. */
+export type Accepted = typeof Api.CallAccepted.Type
+
+/** Options of a call that may run long. */
+export interface AsyncCallOptions extends CallOptions {
+  /** Seconds the server waits for the answer before answering 202 (`Prefer: wait=N`); 0 by default. */
+  readonly waitSeconds?: number
+  /** Told the call's id, quote and progress at each 202. */
+  readonly onProgress?: (accepted: Accepted) => Effect.Effect<void>
+  /** Time between two collects; 1 second by default. */
+  readonly pollEvery?: Duration.DurationInput
+}
+
+const isAccepted = (u: unknown): u is Accepted => typeof u === "object" && u !== null && "progress" in u
+
+/**
+ * The answer of a derived platform endpoint called without `Prefer` (which never answers 202): its type without the
+ * 202 branch the endpoint declares for asynchronous calls.
+ */
+export const answered = <A>(a: A): Exclude<A, Accepted> => {
+  if (isAccepted(a)) throw new Error(`call ${a.callId} was answered 202; collect it with PdrClient.collect`)
+  return a as Exclude<A, Accepted>
+}
+
+/** A call's answer by id (free, 24 hours): the answer once done, else its 202 progress. */
+export const collect = (client: Client, callId: string) => client.calls.collect({ path: { id: callId } })
+
+/** Cancels a running call: nothing more is fetched or billed; a finished call fails with `CallFinished`. */
+export const cancel = (client: Client, callId: string) => client.calls.cancel({ path: { id: callId } })
+
+/** The account's calls, newest first (`after`: the previous page's `next`). */
+export const listCalls = (client: Client, page: { readonly after?: string; readonly limit?: number } = {}) =>
+  client.calls.list({ urlParams: page })
+
+/**
+ * Calls one op asking for an asynchronous answer (`Prefer: respond-async`, or `wait=N`) and follows its 202s to the
+ * answer; interrupting the effect cancels the call (nothing more fetched or billed), issue 21.
+ */
+export const callAsync = <P extends Api.Platform, O extends Api.OpOf<P>>(
+  client: Client,
+  platform: P,
+  request: Api.RequestOf<P> & { readonly op: O },
+  options: AsyncCallOptions = {}
+): Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError> =>
+  Effect.gen(function* () {
+    const key = options.idempotencyKey ?? (options.estimateOnly === true ? undefined : crypto.randomUUID())
+    const method = (client.platforms as unknown as Record<string, PlatformMethod>)[platform]!
+    const first = yield* method({
+      payload: envelopeOf(request, options),
+      headers: {
+        prefer: options.waitSeconds === undefined ? "respond-async" : `respond-async, wait=${options.waitSeconds}`,
+        ...(key === undefined ? {} : { "idempotency-key": key })
+      }
+    })
+    if (!isAccepted(first)) return first as Api.AnswerOf<Api.RowOf<P, O>>
+    const id = first.callId
+    let r: unknown = first
+    const follow = Effect.gen(function* () {
+      while (isAccepted(r)) {
+        if (options.onProgress) yield* options.onProgress(r)
+        yield* Effect.sleep(options.pollEvery ?? "1 second")
+        r = yield* collect(client, id)
+      }
+      return r as Api.AnswerOf<Api.RowOf<P, O>>
+    })
+    return yield* follow.pipe(Effect.onInterrupt(() => Effect.ignore(cancel(client, id))))
+  }) as Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError>
 
 /** The public API's client as a service. */
 export class PdrClient extends Context.Tag("@pdr/client/PdrClient")<PdrClient, Client>() {}

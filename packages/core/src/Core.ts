@@ -6,6 +6,7 @@ import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@
 import {
   Database,
   NodeCrypto,
+  PgCallStore,
   PgCircuits,
   PgDemand,
   PgIdempotencyStore,
@@ -31,6 +32,8 @@ export interface Options {
   readonly authFailureLimit?: { readonly perSecond: number; readonly burst: number }
   readonly holdTtlMs?: number
   readonly unitTimeoutMs?: number
+  /** Timeout of each upstream fetch of a long call (issue 21, PROVIDER_RUN_TIMEOUT_S). */
+  readonly longUnitTimeoutMs?: number
   /** The refresh account: its calls are not demand (the refresh would otherwise track itself forever). */
   readonly refreshAccountId?: string | undefined
   /** Group commit (issue 22): at most this many holds or settles share a statement; 1 runs each call's alone. */
@@ -66,6 +69,10 @@ export const config: Config.Config<Options> = Config.all({
   holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(callDefaults.holdTtl))),
   unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
     Config.withDefault(Duration.toMillis(callDefaults.unitTimeout))
+  ),
+  longUnitTimeoutMs: Config.integer("PROVIDER_RUN_TIMEOUT_S").pipe(
+    Config.withDefault(Duration.toSeconds(callDefaults.longUnitTimeout)),
+    Config.map((s) => s * 1000)
   ),
   refreshAccountId: Config.option(Config.string("REFRESH_ACCOUNT_ID")).pipe(Config.map(Option.getOrUndefined)),
   groupCommitMax: Config.integer("GROUP_COMMIT_MAX").pipe(
@@ -119,6 +126,7 @@ export const layer = (options: Options) => {
         PgMeasurements.layerCached(),
         PgIdempotencyStore.layer,
         PgJobQueue.layer,
+        PgCallStore.layer,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
         o.upstream(
@@ -133,7 +141,10 @@ export const layer = (options: Options) => {
         Layer.succeed(Calls.CallSettings, {
           ...callDefaults,
           ...(options.holdTtlMs === undefined ? {} : { holdTtl: Duration.millis(options.holdTtlMs) }),
-          ...(options.unitTimeoutMs === undefined ? {} : { unitTimeout: Duration.millis(options.unitTimeoutMs) })
+          ...(options.unitTimeoutMs === undefined ? {} : { unitTimeout: Duration.millis(options.unitTimeoutMs) }),
+          ...(options.longUnitTimeoutMs === undefined
+            ? {}
+            : { longUnitTimeout: Duration.millis(options.longUnitTimeoutMs) })
         })
       )
     ),

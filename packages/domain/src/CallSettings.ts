@@ -6,6 +6,8 @@ export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain
   defaultValue: () => ({
     /** Timeout of each upstream fetch (D12). */
     unitTimeout: Duration.seconds(15),
+    /** Timeout of each upstream fetch of a long call (`Prefer`, issue 21; PROVIDER_RUN_TIMEOUT_S). */
+    longUnitTimeout: Duration.seconds(600),
     /** How long a hold lives before the sweep releases it (a crashed call's credits come back, D8). */
     holdTtl: Duration.minutes(5),
     /** Units fetched at once per call. */

@@ -14,7 +14,8 @@ import { asMeasurement, fetcherOf } from "./Fetch.js"
 import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
 import * as Kinds from "./Kinds.js"
-import { type Fetched, type Plan, plannerOf, type Unit } from "./Plan.js"
+import { CallControl } from "./LongCalls.js"
+import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
@@ -158,6 +159,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
             // a settle without a hold is never refused as not held
             Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
           )
+      // issue 21: a cache in front of the store serves what was just stored (a forced fetch replaces its copy)
+      if (measurements.stored !== undefined && written.measurements.length > 0)
+        yield* measurements.stored(written.measurements)
       return {
         data,
         cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
@@ -187,10 +191,15 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         } satisfies Answer
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
-      const p = yield* plan(caller, decoded.op, decoded.request).pipe(Effect.withSpan("Calls.plan", noStack))
+      const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Effect.withSpan("Calls.plan", noStack))
       // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
       if (!decoded.estimateOnly && Demand.trackable(p.op))
         yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
+      // issue 21: a long call reports its quote and its units (those stored count as done)
+      if (!decoded.estimateOnly) {
+        const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
+        ;(yield* CallControl).planned(p.quote, p.units.length, p.units.length - toFetch)
+      }
       if (decoded.estimateOnly) {
         const quoted = yield* estimate(caller, p, steps)
         return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer

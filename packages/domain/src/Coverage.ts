@@ -19,7 +19,13 @@ export interface CoverageItem {
   readonly rows: number
   readonly credits: number
   readonly source: string | null
-  readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject"
+  readonly reason?:
+    | "not_found"
+    | "upstream_failed"
+    | "upstream_timeout"
+    | "nothing_on_file"
+    | "invalid_subject"
+    | "cancelled"
   readonly detail?: string
   /**
    * Measured units (fetched or stored): whether the rows are every row asked for or all there is (issue 20); false

@@ -6,6 +6,7 @@ import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, Fiber
 import { CallSettings } from "./CallSettings.js"
 import * as Kinds from "./Kinds.js"
 import { measurementOf } from "./kinds/Measure.js"
+import { CallControl, isCancelled } from "./LongCalls.js"
 import type { Fetched, Plan, Unit } from "./Plan.js"
 import type { Measurement } from "./ports/Measurements.js"
 import type { UnitOutcome, Upstream, UpstreamFailed } from "./ports/Upstream.js"
@@ -19,7 +20,11 @@ export interface FetchResult {
 /** The measurement a delivered unit records. */
 export const asMeasurement: (p: Plan, f: Kinds.Delivered) => Measurement = measurementOf
 
-type Failure = UpstreamFailed | { readonly _tag: "Timeout" } | { readonly _tag: "Defect" }
+type Failure =
+  | UpstreamFailed
+  | { readonly _tag: "Timeout" }
+  | { readonly _tag: "Defect" }
+  | { readonly _tag: "Cancelled" }
 
 /** The fetching of units over the Upstream port; fetches in flight are shared per process. */
 export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
@@ -28,7 +33,19 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
     Effect.gen(function* () {
       const settings = yield* CallSettings
       const steps = Kinds.fetching(p.op)
-      const outcome: Either.Either<UnitOutcome, Failure> = yield* upstream
+      // issue 21: a cancelled call fetches no more units and cuts the ones in flight; a long call has its own budget
+      const control = yield* CallControl
+      if (isCancelled(control)) {
+        const source = upstream.sourceFor(p.op.platform, p.op.name)
+        return {
+          unit: u,
+          omitted: "cancelled",
+          detail: "the call was cancelled before this unit was fetched",
+          source
+        } as const
+      }
+      const unitTimeout = control.long ? settings.longUnitTimeout : settings.unitTimeout
+      const fetching: Effect.Effect<Either.Either<UnitOutcome, Failure>> = upstream
         .fetch({
           platform: p.op.platform,
           op: p.op.name,
@@ -39,23 +56,33 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
           parts: steps.fetchParts(u)
         })
         .pipe(
-          Effect.timeoutFail({ duration: settings.unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),
+          Effect.timeoutFail({ duration: unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),
           Effect.either,
           Effect.catchAllDefect((defect) =>
             Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
           )
         )
+      const outcome: Either.Either<UnitOutcome, Failure> =
+        control.cancelled === undefined
+          ? yield* fetching
+          : yield* Effect.raceFirst(
+              fetching,
+              Effect.as(Deferred.await(control.cancelled), Either.left<Failure>({ _tag: "Cancelled" }))
+            ).pipe(Effect.ensuring(Effect.sync(control.unitDone)))
       const at = DateTime.toDate(yield* DateTime.now)
       if (Either.isLeft(outcome)) {
         const e = outcome.left
         const source = e._tag === "UpstreamFailed" ? e.source : upstream.sourceFor(p.op.platform, p.op.name)
         const detail =
           e._tag === "Timeout"
-            ? `no answer within ${Duration.format(settings.unitTimeout)}`
+            ? `no answer within ${Duration.format(unitTimeout)}`
             : e._tag === "Defect"
               ? "the upstream adapter failed"
-              : e.detail
-        const omitted = e._tag === "Timeout" ? "upstream_timeout" : "upstream_failed"
+              : e._tag === "Cancelled"
+                ? "the call was cancelled while this unit was fetched"
+                : e.detail
+        const omitted =
+          e._tag === "Timeout" ? "upstream_timeout" : e._tag === "Cancelled" ? "cancelled" : "upstream_failed"
         return { unit: u, omitted, detail, source } as const
       }
       const o = outcome.right
@@ -80,7 +107,10 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
       const running = inflight.get(key)
       if (running !== undefined) {
         return Deferred.await(running).pipe(
-          Effect.map((f) => ({ f: { ...f, unit: u }, shared: true })),
+          // a fetch its own call cancelled is not this call's answer: fetch it here
+          Effect.flatMap((f) =>
+            "omitted" in f && f.omitted === "cancelled" ? own : Effect.succeed({ f: { ...f, unit: u }, shared: true })
+          ),
           Effect.catchAllCause(() => own)
         )
       }

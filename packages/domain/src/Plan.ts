@@ -7,6 +7,7 @@ import { EveryUnitFailed } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
+import type { FreshnessControl } from "./Envelope.js"
 import * as Freshness from "./Freshness.js"
 import type { Caller } from "./Keys.js"
 import * as Kinds from "./Kinds.js"
@@ -76,7 +77,12 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
     })
 
   /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
-  const plan = Effect.fnUntraced(function* (caller: Caller, op: Catalogue.OpDef, request: Catalogue.OpRequest) {
+  const plan = Effect.fnUntraced(function* (
+    caller: Caller,
+    op: Catalogue.OpDef,
+    request: Catalogue.OpRequest,
+    control?: FreshnessControl
+  ) {
     const now = DateTime.toDate(yield* DateTime.now)
     const store = yield* resolveStore(op, request)
     const steps = Kinds.fetching(op)
@@ -91,12 +97,21 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
       const entity = "subject" in label ? label.subject : `query:${fields}`
       return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
     })
+    // issue 21: `forceFresh` reads nothing stored; `maxAgeSeconds` only shortens the window
     const stored =
-      op.freshSeconds === null
+      op.freshSeconds === null || control?.forceFresh === true
         ? new Map<string, Measurement>()
         : yield* measurements.fresh({
             keys: keyed.map((k) => k.freshnessKey),
-            since: Freshness.since(now, op.freshSeconds, Duration.toMillis((yield* CallSettings).freshAtMost)),
+            // issue 21: `maxAgeSeconds` only shortens the window
+            since: Freshness.since(
+              now,
+              op.freshSeconds,
+              Math.min(
+                Duration.toMillis((yield* CallSettings).freshAtMost),
+                control?.maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : control.maxAgeSeconds * 1000
+              )
+            ),
             minRows: asked
           })
     const reveals = yield* steps.held(

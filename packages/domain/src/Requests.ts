@@ -1,9 +1,10 @@
 /**
- * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?, maxCredits?}` for a platform into a typed,
+ * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?, maxCredits?, maxAgeSeconds?, forceFresh?}` for a platform into a typed,
  * defaulted op request; every offending field is named by its path (D5).
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as Catalogue from "./Catalogue.js"
+import * as Envelope from "./Envelope.js"
 
 /** One offending field: its path from the body's root (`request.subjects[2]`) and what is wrong with it. */
 export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
@@ -90,6 +91,10 @@ export interface Call {
   readonly estimateOnly: boolean
   /** The spend cap (D18): a call whose quote exceeds it is refused before anything is held. */
   readonly maxCredits: number | undefined
+  /** Freshness control (issue 21): a stored result older than this is fetched again. */
+  readonly maxAgeSeconds: number | undefined
+  /** Freshness control (issue 21): fetch every unit even when a fresh result is stored. */
+  readonly forceFresh: boolean
 }
 
 /** Renders a parse path as `a.b[2].c`. */
@@ -145,16 +150,14 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
     )
   const envelope: Array<{ path: string; message: string }> = []
   for (const key of Object.keys(body)) {
-    if (key !== "request" && key !== "estimateOnly" && key !== "maxCredits")
-      envelope.push({ path: key, message: "is unexpected, expected: request | estimateOnly | maxCredits" })
+    if (!Envelope.names.includes(key))
+      envelope.push({ path: key, message: `is unexpected, expected: ${Envelope.names.join(" | ")}` })
   }
-  if (body["estimateOnly"] !== undefined && typeof body["estimateOnly"] !== "boolean") {
-    envelope.push({ path: "estimateOnly", message: "must be a boolean" })
+  for (const name of Object.keys(Envelope.fields) as Array<keyof typeof Envelope.fields>) {
+    if (body[name] !== undefined && !Envelope.valid[name](body[name]))
+      envelope.push({ path: name, message: Envelope.problems[name] })
   }
   const maxCredits = body["maxCredits"]
-  if (maxCredits !== undefined && !(Number.isSafeInteger(maxCredits) && (maxCredits as number) >= 0)) {
-    envelope.push({ path: "maxCredits", message: "must be an integer >= 0 (the most this call may spend)" })
-  }
   const request = body["request"]
   if (!isRecord(request)) {
     envelope.push({
@@ -186,6 +189,8 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
     op,
     request: decoded.right,
     estimateOnly: body["estimateOnly"] === true,
-    maxCredits: maxCredits as number | undefined
+    maxCredits: maxCredits as number | undefined,
+    maxAgeSeconds: body["maxAgeSeconds"] as number | undefined,
+    forceFresh: body["forceFresh"] === true
   })
 }

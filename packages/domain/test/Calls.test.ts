@@ -107,6 +107,50 @@ describe("Calls", () => {
   )
 
   it.effect.prop(
+    "issue 21: with maxAgeSeconds / forceFresh, real charge <= quote for any delivery; forceFresh quotes every unit as a fetch; maxAgeSeconds only shortens the window",
+    [
+      scenario,
+      fc.option(fc.integer({ min: 0, max: 10 * 24 * 3600 }), { nil: undefined }),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 4 * 24 * 3600 })
+    ],
+    ([{ op, request, outcomes }, maxAgeSeconds, forceFresh, elapsed]) =>
+      Effect.gen(function* () {
+        const w = yield* world()
+        // what is stored: a first, complete call, then time passes
+        const first = yield* call(w.calls, w.caller, op.platform, request)
+        yield* TestClock.adjust(`${elapsed} seconds`)
+        const envelope = {
+          request,
+          ...(maxAgeSeconds === undefined ? {} : { maxAgeSeconds }),
+          ...(forceFresh ? { forceFresh } : {})
+        }
+        const quote = yield* w.calls.call(w.caller, op.platform, { ...envelope, estimateOnly: true })
+        const plain = yield* w.calls.call(w.caller, op.platform, { request, estimateOnly: true })
+        if (forceFresh) assert.strictEqual(quote.estimate!.credits, first.cost.creditsCharged)
+        else {
+          assert.isAtLeast(quote.estimate!.credits, plain.estimate!.credits, "a max age never lengthens the window")
+          if (maxAgeSeconds === undefined || (op.freshSeconds !== null && maxAgeSeconds >= op.freshSeconds))
+            assert.strictEqual(quote.estimate!.credits, plain.estimate!.credits)
+        }
+        const before = (yield* w.store.ledger.findAccount(w.caller.accountId)).pipe((o) =>
+          o._tag === "Some" ? o.value : undefined
+        )!
+        w.script.current = scriptOf(outcomes)
+        const real = yield* Effect.either(w.calls.call(w.caller, op.platform, envelope))
+        if (Either.isRight(real)) {
+          assert.isAtMost(real.right.cost.creditsCharged, quote.estimate!.credits)
+          assert.strictEqual(real.right.cost.creditsRemaining, before.balance - real.right.cost.creditsCharged)
+        }
+        const after = (yield* w.store.ledger.findAccount(w.caller.accountId)).pipe((o) =>
+          o._tag === "Some" ? o.value : undefined
+        )!
+        assert.strictEqual(after.held, 0, "no hold outlives its call")
+      }),
+    { fastCheck: { numRuns: 200 } }
+  )
+
+  it.effect.prop(
     "D2 invariant: units held and fresh are never billed again, and say `stored` with the first measuredAt",
     [scenario],
     ([{ op, request }]) =>

@@ -1,6 +1,6 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Catalogue, Rows } from "@pdr/domain"
+import { Catalogue, Envelope, Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import { DashboardGroup } from "./DashboardApi.js"
 import * as Failure from "./Failure.js"
@@ -78,7 +78,14 @@ export const CoverageItem = Schema.Struct({
   credits: Schema.NonNegative.annotations({ description: "the exact, unrounded price of the unit (D17)" }),
   source: Schema.NullOr(Schema.String),
   reason: Schema.optionalWith(
-    Schema.Literal("not_found", "upstream_failed", "upstream_timeout", "nothing_on_file", "invalid_subject"),
+    Schema.Literal(
+      "not_found",
+      "upstream_failed",
+      "upstream_timeout",
+      "nothing_on_file",
+      "invalid_subject",
+      "cancelled"
+    ),
     { exact: true }
   ),
   detail: Schema.optionalWith(Schema.String, { exact: true }),
@@ -120,6 +127,9 @@ export const answerOf = <R extends Schema.Schema.AnyNoContext>(row: R) =>
     coverage: Schema.Array(CoverageItem),
     estimate: Schema.optionalWith(Estimate, { exact: true }),
     requestId: Schema.String,
+    callId: Schema.String.annotations({
+      description: "the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21)"
+    }),
     ...Versions
   })
 
@@ -129,12 +139,50 @@ export const OpResponse = answerOf(Schema.Record({ key: Schema.String, value: Sc
 /** The answer (D4) of an op whose rows are of type `Row`. */
 export type AnswerOf<Row> = Omit<typeof OpResponse.Type, "data"> & { readonly data: ReadonlyArray<Row> }
 
-/** The request envelope of a call: one op's request, `estimateOnly` (D8) and `maxCredits` (D18). */
-export interface EnvelopeOf<Request> {
-  readonly request: Request
-  readonly estimateOnly?: boolean
-  readonly maxCredits?: number
-}
+// ---- issue 21: long calls ----
+/** Units done of a call and its units in all (null until it is planned). */
+export const CallProgress = Schema.Struct({
+  unitsDone: Schema.NonNegativeInt,
+  unitsTotal: Schema.NullOr(Schema.NonNegativeInt)
+})
+
+/** `202 Accepted`: a call still running (after `Prefer: respond-async` / `wait=N`, or when collected early). */
+export const CallAccepted = Schema.Struct({
+  callId: Schema.String,
+  status: Schema.Literal("running", "cancelling"),
+  quote: Schema.NullOr(Schema.NonNegativeInt).annotations({ description: "the call's quote (null until planned)" }),
+  progress: CallProgress,
+  requestId: Schema.String,
+  ...Versions
+}).annotations({ identifier: "CallAccepted" })
+
+/** One call of `GET /api/v1/calls`. */
+export const CallSummary = Schema.Struct({
+  callId: Schema.String,
+  platform: Schema.String,
+  op: Schema.NullOr(Schema.String),
+  status: Schema.Literal("running", "done", "cancelled"),
+  httpStatus: Schema.NullOr(Schema.Int).annotations({ description: "the status of its answer once it ended" }),
+  quote: Schema.NullOr(Schema.NonNegativeInt),
+  progress: CallProgress,
+  cancelRequested: Schema.Boolean,
+  createdAt: Rows.dateTime("when the call started"),
+  finishedAt: Schema.NullOr(Rows.dateTime("when the call ended"))
+}).annotations({ identifier: "CallSummary" })
+
+/** `GET /api/v1/calls`: the account's calls, newest first, and the cursor of the next page. */
+export const CallList = Schema.Struct({
+  calls: Schema.Array(CallSummary),
+  next: Schema.NullOr(Schema.String).annotations({ description: "pass as `after` for the next page; null at the end" }),
+  requestId: Schema.String,
+  ...Versions
+})
+
+/**
+ * The request envelope of a call: one op's request, `estimateOnly` (D8), `maxCredits` (D18), `maxAgeSeconds` and
+ * `forceFresh` (issue 21); the fields beside `request` are `Envelope.fields`.
+ */
+export type EnvelopeOf<Request> = { readonly request: Request } & Schema.Struct.Encoded<typeof Envelope.optionalFields>
 
 /** A platform of the catalogue (its path segment). */
 export type Platform = Catalogue.TypedPlatform["id"]
@@ -154,9 +202,14 @@ export type RowOf<P extends Platform, O extends string = OpOf<P>> = Schema.Schem
   Extract<OpsOf<P>, { readonly name: O }>["row"]
 >
 
-/** The request headers of a call: an optional `Idempotency-Key` (D16). */
+/**
+ * The request headers of a call: an optional `Idempotency-Key` (D16), `Prefer` (RFC 7240 `respond-async`, `wait=N`)
+ * and `Cache-Control` (`max-age=N`, `no-cache`), issue 21.
+ */
 export interface CallHeaders {
   readonly "idempotency-key"?: string | undefined
+  readonly prefer?: string | undefined
+  readonly "cache-control"?: string | undefined
 }
 
 /**
@@ -172,11 +225,15 @@ export type PlatformEndpoint<P> =
         never,
         EnvelopeOf<Schema.Schema.Encoded<Ops[number]["request"]>>,
         CallHeaders,
-        AnswerOf<Schema.Schema.Type<Ops[number]["row"]>>
+        AnswerOf<Schema.Schema.Type<Ops[number]["row"]>> | typeof CallAccepted.Type
       >
     : never
 
-const callHeaders = Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) })
+const callHeaders = Schema.Struct({
+  "idempotency-key": Schema.optional(Schema.String),
+  prefer: Schema.optional(Schema.String),
+  "cache-control": Schema.optional(Schema.String)
+})
 
 /** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
 const platformEndpoint = (p: Catalogue.PlatformDef) =>
@@ -184,12 +241,12 @@ const platformEndpoint = (p: Catalogue.PlatformDef) =>
     .setPayload(
       Schema.Struct({
         request: Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))),
-        estimateOnly: Schema.optionalWith(Schema.Boolean, { exact: true }),
-        maxCredits: Schema.optionalWith(Schema.NonNegativeInt, { exact: true })
+        ...Envelope.optionalFields
       }).annotations({ parseOptions: { onExcessProperty: "error" } })
     )
     .setHeaders(callHeaders)
     .addSuccess(answerOf(Schema.Union(...p.ops.map((o) => o.row))))
+    .addSuccess(CallAccepted, { status: 202 })
     .annotate(OpenApi.Summary, p.description)
 
 /**
@@ -202,6 +259,36 @@ export class PlatformsGroup extends (
     HttpApiGroup.make("platforms")
   ) as unknown as HttpApiGroup.HttpApiGroup<"platforms", PlatformEndpoint<Catalogue.TypedPlatform>>
 ).middleware(Authentication) {}
+
+const callPath = Schema.Struct({ id: Schema.String })
+
+/** The calls of the key's account: collect, list, cancel (issue 21). An API key is required. */
+export class CallsGroup extends HttpApiGroup.make("calls")
+  .add(
+    HttpApiEndpoint.get("collect", "/api/v1/calls/:id")
+      .setPath(callPath)
+      .addSuccess(OpResponse)
+      .addSuccess(CallAccepted, { status: 202 })
+      .annotate(OpenApi.Summary, "A call's answer (as it would have been answered), or 202 with its progress; free")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/api/v1/calls")
+      .setUrlParams(
+        Schema.Struct({
+          after: Schema.optional(Schema.String),
+          limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)))
+        })
+      )
+      .addSuccess(CallList)
+      .annotate(OpenApi.Summary, "The account's calls of the last 24 hours, newest first (keyset pages)")
+  )
+  .add(
+    HttpApiEndpoint.del("cancel", "/api/v1/calls/:id")
+      .setPath(callPath)
+      .addSuccess(CallAccepted, { status: 202 })
+      .annotate(OpenApi.Summary, "Cancels a running call: nothing more is fetched or billed; delivered units are kept")
+  )
+  .middleware(Authentication) {}
 
 /** Catalogue: no key. */
 export class CatalogueGroup extends HttpApiGroup.make("catalogue").add(
@@ -232,6 +319,7 @@ export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
   .add(PlatformsGroup)
   .add(AccountGroup)
+  .add(CallsGroup)
   .add(DashboardGroup)
   .addError(Failure.wire.InvalidRequest)
   .addError(Failure.wire.UnknownOp)
@@ -243,6 +331,7 @@ export class Api extends HttpApi.make("pdr")
   .addError(Failure.wire.UnknownPlatform)
   .addError(Failure.wire.NotFound)
   .addError(Failure.wire.IdempotencyInFlight)
+  .addError(Failure.wire.CallFinished)
   .addError(Failure.wire.PayloadTooLarge)
   .addError(Failure.wire.UnsupportedMediaType)
   .addError(Failure.wire.IdempotencyMismatch)

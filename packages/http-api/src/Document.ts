@@ -5,7 +5,7 @@
  * endpoint can answer (D5), with the request and response headers the server reads and writes.
  */
 import { OpenApi } from "@effect/platform"
-import { Catalogue, Examples } from "@pdr/domain"
+import { Catalogue, Envelope, Examples } from "@pdr/domain"
 import { JSONSchema, Schema } from "effect"
 import * as Api from "./Api.js"
 import * as Failure from "./Failure.js"
@@ -35,8 +35,8 @@ const statusText: Record<Failure.ApiStatus, string> = {
   400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
   401: "The API key is missing, malformed, unknown, revoked or expired.",
   402: "The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed.",
-  404: "No such route or platform.",
-  409: "A call with this Idempotency-Key is still running.",
+  404: "No such route, platform, or call of this account.",
+  409: "A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended.",
   413: "The body is over 64 KiB; nothing was read or billed.",
   415: "The body is not JSON, or is content-encoded.",
   422: "This Idempotency-Key was used with another request.",
@@ -105,6 +105,17 @@ const detailsOf = (status: number): Json | undefined => {
           }
         ]
       }
+    case 409:
+      return {
+        type: "object",
+        description: "call_finished (issue 21): how the call ended",
+        required: ["status", "httpStatus"],
+        additionalProperties: false,
+        properties: {
+          status: { type: "string", enum: ["done", "cancelled"] },
+          httpStatus: { type: ["integer", "null"], description: "the status of its answer" }
+        }
+      }
     case 429:
       return {
         type: "object",
@@ -169,7 +180,13 @@ const headers = {
   "Idempotent-Replayed": {
     description: "`true` when the answer is the replay of an earlier call with this Idempotency-Key (D16)",
     schema: { type: "string", enum: ["true"] }
-  }
+  },
+  "Call-Id": {
+    description: "the call's id: `GET /api/v1/calls/<id>` answers it again, free, for 24 hours (issue 21)",
+    schema: { type: "string" }
+  },
+  Location: { description: "where the call is collected: `/api/v1/calls/<id>`", schema: { type: "string" } },
+  "Preference-Applied": { description: "RFC 7240: `respond-async`", schema: { type: "string" } }
 } as const
 
 type HeaderName = keyof typeof headers
@@ -202,6 +219,18 @@ const withoutIds = (node: unknown): unknown => {
 
 const security = [{ apiKey: [] }, { bearer: [] }]
 
+/** A 202 of a call not done yet (issue 21). */
+const accepted = (description: string, definitions: Record<string, JSONSchema.JsonSchema7>) =>
+  response(description, schemaOf(Api.CallAccepted, definitions), [
+    "x-request-id",
+    "RateLimit",
+    "RateLimit-Policy",
+    "Call-Id",
+    "Location",
+    "Retry-After",
+    "Preference-Applied"
+  ])
+
 const idempotencyKey = {
   name: "Idempotency-Key",
   in: "header",
@@ -211,7 +240,35 @@ const idempotencyKey = {
   schema: { type: "string", minLength: 1, maxLength: 255 }
 }
 
-/** The request envelope of one op: its request Schema, `estimateOnly` and `maxCredits` (D18). */
+/** `Prefer` (RFC 7240) and `Cache-Control` (RFC 9111) on a call (issue 21). */
+const prefer = {
+  name: "Prefer",
+  in: "header",
+  required: false,
+  description:
+    "`respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`.",
+  schema: { type: "string" }
+}
+const cacheControl = {
+  name: "Cache-Control",
+  in: "header",
+  required: false,
+  description: "`max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true`",
+  schema: { type: "string" }
+}
+
+/** The envelope's fields beside `request`, from their one definition (`Envelope.fields`). */
+const envelopeFields: Json = Object.fromEntries(
+  Object.entries(Envelope.fields).map(([name, schema]) => {
+    const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema.AnyNoContext) as unknown as Record<
+      string,
+      unknown
+    >
+    return [name, json]
+  })
+)
+
+/** The request envelope of one op: its request Schema and the envelope fields (D8, D18, issue 21). */
 const envelopeOf = (op: Catalogue.OpDef, definitions: Record<string, JSONSchema.JsonSchema7>): Json => ({
   type: "object",
   title: `${op.platform} ${op.name}`,
@@ -220,12 +277,7 @@ const envelopeOf = (op: Catalogue.OpDef, definitions: Record<string, JSONSchema.
   additionalProperties: false,
   properties: {
     request: Catalogue.requestJsonSchema(op, { definitions, definitionPath: "#/components/schemas/" }),
-    estimateOnly: { type: "boolean", description: "quote the exact cost without spending (D8)" },
-    maxCredits: {
-      type: "integer",
-      minimum: 0,
-      description: "refuse the call (402 quote_above_max_credits) when its quote is above this (D18)"
-    }
+    ...envelopeFields
   }
 })
 
@@ -291,7 +343,11 @@ export const document = (options: DocumentOptions): Json => {
           .map((o) => `\`${o.name}\`${o.available ? "" : " (unavailable)"}`)
           .join(", ")}. The body is one of the ops' envelopes, told apart by \`request.op\`.`,
         security,
-        parameters: [{ $ref: "#/components/parameters/IdempotencyKey" }],
+        parameters: [
+          { $ref: "#/components/parameters/IdempotencyKey" },
+          { $ref: "#/components/parameters/Prefer" },
+          { $ref: "#/components/parameters/CacheControl" }
+        ],
         requestBody: {
           required: true,
           content: {
@@ -310,10 +366,75 @@ export const document = (options: DocumentOptions): Json => {
                 title: `${p.id} ${o.name}`
               }))
             },
-            ["x-request-id", "RateLimit", "RateLimit-Policy", "Idempotent-Replayed"]
+            ["x-request-id", "RateLimit", "RateLimit-Policy", "Idempotent-Replayed", "Call-Id"]
+          ),
+          "202": accepted(
+            "With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`.",
+            definitions
           ),
           ...errorResponses(statuses, true, true)
         }
+      }
+    }
+  }
+  // issue 21: the calls of the key's account
+  const anyAnswer = schemaOf(Api.OpResponse, definitions)
+  paths["/api/v1/calls/{id}"] = {
+    parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+    get: {
+      operationId: "collectCall",
+      tags: ["calls"],
+      summary: "A call's answer, or its progress while it runs; free",
+      description:
+        "The call's answer exactly as it was (or would have been) answered: the same status and envelope (an error answer keeps its error status). While it runs: 202 with its quote and progress. Another account's, unknown or expired id: 404. Kept 24 hours.",
+      security,
+      responses: {
+        "200": response("The call's answer (D4).", anyAnswer, [
+          "x-request-id",
+          "RateLimit",
+          "RateLimit-Policy",
+          "Call-Id"
+        ]),
+        "202": accepted("The call is still running.", definitions),
+        ...errorResponses([400, 401, 402, 404, 409, 415, 422, 429, 500, 502, 503], true, false)
+      }
+    },
+    delete: {
+      operationId: "cancelCall",
+      tags: ["calls"],
+      summary: "Cancels a running call",
+      description:
+        "Units not yet fetched are not fetched or billed, fetches in flight are interrupted (provider runs aborted); what was already delivered is settled and kept. The call's answer is then collected as usual. A call that already ended: 409 `call_finished` with its status.",
+      security,
+      responses: {
+        "202": accepted("The cancel is under way; collect the call's answer at `Location`.", definitions),
+        ...errorResponses([401, 404, 409, 415, 429, 500], true, false)
+      }
+    }
+  }
+  paths["/api/v1/calls"] = {
+    get: {
+      operationId: "listCalls",
+      tags: ["calls"],
+      summary: "The account's calls of the last 24 hours, newest first",
+      security,
+      parameters: [
+        {
+          name: "after",
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+          description: "`next` of the previous page"
+        },
+        { name: "limit", in: "query", required: false, schema: { type: "integer", minimum: 1, maximum: 100 } }
+      ],
+      responses: {
+        "200": response("A page of calls.", schemaOf(Api.CallList, definitions), [
+          "x-request-id",
+          "RateLimit",
+          "RateLimit-Policy"
+        ]),
+        ...errorResponses([400, 401, 415, 429, 500], true, false)
       }
     }
   }
@@ -331,13 +452,14 @@ export const document = (options: DocumentOptions): Json => {
     tags: [
       { name: "catalogue", description: "What can be asked, and at what price" },
       { name: "ops", description: "One path per platform" },
-      { name: "account", description: "The key's account" }
+      { name: "account", description: "The key's account" },
+      { name: "calls", description: "Calls of the key's account: collect, list, cancel (issue 21)" }
     ],
     paths,
     components: {
       schemas,
       headers: Object.fromEntries(Object.entries(headers).map(([n, h]) => [n.replace(/[^A-Za-z0-9]/g, ""), h])),
-      parameters: { IdempotencyKey: idempotencyKey },
+      parameters: { IdempotencyKey: idempotencyKey, Prefer: prefer, CacheControl: cacheControl },
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-Key", description: "key_live_ followed by 32 characters" },
         bearer: { type: "http", scheme: "bearer", description: "the same key as Authorization: Bearer <key>" }

@@ -53,6 +53,10 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { error
 export class IdempotencyInFlight extends Schema.TaggedError<IdempotencyInFlight>()("IdempotencyInFlight", {
   error: errorOf("idempotency_in_flight")
 }) {}
+/** 409 `call_finished`: cancelling a call that already ended (issue 21); `details.status` says how it ended. */
+export class CallFinished extends Schema.TaggedError<CallFinished>()("CallFinished", {
+  error: errorOf("call_finished")
+}) {}
 /** 413 `payload_too_large` (D12). */
 export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
   error: errorOf("payload_too_large")
@@ -95,6 +99,7 @@ export const codes = {
   unknown_platform: { error: UnknownPlatform, status: 404, surface: "api" },
   not_found: { error: NotFound, status: 404, surface: "api" },
   idempotency_in_flight: { error: IdempotencyInFlight, status: 409, surface: "api" },
+  call_finished: { error: CallFinished, status: 409, surface: "api" },
   payload_too_large: { error: PayloadTooLarge, status: 413, surface: "api" },
   unsupported_media_type: { error: UnsupportedMediaType, status: 415, surface: "api" },
   idempotency_mismatch: { error: IdempotencyMismatch, status: 422, surface: "api" },
@@ -178,6 +183,7 @@ export const wire = {
   UnknownPlatform: wireOf("unknown_platform"),
   NotFound: wireOf("not_found"),
   IdempotencyInFlight: wireOf("idempotency_in_flight"),
+  CallFinished: wireOf("call_finished"),
   PayloadTooLarge: wireOf("payload_too_large"),
   UnsupportedMediaType: wireOf("unsupported_media_type"),
   IdempotencyMismatch: wireOf("idempotency_mismatch"),

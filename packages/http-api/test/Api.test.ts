@@ -36,7 +36,7 @@ describe("Api contract", () => {
     )
     const doc = Document.document({ version: "0.0.0-test" }) as { paths: Record<string, unknown> }
     for (const e of endpoints) assert.property(doc.paths, e.path)
-    assert.deepStrictEqual(Object.keys(Api.Api.groups), ["catalogue", "platforms", "account", "dashboard"])
+    assert.deepStrictEqual(Object.keys(Api.Api.groups), ["catalogue", "platforms", "account", "calls", "dashboard"])
     assert.property(Api.Served.groups, "unknownPlatform", "served, not published")
   })
 

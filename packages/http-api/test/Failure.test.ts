@@ -41,7 +41,7 @@ describe("Failure", () => {
       401: ["unauthorized"],
       402: ["insufficient_credits", "quote_above_max_credits", "key_credit_limit"],
       404: ["unknown_platform", "not_found"],
-      409: ["idempotency_in_flight"],
+      409: ["idempotency_in_flight", "call_finished"],
       413: ["payload_too_large"],
       415: ["unsupported_media_type"],
       422: ["idempotency_mismatch"],

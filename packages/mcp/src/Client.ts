@@ -38,3 +38,12 @@ export const dynamicCall = (
   options?: Parameters<PdrClient["call"]>[2]
 ): Promise<Result<OpResponse>> =>
   client.call(platform as Platform, request as never, options) as Promise<Result<OpResponse>>
+
+/** A call chosen at run time, answered asynchronously: 202s followed to the answer, `signal` cancels (issue 21). */
+export const dynamicCallAsync = (
+  client: PdrClient,
+  platform: string,
+  request: Readonly<Record<string, unknown>>,
+  options?: Parameters<PdrClient["callAsync"]>[2]
+): Promise<Result<OpResponse>> =>
+  client.callAsync(platform as Platform, request as never, options) as Promise<Result<OpResponse>>

@@ -33,12 +33,16 @@ export const catalogueLoader = (client: PdrClient) => {
 }
 
 /** An MCP server whose tools call the API with this client. */
-export const make = (client: PdrClient, catalogue: () => Promise<CatalogueResponse>): Server => {
+export const make = (
+  client: PdrClient,
+  catalogue: () => Promise<CatalogueResponse>,
+  options: { readonly callWaitSeconds?: number } = {}
+): Server => {
   const server = new Server(info, { capabilities: { tools: {} }, instructions })
   let tools: Promise<ReadonlyArray<Tools.Tool>> | undefined
   const toolsOf = () => {
     if (tools === undefined) {
-      tools = catalogue().then((c) => Tools.make(client, c))
+      tools = catalogue().then((c) => Tools.make(client, c, options))
       tools.catch(() => {
         tools = undefined
       })
@@ -55,7 +59,7 @@ export const make = (client: PdrClient, catalogue: () => Promise<CatalogueRespon
       annotations: t.annotations
     }))
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     let all: ReadonlyArray<Tools.Tool>
     try {
       all = await toolsOf()
@@ -68,7 +72,20 @@ export const make = (client: PdrClient, catalogue: () => Promise<CatalogueRespon
         `Error unknown_tool: "${request.params.name}" is not a tool of this server; valid values: ${all.map((t) => t.name).join(", ")}`
       )
     try {
-      return await tool.run(request.params.arguments ?? {})
+      // issue 21: the client's cancellation and its progress token reach the tool
+      const token = request.params._meta?.progressToken
+      return await tool.run(request.params.arguments ?? {}, {
+        signal: extra.signal,
+        ...(token === undefined
+          ? {}
+          : {
+              progress: (progress, total, message) =>
+                extra.sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), message }
+                })
+            })
+      })
     } catch (e) {
       return errorResult(`Error internal: ${e instanceof Error ? e.message : String(e)}. Nothing was charged.`)
     }

@@ -10,6 +10,7 @@ import {
   type CatalogueResponse,
   type CoverageItem,
   dynamicCall,
+  dynamicCallAsync,
   type OpResponse,
   type PdrClient,
   type Result
@@ -40,8 +41,19 @@ export interface Tool {
     readonly idempotentHint: boolean
     readonly openWorldHint: boolean
   }
-  readonly run: (args: Record<string, unknown>) => Promise<ToolResult>
+  readonly run: (args: Record<string, unknown>, context?: RunContext) => Promise<ToolResult>
 }
+
+/** What a tool run may use of its MCP request (issue 21): the client's cancellation and progress notifications. */
+export interface RunContext {
+  /** Aborted when the client cancels the request (`notifications/cancelled`). */
+  readonly signal?: AbortSignal
+  /** Sends a `notifications/progress` when the client asked for them (a `progressToken`). */
+  readonly progress?: (progress: number, total: number | undefined, message: string) => Promise<void>
+}
+
+/** How long the server waits for a call's answer before answering 202 (then the tool follows it). */
+export const callWaitSeconds = 10
 
 type Platform = CatalogueResponse["platforms"][number]
 
@@ -261,7 +273,11 @@ const priceText = (p: CatalogueOp["price"]) =>
       }`
 
 /** The tools over one client and the catalogue it published. */
-export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyArray<Tool> => {
+export const make = (
+  client: PdrClient,
+  catalogue: CatalogueResponse,
+  options: { readonly callWaitSeconds?: number } = {}
+): ReadonlyArray<Tool> => {
   const platforms = catalogue.platforms
   const platformIds = platforms.map((p) => p.platform)
   const opNames = [...new Set(platforms.flatMap((p) => p.ops.map((o) => o.op)))]
@@ -590,7 +606,7 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
       idempotentHint: false,
       openWorldHint: true
     },
-    run: async (args) => {
+    run: async (args, context = {}) => {
       const p = findPlatform(args)
       if (isResult(p)) return p
       const request = requestOf(args)
@@ -601,8 +617,23 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
           "Error invalid_argument: `maxCredits` is required: quote the request first (free), then pass maxCredits >= the quote. Nothing was charged."
         )
       const key = typeof args["idempotencyKey"] === "string" ? args["idempotencyKey"] : randomUUID()
+      // issue 21: an asynchronous call (a long one answers 202 and is followed), progress sent while it runs, and the
+      // client's cancellation cancels the call (nothing more fetched or billed; what was delivered is answered)
       const sent = await attempt(
-        () => dynamicCall(client, p.platform, request, { maxCredits: cap as number, idempotencyKey: key }),
+        () =>
+          dynamicCallAsync(client, p.platform, request, {
+            maxCredits: cap as number,
+            idempotencyKey: key,
+            waitSeconds: options.callWaitSeconds ?? callWaitSeconds,
+            ...(context.signal === undefined ? {} : { signal: context.signal }),
+            onProgress: (a) => {
+              void context.progress?.(
+                a.progress.unitsDone,
+                a.progress.unitsTotal ?? undefined,
+                `call ${a.callId}: ${a.progress.unitsDone} of ${a.progress.unitsTotal ?? "?"} units done (quote ${a.quote ?? "?"} credits)`
+              )
+            }
+          }),
         key
       )
       if ("failed" in sent) return sent.failed
@@ -677,5 +708,49 @@ export const make = (client: PdrClient, catalogue: CatalogueResponse): ReadonlyA
     }
   }
 
-  return [listPlatforms, describeOp, quote, call, history, balance]
+  const collectCall: Tool = {
+    name: "collect_call",
+    title: "Collect a call by id (free)",
+    description:
+      "The answer of an earlier call by its callId (every answer names it; calls are kept 24 hours), free. A call still running answers its progress; ask again later.",
+    inputSchema: {
+      type: "object",
+      required: ["callId"],
+      properties: { callId: { type: "string", description: "the callId of an answer, e.g. call_0123456789abcdef0123" } }
+    },
+    outputSchema: { type: "object", properties: {}, additionalProperties: true },
+    annotations: readOnly("Collect a call by id (free)"),
+    run: async (args) => {
+      const id = args["callId"]
+      if (typeof id !== "string")
+        return toolError(
+          "Error invalid_argument: `callId` must be the callId string of an earlier answer. Nothing was charged."
+        )
+      const sent = await attempt(() => client.collect<OpResponse>(id))
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      if (!r.ok) return fromApiError(r.status, r.error)
+      if (r.status === 202 && "progress" in r.value) {
+        const a = r.value
+        return {
+          content: text(
+            `Call ${a.callId} is still running: ${a.progress.unitsDone} of ${a.progress.unitsTotal ?? "?"} units done (quote ${a.quote ?? "?"} credits). Charged 0 credits for asking; collect it again in a few seconds.`
+          ),
+          structuredContent: { callId: a.callId, status: a.status, quote: a.quote, progress: a.progress }
+        }
+      }
+      const done = r as Extract<Result<OpResponse>, { ok: true }>
+      const answer = rowsAnswer("call", id, done, {
+        hint: "Collecting is free; the rows left out are in the call's answer (ask again with a smaller `limit`)."
+      })
+      return {
+        ...answer,
+        content: text(
+          `Collected call ${id} (free; it was billed once when it ran).\n${(answer.content[0] as { text: string }).text}`
+        )
+      }
+    }
+  }
+
+  return [listPlatforms, describeOp, quote, call, history, balance, collectCall]
 }

@@ -11,6 +11,12 @@ const baseUrl = process.env["PDR_API_URL"] ?? "http://127.0.0.1:8080"
 if (apiKey === "") console.error("[pdr-mcp] PDR_API_KEY is not set: paid and account tools will answer unauthorized")
 
 const client = createClient({ baseUrl, apiKey })
-const server = McpServer.make(client, McpServer.catalogueLoader(client))
+// issue 21: how long a call waits for its answer before the tool follows it asynchronously (PDR_MCP_CALL_WAIT_S)
+const wait = process.env["PDR_MCP_CALL_WAIT_S"]
+const server = McpServer.make(
+  client,
+  McpServer.catalogueLoader(client),
+  wait === undefined || wait === "" ? {} : { callWaitSeconds: Number(wait) }
+)
 await server.connect(new StdioServerTransport())
 console.error(`[pdr-mcp] serving over stdio, API at ${baseUrl}`)

@@ -90,7 +90,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
     assert.isNull(post.headers.get("mcp-session-id"))
     const body = (await post.json()) as { id: number; result: { tools: Array<unknown> } }
     assert.strictEqual(body.id, 7)
-    assert.strictEqual(body.result.tools.length, 6)
+    assert.strictEqual(body.result.tools.length, 7)
   })
 
   it("Streamable HTTP without an Authorization header: the catalogue tools work, the account tools say unauthorized", async () => {
@@ -124,6 +124,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.deepStrictEqual(tools.map((x) => x.name).sort(), [
           "balance",
           "call",
+          "collect_call",
           "describe_op",
           "history",
           "list_platforms",
@@ -134,7 +135,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.strictEqual(byName.get("call")?.annotations?.readOnlyHint, false)
         assert.strictEqual(byName.get("call")?.annotations?.destructiveHint, false)
         assert.deepStrictEqual(byName.get("call")?.inputSchema.required, ["platform", "request", "maxCredits"])
-        for (const name of ["list_platforms", "describe_op", "quote", "history", "balance"])
+        for (const name of ["list_platforms", "describe_op", "quote", "history", "balance", "collect_call"])
           assert.strictEqual(byName.get(name)?.annotations?.readOnlyHint, true, name)
         const platforms = (byName.get("quote")!.inputSchema.properties!["platform"] as { enum: Array<string> }).enum
         assert.deepStrictEqual(

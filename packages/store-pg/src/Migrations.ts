@@ -609,6 +609,35 @@ export const all = {
         FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.digest = ANY (p_digests);
     END $$;
+  // issue 21: every op call's record (call id, status, progress, the kept answer for 24 h); a long call's lease
+  // (owner + lease_until, renewed by its process's heartbeat) lets another process take over a call whose process died
+  "0013_calls": migration(`
+    CREATE TABLE calls (
+      id text PRIMARY KEY,
+      account_id text NOT NULL REFERENCES accounts(id),
+      key_id text NOT NULL,
+      platform text NOT NULL,
+      op text,
+      body text,
+      idempotency_key text,
+      request_id text NOT NULL,
+      status text NOT NULL CHECK (status IN ('running', 'done', 'cancelled')),
+      http_status integer,
+      answer text,
+      quote integer,
+      units_done integer NOT NULL DEFAULT 0,
+      units_total integer,
+      cancel_requested boolean NOT NULL DEFAULT false,
+      owner text,
+      lease_until timestamptz,
+      attempts integer NOT NULL DEFAULT 1,
+      created_at timestamptz NOT NULL,
+      finished_at timestamptz,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX calls_by_account ON calls (account_id, created_at DESC, id DESC);
+    CREATE INDEX calls_running_lease ON calls (lease_until) WHERE status = 'running';
+    CREATE INDEX calls_expiry ON calls (expires_at);
   `)
 }
 

@@ -175,38 +175,50 @@ export const layer = Layer.effect(M.Measurements, make)
  * The same port with an in-process cache of fresh results in front of `fresh`: a stored result never changes, so
  * serving a cached one while it is still fresh is what the database would serve (at worst an older fresh result
  * than a newer one another instance stored). Bounded (least recently used out); misses go to the database.
+ * Issue 21: a result stored by this process (`stored`, after its settle) replaces the cached one at once, and an entry
+ * is trusted for `lifetimeMs` after it was read, so a newer result another instance stored (a `forceFresh` call
+ * replaces the stored copy for every account) is served everywhere within that time.
  */
-export const layerCached = (maxEntries = 5000) =>
+export const layerCached = (maxEntries = 5000, lifetimeMs = 2000) =>
   Layer.effect(
     M.Measurements,
     Effect.map(make, (base) => {
-      const cache = new Map<string, M.Measurement>()
-      const remember = (m: M.Measurement) => {
+      const cache = new Map<string, { readonly m: M.Measurement; readonly readAt: number }>()
+      const remember = (m: M.Measurement, readAt: number) => {
         const known = cache.get(m.freshnessKey)
-        if (known !== undefined && known.measuredAt.getTime() >= m.measuredAt.getTime()) return
+        if (known !== undefined && known.m.measuredAt.getTime() > m.measuredAt.getTime()) return
         cache.delete(m.freshnessKey)
-        cache.set(m.freshnessKey, m)
+        cache.set(m.freshnessKey, { m, readAt })
         if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string)
       }
       return M.Measurements.of({
         ...base,
         fresh: (input) =>
-          Effect.suspend(() => {
+          Effect.clockWith((clock) => {
             const hits = new Map<string, M.Measurement>()
             const misses: Array<string> = []
+            const trusted = clock.unsafeCurrentTimeMillis() - lifetimeMs
             for (const key of input.keys) {
-              const m = cache.get(key)
-              if (m !== undefined && Freshness.serves(m, input)) hits.set(key, m)
+              const entry = cache.get(key)
+              const m = entry?.m
+              if (m !== undefined && entry!.readAt > trusted && Freshness.serves(m, input)) hits.set(key, m)
               else misses.push(key)
             }
             if (misses.length === 0) return Effect.succeed(hits)
             return Effect.map(base.fresh({ ...input, keys: misses }), (found) => {
+              const now = clock.unsafeCurrentTimeMillis()
               for (const m of found.values()) {
-                remember(m)
+                remember(m, now)
                 hits.set(m.freshnessKey, m)
               }
               return hits
             })
+          }),
+        stored: (ms) =>
+          Effect.clockWith((clock) => {
+            const now = clock.unsafeCurrentTimeMillis()
+            for (const m of ms) remember(m, now)
+            return Effect.void
           })
       })
     })

@@ -4,71 +4,57 @@
  * `Idempotent-Replayed: true`.
  */
 
-import { createHash } from "node:crypto"
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Calls, Catalogue, Freshness, Idempotency, Keys } from "@pdr/domain"
+import { Calls, Catalogue, Envelope, LongCalls } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
-import { Effect, FiberRef, Layer } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, FiberRef, Layer, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Body from "./Body.js"
+import * as CallRunner from "./CallRunner.js"
 
 const jsonType = /^application\/([\w.+-]+\+)?json\s*(;|$)/i
 
 const versions = { contextVersion: Api.contextVersion, engineVersion }
 
-/**
- * The JSON of answer rows served from the store: a stored view's rows are frozen and shared by every call that reads
- * them (Coverage.storedView), so each is serialized once; any other row is serialized each time.
- */
-const rowJson = new WeakMap<object, string>()
-const jsonOfRow = (row: object): string => {
-  if (!Object.isFrozen(row)) return JSON.stringify(row)
-  let json = rowJson.get(row)
-  if (json === undefined) {
-    json = JSON.stringify(row)
-    rowJson.set(row, json)
-  }
-  return json
-}
+/** The response of an outcome: a 200 as its text, an error as its D5 failure (rendered like any other). */
+const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
+  Effect.gen(function* () {
+    yield* RequestId.addHeaders(headers)
+    if (o.status === 200) return HttpServerResponse.text(o.text, { contentType: "application/json" })
+    const body = JSON.parse(o.text) as Failure.Body
+    const failure = Failure.fromBody(body)
+    return failure === undefined ? ApiErrors.response(o.status, body.error) : yield* Effect.fail(failure)
+  }).pipe(Effect.withSpan("OpsHttp.answer", { captureStackTrace: false }))
 
 /**
- * A 200 op answer as JSON. The answer is built by the domain to the `OpResponse` shape the API publishes; it is written
- * as it is instead of being re-encoded through the Schema on every call (the e2e tests validate every answer against
- * the OpenAPI document, so the contract is still checked), its stored rows from their kept JSON.
+ * The envelope's freshness controls from `Cache-Control` (issue 21): `no-cache` is `forceFresh: true`, `max-age=N` is
+ * `maxAgeSeconds: N` (the shorter of it and the body's). A malformed header is a 400 naming it.
  */
-const ok = (body: { readonly data: ReadonlyArray<object> }) => {
-  const { data, ...rest } = body
-  const tail = JSON.stringify(rest)
-  const rows = data.map(jsonOfRow).join(",")
-  return HttpServerResponse.text(tail === "{}" ? `{"data":[${rows}]}` : `{"data":[${rows}],${tail.slice(1)}`, {
-    contentType: "application/json"
+const withCacheControl = (payload: unknown, header: string | undefined) =>
+  Effect.gen(function* () {
+    if (header === undefined) return payload
+    const asked = Envelope.fromCacheControl(header)
+    if ("problem" in asked)
+      return yield* ApiErrors.fail("invalid_request", `invalid Cache-Control: ${asked.problem}`, [
+        { path: "Cache-Control", message: asked.problem }
+      ])
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return payload
+    if (asked.forceFresh === undefined && asked.maxAgeSeconds === undefined) return payload
+    const body = payload as Record<string, unknown>
+    const out: Record<string, unknown> = { ...body }
+    if (asked.forceFresh === true && body["forceFresh"] === undefined) out["forceFresh"] = true
+    if (asked.maxAgeSeconds !== undefined) {
+      const own = body["maxAgeSeconds"]
+      out["maxAgeSeconds"] = typeof own === "number" ? Math.min(own, asked.maxAgeSeconds) : (own ?? asked.maxAgeSeconds)
+    }
+    return out
   })
-}
 
 /** The handler of a call to a platform: the body is read and parsed here (Body), after the media type is checked. */
 const platformCall = Effect.gen(function* () {
-  const calls = yield* Calls.Calls
-  const idempotency = yield* Idempotency.Idempotency
-  const keys = yield* Keys.Keys
-
-  /** The answer; with an idempotency key, a paid answer comes back as the text the settle kept (D16). */
-  const answer = (caller: Security.CurrentCaller["Type"], platform: string, payload: unknown, key?: string) =>
-    Effect.gen(function* () {
-      const request = yield* FiberRef.get(RequestId.current)
-      const envelope = { requestId: request.id, ...versions }
-      const { kept, ...result } = yield* calls
-        .call(caller, platform, payload, key === undefined ? undefined : { key, envelope })
-        .pipe(Effect.catchAll(ApiErrors.fromDomain))
-      yield* RequestId.note({ credits: result.cost.creditsCharged })
-      // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer (flushed every 2 s)
-      const op = (payload as { request?: { op?: unknown } } | null)?.request?.op
-      if (typeof op === "string" && Catalogue.findOp(platform, op) !== undefined) {
-        yield* keys.recordOp(caller.keyId, platform, op)
-      }
-      return { body: { ...result, ...envelope }, kept }
-    })
+  const runner = yield* CallRunner.CallRunner
 
   return (platform: string, request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
@@ -77,47 +63,70 @@ const platformCall = Effect.gen(function* () {
       if (contentType !== undefined && !jsonType.test(contentType)) {
         return yield* ApiErrors.fail("unsupported_media_type", `the body must be application/json, not ${contentType}`)
       }
-      const payload = yield* Body.json(request).pipe(
+      const parsed = yield* Body.json(request).pipe(
         Effect.catchTag("RequestError", () =>
           ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
         )
       )
+      const payload = yield* withCacheControl(parsed, request.headers["cache-control"])
+      const preference = LongCalls.preference(request.headers["prefer"])
+      if ("problem" in preference)
+        return yield* ApiErrors.fail("invalid_request", `invalid Prefer: ${preference.problem}`, [
+          { path: "Prefer", message: preference.problem }
+        ])
       const key = request.headers["idempotency-key"]
-      if (key === undefined) {
-        const { body } = yield* answer(caller, platform, payload)
-        return yield* Effect.sync(() => ok(body)).pipe(Effect.withSpan("OpsHttp.answer", { captureStackTrace: false }))
-      }
-      const fingerprint = createHash("sha256")
-        .update(`${platform}\n${Freshness.canonicalJson(payload)}`)
-        .digest("hex")
-      const kept = yield* idempotency
-        .run(
-          { accountId: caller.accountId, key, fingerprint },
-          answer(caller, platform, payload, key).pipe(
-            Effect.map(({ body, kept }) =>
-              kept === undefined ? { status: 200, body } : { status: 200, body: kept, keptBySettle: true }
-            ),
-            Effect.catchAll((e) => Effect.succeed({ status: Failure.statusOf(e) ?? 500, body: { error: e.error } }))
-          )
-        )
-        .pipe(Effect.catchAll(ApiErrors.fromDomain))
-      if (kept.replayed) {
-        // a replay is the original answer: its request id too, in the body and the header (D16, D17)
-        const body = kept.body as { requestId?: unknown; error?: { requestId?: unknown } }
-        const original = body.requestId ?? body.error?.requestId
-        yield* RequestId.addHeaders({
-          "idempotent-replayed": "true",
-          ...(typeof original === "string" ? { "x-request-id": original } : {})
+      const state = yield* FiberRef.get(RequestId.current)
+      if (!preference.async) {
+        // a synchronous call, as before; its answer is recorded under its call id after it is sent
+        const callId = `call_${RequestId.make().slice(4)}`
+        const o = yield* runner.outcome(caller, platform, payload, key, { requestId: state.id, callId })
+        const replayedId = o.replayed ? (callIdOf(o.text) ?? callId) : callId
+        if (!o.replayed) yield* runner.recordSync(caller, platform, payload, callId, state.id, o)
+        return yield* respond(o, {
+          "call-id": replayedId,
+          ...(o.replayed
+            ? {
+                "idempotent-replayed": "true",
+                ...(o.originalRequestId === undefined ? {} : { "x-request-id": o.originalRequestId })
+              }
+            : {})
         })
       }
-      if (kept.keptBySettle === true)
-        return HttpServerResponse.text(kept.body as string, { contentType: "application/json" })
-      if (kept.status === 200) return ok(kept.body as { readonly data: ReadonlyArray<object> })
-      const body = kept.body as Failure.Body
-      const replayed = Failure.fromBody(body)
-      return replayed === undefined ? ApiErrors.response(kept.status, body.error) : yield* Effect.fail(replayed)
+      // a long call (RFC 7240): answered when done within the wait, else 202 with where to collect it
+      const started = yield* runner.startLong(caller, platform, payload, key)
+      const done = yield* Deferred.await(started.planned).pipe(
+        Effect.zipRight(Effect.sleep(Duration.millis(preference.waitMs))),
+        Effect.raceFirst(Effect.asVoid(Fiber.await(started.fiber))),
+        Effect.zipRight(Fiber.poll(started.fiber))
+      )
+      if (Option.isSome(done) && Exit.isSuccess(done.value)) {
+        const o = done.value.value
+        return yield* respond(o, {
+          "call-id": o.replayed ? (callIdOf(o.text) ?? started.id) : started.id,
+          ...(o.replayed ? { "idempotent-replayed": "true" } : {})
+        })
+      }
+      yield* RequestId.addHeaders({
+        "call-id": started.id,
+        location: `/api/v1/calls/${started.id}`,
+        "retry-after": String(retryAfter(started.progress)),
+        "preference-applied": "respond-async"
+      })
+      return HttpServerResponse.unsafeJson(CallRunner.progressBody(started.id, started.progress, state.id, false), {
+        status: 202
+      })
     })
 })
+
+/** The call id a kept answer carries (an idempotent replay is the original call). */
+const callIdOf = (text: string): string | undefined => {
+  const m = /"callId":"(call_[0-9a-f]+)"/.exec(text)
+  return m?.[1]
+}
+
+/** When to come back: a second while few units are done, more for a call with many left. */
+export const retryAfter = (p: LongCalls.Progress) =>
+  p.unitsTotal === null ? 1 : Math.min(10, Math.max(1, Math.ceil((p.unitsTotal - p.unitsDone) / 10)))
 
 /**
  * The handlers builder as the loop below sees it: the endpoint names come from the catalogue at run time, which the

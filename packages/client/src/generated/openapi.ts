@@ -358,6 +358,49 @@ export interface paths {
         readonly patch?: never;
         readonly trace?: never;
     };
+    readonly "/api/v1/calls/{id}": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        /**
+         * A call's answer, or its progress while it runs; free
+         * @description The call's answer exactly as it was (or would have been) answered: the same status and envelope (an error answer keeps its error status). While it runs: 202 with its quote and progress. Another account's, unknown or expired id: 404. Kept 24 hours.
+         */
+        readonly get: operations["collectCall"];
+        readonly put?: never;
+        readonly post?: never;
+        /**
+         * Cancels a running call
+         * @description Units not yet fetched are not fetched or billed, fetches in flight are interrupted (provider runs aborted); what was already delivered is settled and kept. The call's answer is then collected as usual. A call that already ended: 409 `call_finished` with its status.
+         */
+        readonly delete: operations["cancelCall"];
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
+    readonly "/api/v1/calls": {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        /** The account's calls of the last 24 hours, newest first */
+        readonly get: operations["listCalls"];
+        readonly put?: never;
+        readonly post?: never;
+        readonly delete?: never;
+        readonly options?: never;
+        readonly head?: never;
+        readonly patch?: never;
+        readonly trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -385,7 +428,7 @@ export interface components {
             readonly credits: number;
             readonly source: string | null;
             /** @enum {string} */
-            readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject";
+            readonly reason?: "not_found" | "upstream_failed" | "upstream_timeout" | "nothing_on_file" | "invalid_subject" | "cancelled";
             readonly detail?: string;
             /** @description measured units: true when the rows are every row (page) asked for or all there is; false when the unit was cut short (a limit, a budget, a charge limit, an unexpanded stub) and billed for what it holds; a later request for as many rows fetches again */
             readonly complete?: boolean;
@@ -564,6 +607,26 @@ export interface components {
                 readonly store?: string;
             }[];
         };
+        readonly CallAccepted: {
+            readonly callId: string;
+            /** @enum {string} */
+            readonly status: "running" | "cancelling";
+            /** @description the call's quote (null until planned) */
+            readonly quote: components["schemas"]["NonNegativeInt"] | null;
+            readonly progress: {
+                readonly unitsDone: components["schemas"]["NonNegativeInt"];
+                readonly unitsTotal: components["schemas"]["NonNegativeInt"] | null;
+            };
+            readonly requestId: string;
+            /** @enum {number} */
+            readonly contextVersion: 1;
+            readonly engineVersion: string;
+        };
+        /**
+         * int
+         * @description an integer
+         */
+        readonly NonNegativeInt: number;
         readonly "quick_commerce_b.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -3145,6 +3208,27 @@ export interface components {
                 readonly value: null;
             };
         };
+        readonly CallSummary: {
+            readonly callId: string;
+            readonly platform: string;
+            readonly op: string | null;
+            /** @enum {string} */
+            readonly status: "running" | "done" | "cancelled";
+            /** @description the status of its answer once it ended */
+            readonly httpStatus: components["schemas"]["Int"] | null;
+            readonly quote: components["schemas"]["NonNegativeInt"] | null;
+            readonly progress: {
+                readonly unitsDone: components["schemas"]["NonNegativeInt"];
+                readonly unitsTotal: components["schemas"]["NonNegativeInt"] | null;
+            };
+            readonly cancelRequested: boolean;
+            /**
+             * Format: date-time
+             * @description when the call started
+             */
+            readonly createdAt: string;
+            readonly finishedAt: string | null;
+        };
         readonly Error400: {
             readonly error: {
                 /** @enum {string} */
@@ -3213,10 +3297,17 @@ export interface components {
         readonly Error409: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "idempotency_in_flight";
+                readonly code: "idempotency_in_flight" | "call_finished";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
+                /** @description call_finished (issue 21): how the call ended */
+                readonly details?: {
+                    /** @enum {string} */
+                    readonly status: "done" | "cancelled";
+                    /** @description the status of its answer */
+                    readonly httpStatus: number | null;
+                };
             };
         };
         readonly Error413: {
@@ -3297,6 +3388,10 @@ export interface components {
     parameters: {
         /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
         readonly IdempotencyKey: string;
+        /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+        readonly Prefer: string;
+        /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+        readonly CacheControl: string;
     };
     requestBodies: never;
     headers: {
@@ -3310,6 +3405,12 @@ export interface components {
         readonly RetryAfter: number;
         /** @description `true` when the answer is the replay of an earlier call with this Idempotency-Key (D16) */
         readonly IdempotentReplayed: "true";
+        /** @description the call's id: `GET /api/v1/calls/<id>` answers it again, free, for 24 hours (issue 21) */
+        readonly CallId: string;
+        /** @description where the call is collected: `/api/v1/calls/<id>` */
+        readonly Location: string;
+        /** @description RFC 7240: `respond-async` */
+        readonly PreferenceApplied: string;
     };
     pathItems: never;
 }
@@ -3478,6 +3579,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -3523,6 +3628,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3568,6 +3677,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3618,6 +3731,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -3668,6 +3785,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -3679,6 +3800,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -3704,6 +3826,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3729,6 +3853,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3754,6 +3880,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -3779,10 +3907,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -3822,7 +3968,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -3922,6 +4068,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -3967,6 +4117,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4012,6 +4166,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4062,6 +4220,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4112,6 +4274,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -4123,6 +4289,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -4148,6 +4315,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4173,6 +4342,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4198,6 +4369,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4223,10 +4396,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -4266,7 +4457,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4366,6 +4557,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -4386,6 +4581,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4403,6 +4602,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4417,6 +4620,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description exactly one of query, hashtag, soundUrl */
                     readonly request: {
@@ -4448,6 +4655,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4468,6 +4679,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4488,6 +4703,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4513,6 +4732,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4533,6 +4756,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4558,6 +4785,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -4569,6 +4800,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -4594,6 +4826,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4619,6 +4853,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4644,6 +4880,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4669,6 +4907,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4694,6 +4934,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4719,6 +4961,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4744,6 +4988,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4769,6 +5015,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -4794,10 +5042,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -4837,7 +5103,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4937,6 +5203,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -4960,6 +5230,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -4987,6 +5261,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5007,6 +5285,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5037,6 +5319,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5062,6 +5348,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5073,6 +5363,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5098,6 +5389,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5123,6 +5416,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5148,6 +5443,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5173,6 +5470,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5198,10 +5497,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5241,7 +5558,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5341,6 +5658,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -5361,6 +5682,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5393,6 +5718,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5418,6 +5747,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5443,6 +5776,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5454,6 +5791,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5479,6 +5817,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5504,6 +5844,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5529,6 +5871,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5554,10 +5898,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5597,7 +5959,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5697,6 +6059,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -5767,6 +6133,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -5792,6 +6162,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -5803,6 +6177,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -5828,6 +6203,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -5853,10 +6230,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -5896,7 +6291,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5996,6 +6391,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6046,6 +6445,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6065,6 +6468,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -6076,6 +6483,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -6101,6 +6509,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6126,10 +6536,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -6169,7 +6597,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6269,6 +6697,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6289,6 +6721,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description `until` must not be before `since` (refused with a 400 naming `until`) */
                     readonly request: {
@@ -6309,6 +6745,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6326,6 +6766,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6346,6 +6790,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6371,6 +6819,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6396,6 +6848,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6416,6 +6872,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6433,6 +6893,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6458,6 +6922,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6485,6 +6953,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -6496,6 +6968,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -6521,6 +6994,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6546,6 +7021,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6571,6 +7048,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6596,6 +7075,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6621,6 +7102,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6646,6 +7129,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6671,6 +7156,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6696,6 +7183,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6721,6 +7210,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -6746,10 +7237,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -6789,7 +7298,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6889,6 +7398,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -6937,6 +7450,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6973,6 +7490,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -6993,6 +7514,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7029,6 +7554,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7065,6 +7594,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7076,6 +7609,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -7101,6 +7635,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7126,6 +7662,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7151,6 +7689,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7176,6 +7716,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7201,10 +7743,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -7244,7 +7804,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7344,6 +7904,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -7377,6 +7941,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     /** @description `priceMax` must not be below `priceMin` */
                     readonly request: {
@@ -7441,6 +8009,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7469,6 +8041,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7494,6 +8070,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7505,6 +8085,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -7530,6 +8111,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7555,6 +8138,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7580,6 +8165,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -7605,10 +8192,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -7648,7 +8253,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7748,6 +8353,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -7781,6 +8390,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7803,6 +8416,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7825,6 +8442,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7858,6 +8479,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7886,6 +8511,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7914,6 +8543,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7939,6 +8572,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -7964,6 +8601,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -7975,6 +8616,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -8000,6 +8642,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8025,6 +8669,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8050,6 +8696,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8075,6 +8723,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8100,6 +8750,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8125,6 +8777,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8150,6 +8804,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8175,10 +8831,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8218,7 +8892,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8318,6 +8992,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -8375,6 +9053,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8401,6 +9083,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8426,6 +9112,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -8437,6 +9127,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -8462,6 +9153,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8487,6 +9180,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8512,10 +9207,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8555,7 +9268,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8655,6 +9368,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -8675,6 +9392,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8692,6 +9413,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8712,6 +9437,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -8737,6 +9466,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -8748,6 +9481,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -8773,6 +9507,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8798,6 +9534,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8823,6 +9561,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -8848,10 +9588,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -8891,7 +9649,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8991,6 +9749,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9017,6 +9779,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9042,6 +9808,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9053,6 +9823,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9078,6 +9849,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9103,10 +9876,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9146,7 +9937,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9246,6 +10037,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9266,6 +10061,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9280,6 +10079,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 } | {
                     readonly request: {
                         /** @enum {string} */
@@ -9302,6 +10105,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9313,6 +10120,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9338,6 +10146,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9363,6 +10173,8 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
@@ -9388,10 +10200,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9431,7 +10261,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9544,6 +10374,10 @@ export interface operations {
             readonly header?: {
                 /** @description retries with the same key and body answer the first call's result without billing again (D16); 1-255 printable ASCII characters */
                 readonly "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description `respond-async` answers 202 as soon as the call is quoted; `wait=N` (0-600 seconds) waits up to N seconds for the answer first. The call goes on regardless of the connection and is collected at `Location`. */
+                readonly Prefer?: components["parameters"]["Prefer"];
+                /** @description `max-age=N` means `maxAgeSeconds: N`; `no-cache` means `forceFresh: true` */
+                readonly "Cache-Control"?: components["parameters"]["CacheControl"];
             };
             readonly path?: never;
             readonly cookie?: never;
@@ -9573,6 +10407,10 @@ export interface operations {
                     readonly estimateOnly?: boolean;
                     /** @description refuse the call (402 quote_above_max_credits) when its quote is above this (D18) */
                     readonly maxCredits?: number;
+                    /** @description a stored result older than this many seconds is fetched again (and priced as a fetch); it can only shorten the op's freshness window. `Cache-Control: max-age=N` means the same */
+                    readonly maxAgeSeconds?: number;
+                    /** @description fetch every unit even when a fresh result is stored (priced as a fetch); the new measurement replaces the stored copy for every account and adds a history point. `Cache-Control: no-cache` means the same */
+                    readonly forceFresh?: boolean;
                 };
             };
         };
@@ -9584,6 +10422,7 @@ export interface operations {
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    readonly "Call-Id": components["headers"]["CallId"];
                     readonly [name: string]: unknown;
                 };
                 content: {
@@ -9609,10 +10448,28 @@ export interface operations {
                             readonly fitsMaxCredits?: boolean;
                         };
                         readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
                         /** @enum {number} */
                         readonly contextVersion: 1;
                         readonly engineVersion: string;
                     };
+                };
+            };
+            /** @description With `Prefer`: the call is not done yet; collect it at `Location` after `Retry-After`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
                 };
             };
             /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
@@ -9652,7 +10509,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error402"];
                 };
             };
-            /** @description A call with this Idempotency-Key is still running. */
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
             readonly 409: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9742,6 +10599,402 @@ export interface operations {
                 };
                 content: {
                     readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+        };
+    };
+    readonly collectCall: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The call's answer (D4). */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly data: readonly {
+                            readonly [key: string]: unknown;
+                        }[];
+                        readonly cost: {
+                            /**
+                             * int
+                             * @description credits this call captured
+                             */
+                            readonly creditsCharged: components["schemas"]["NonNegative"];
+                            /** @description spendable credits after the call */
+                            readonly creditsRemaining: number;
+                        };
+                        readonly coverage: readonly components["schemas"]["CoverageItem"][];
+                        readonly estimate?: {
+                            /**
+                             * int
+                             * @description the exact quote of the call
+                             */
+                            readonly credits: components["schemas"]["NonNegative"];
+                            /** @description whether the quote fits maxCredits (present when it was given) */
+                            readonly fitsMaxCredits?: boolean;
+                        };
+                        readonly requestId: string;
+                        /** @description the call's id: `GET /api/v1/calls/<callId>` answers this again, free, for 24 hours (issue 21) */
+                        readonly callId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The call is still running. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            readonly 402: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error402"];
+                };
+            };
+            /** @description No such route, platform, or call of this account. */
+            readonly 404: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another request. */
+            readonly 422: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description Every unit failed upstream; nothing was billed. */
+            readonly 502: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description The op is currently unavailable (D11); nothing was billed. */
+            readonly 503: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    readonly cancelCall: {
+        readonly parameters: {
+            readonly query?: never;
+            readonly header?: never;
+            readonly path: {
+                readonly id: string;
+            };
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description The cancel is under way; collect the call's answer at `Location`. */
+            readonly 202: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Call-Id": components["headers"]["CallId"];
+                    readonly Location: components["headers"]["Location"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly "Preference-Applied": components["headers"]["PreferenceApplied"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["CallAccepted"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such route, platform, or call of this account. */
+            readonly 404: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description A call with this Idempotency-Key is still running, or (DELETE /api/v1/calls/<id>) the call already ended. */
+            readonly 409: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
+    readonly listCalls: {
+        readonly parameters: {
+            readonly query?: {
+                /** @description `next` of the previous page */
+                readonly after?: string;
+                readonly limit?: number;
+            };
+            readonly header?: never;
+            readonly path?: never;
+            readonly cookie?: never;
+        };
+        readonly requestBody?: never;
+        readonly responses: {
+            /** @description A page of calls. */
+            readonly 200: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": {
+                        readonly calls: readonly components["schemas"]["CallSummary"][];
+                        /** @description pass as `after` for the next page; null at the end */
+                        readonly next: string | null;
+                        readonly requestId: string;
+                        /** @enum {number} */
+                        readonly contextVersion: 1;
+                        readonly engineVersion: string;
+                    };
+                };
+            };
+            /** @description The body, the envelope or a field is invalid; every offending field is named in `details`. */
+            readonly 400: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description The API key is missing, malformed, unknown, revoked or expired. */
+            readonly 401: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description The body is not JSON, or is content-encoded. */
+            readonly 415: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds. */
+            readonly 429: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal error; the call was not billed. */
+            readonly 500: {
+                headers: {
+                    readonly "x-request-id": components["headers"]["xrequestid"];
+                    readonly RateLimit: components["headers"]["RateLimit"];
+                    readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly [name: string]: unknown;
+                };
+                content: {
+                    readonly "application/json": components["schemas"]["Error500"];
                 };
             };
         };

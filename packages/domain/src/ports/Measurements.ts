@@ -95,6 +95,11 @@ export class Measurements extends Context.Tag("@pdr/domain/Measurements")<
       readonly store: string | null
       readonly since: Date
     }) => Effect.Effect<ReadonlyArray<Series>>
+    /**
+     * Told of results a settle of this process just stored (issue 21: a forced fetch replaces the stored copy): a
+     * cache in front of `fresh` serves them instead of what it held. Optional: a port without a cache has none.
+     */
+    readonly stored?: (measurements: ReadonlyArray<Measurement>) => Effect.Effect<void>
     /** What this org already holds for these persons. */
     readonly reveals: (input: {
       readonly accountId: string

@@ -1,0 +1,129 @@
+// Issue 21, durability: a server process killed with SIGKILL in the middle of a long call; another process on the same
+// database takes the call over once its lease ran out and answers its GET: collected, billed exactly once, no credit
+// left held. And the window between the settle and the call's record: a call whose charge and kept answer committed
+// but whose record still says running is collected from the kept answer, never run or billed again.
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
+import { type ServerProcess, spawnServer } from "./processes.js"
+
+const serverUp = await Testing.serverAvailable()
+
+const withSchema = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+  if (target._tag !== "Server") throw new Error("expected a server target")
+  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
+  const r = await fetch(`${s.admin}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return (await r.json()) as any
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const collect = async (s: ServerProcess, key: string, id: string) => {
+  for (let i = 0; i < 300; i++) {
+    const r = await fetch(`${s.api}/api/v1/calls/${id}`, { headers: { "x-api-key": key } })
+    if (r.status !== 202) return { status: r.status, text: await r.text() }
+    await r.text()
+    await sleep(100)
+  }
+  throw new Error("the call never finished")
+}
+
+describe.skipIf(!serverUp)("long calls survive a killed process", () => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {})
+  })
+
+  it("SIGKILL mid-call, another process: taken over, collected, billed once, nothing left held", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const env = {
+      DATABASE_URL: schema.url,
+      SYNTHETIC_LATENCY_MS: "2500",
+      CALL_LEASE_MS: "3000",
+      HOLD_TTL_MS: "4000",
+      HOLD_SWEEP_MS: "300"
+    }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "crash", credits: 1000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "crash" })
+    const r = await fetch(`${first.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key, prefer: "respond-async" },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJkill-1", "ChIJkill-2", "ChIJkill-3"] } })
+    })
+    assert.strictEqual(r.status, 202)
+    const id = ((await r.json()) as any).callId as string
+    await sleep(700) // the units are in flight, the hold placed
+    const held = await db.query("SELECT count(*)::int AS n FROM holds WHERE status = 'held'")
+    assert.strictEqual(held.rows[0].n, 1)
+    first.child.kill("SIGKILL")
+    await first.exited
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    const done = await collect(second, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    const body = JSON.parse(done.text)
+    assert.strictEqual(body.callId, id)
+    assert.strictEqual(body.cost.creditsCharged, 12)
+    const row = await db.query("SELECT status, attempts FROM calls WHERE id = $1", [id])
+    assert.deepStrictEqual(row.rows[0], { status: "done", attempts: 2 })
+    await sleep(4500) // the dead attempt's hold expires and is swept
+    const money = await db.query(
+      `SELECT a.balance::int, a.held::int,
+              (SELECT coalesce(sum(-credits), 0)::int FROM ledger WHERE account_id = a.id AND kind = 'capture') AS captured,
+              (SELECT count(*)::int FROM ledger WHERE account_id = a.id AND kind = 'capture') AS captures
+       FROM accounts a WHERE a.id = $1`,
+      [account.accountId]
+    )
+    assert.deepStrictEqual(money.rows[0], { balance: 988, held: 0, captured: 12, captures: 1 })
+  }, 90_000)
+
+  it("settled but recorded running (a process died between the two): the kept answer is collected, not billed again", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const env = { DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "100", CALL_LEASE_MS: "1500" }
+    const server = await spawnServer(env)
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "window", credits: 1000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "window" })
+    const r = await fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key, prefer: "wait=10" },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJwindow-1", "ChIJwindow-2"] } })
+    })
+    assert.strictEqual(r.status, 200)
+    const first = await r.text()
+    const id = r.headers.get("call-id")!
+    // the record as a process that died after its settle and before its record's end would leave it
+    await db.query(
+      "UPDATE calls SET status = 'running', answer = NULL, http_status = NULL, owner = 'proc_dead', lease_until = now() - interval '1 second' WHERE id = $1",
+      [id]
+    )
+    const again = await collect(server, key.key, id)
+    assert.strictEqual(again.status, 200)
+    assert.strictEqual(again.text, first)
+    const money = await db.query(
+      "SELECT balance::int, held::int, (SELECT count(*)::int FROM ledger WHERE account_id = $1 AND kind = 'capture') AS captures FROM accounts WHERE id = $1",
+      [account.accountId]
+    )
+    assert.deepStrictEqual(money.rows[0], { balance: 992, held: 0, captures: 1 })
+  }, 60_000)
+})

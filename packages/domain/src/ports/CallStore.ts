@@ -1,0 +1,131 @@
+/**
+ * Port: the record of every op call (issue 21): its id, status, progress and, once done, its full answer (status and
+ * body as the synchronous answer would have had them), kept 24 hours. A long call (asked with `Prefer`) is leased by
+ * the process that runs it; a call whose lease ran out (its process died) is claimed by another process.
+ */
+import { Context, type Effect, type Option } from "effect"
+
+/** What a call is doing. */
+export type CallStatus = "running" | "done" | "cancelled"
+
+/** A call as its account sees it. */
+export interface CallRecord {
+  readonly id: string
+  readonly platform: string
+  readonly op: string | null
+  readonly status: CallStatus
+  readonly httpStatus: number | null
+  /** The answer's JSON text (done or cancelled calls). */
+  readonly answer: string | null
+  readonly quote: number | null
+  readonly unitsDone: number
+  readonly unitsTotal: number | null
+  readonly cancelRequested: boolean
+  readonly createdAt: Date
+  readonly finishedAt: Date | null
+}
+
+/** A running call claimed from a process that died: what is needed to run it again. */
+export interface Claimed {
+  readonly id: string
+  readonly accountId: string
+  readonly keyId: string
+  readonly platform: string
+  readonly body: string
+  readonly idempotencyKey: string
+  readonly requestId: string
+  readonly cancelRequested: boolean
+  readonly attempts: number
+}
+
+/** A finished call to record (synchronous calls, written in batches after their answer). */
+export interface Finished {
+  readonly id: string
+  readonly accountId: string
+  readonly keyId: string
+  readonly platform: string
+  readonly op: string | null
+  readonly requestId: string
+  readonly httpStatus: number
+  readonly answer: string
+  readonly createdAt: Date
+  readonly finishedAt: Date
+  readonly expiresAt: Date
+}
+
+/** The port. */
+export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
+  CallStore,
+  {
+    /** A long call starts: recorded running, leased to `owner` until `leaseUntil`. */
+    readonly begin: (input: {
+      readonly id: string
+      readonly accountId: string
+      readonly keyId: string
+      readonly platform: string
+      readonly op: string | null
+      readonly body: string
+      readonly idempotencyKey: string
+      readonly requestId: string
+      readonly owner: string
+      readonly now: Date
+      readonly leaseUntil: Date
+      readonly expiresAt: Date
+    }) => Effect.Effect<void>
+    /**
+     * The heartbeat of a running call: its progress and a longer lease, if `owner` still holds it. Says whether the
+     * lease is still held and whether a cancel was asked.
+     */
+    readonly heartbeat: (input: {
+      readonly id: string
+      readonly owner: string
+      readonly quote: number | null
+      readonly unitsDone: number
+      readonly unitsTotal: number | null
+      readonly leaseUntil: Date
+    }) => Effect.Effect<{ readonly held: boolean; readonly cancelRequested: boolean }>
+    /** A long call's end: its answer, kept until `expiresAt`; only by the owner of its lease. */
+    readonly finish: (input: {
+      readonly id: string
+      readonly owner: string
+      readonly status: Exclude<CallStatus, "running">
+      readonly httpStatus: number
+      readonly answer: string
+      readonly unitsDone: number
+      readonly now: Date
+      readonly expiresAt: Date
+    }) => Effect.Effect<boolean>
+    /** Synchronous calls' records, after their answers. */
+    readonly record: (calls: ReadonlyArray<Finished>) => Effect.Effect<void>
+    /** The account's call, if it is this account's and not expired. */
+    readonly find: (input: {
+      readonly accountId: string
+      readonly id: string
+      readonly now: Date
+    }) => Effect.Effect<Option.Option<CallRecord>>
+    /** The account's recent calls, newest first, after a keyset cursor (created_at, id). */
+    readonly list: (input: {
+      readonly accountId: string
+      readonly now: Date
+      readonly before: { readonly createdAt: Date; readonly id: string } | undefined
+      readonly limit: number
+    }) => Effect.Effect<ReadonlyArray<CallRecord>>
+    /** Asks a running call to stop; the call as it is then (none when unknown, foreign or expired). */
+    readonly requestCancel: (input: {
+      readonly accountId: string
+      readonly id: string
+      readonly now: Date
+    }) => Effect.Effect<Option.Option<CallRecord>>
+    /**
+     * Claims one running call whose lease ran out, for `owner` until `leaseUntil` (SKIP LOCKED); never one `owner`
+     * holds itself (a process that stalled past its lease renews it with its next heartbeat).
+     */
+    readonly claimExpired: (input: {
+      readonly owner: string
+      readonly now: Date
+      readonly leaseUntil: Date
+    }) => Effect.Effect<Option.Option<Claimed>>
+    /** Deletes records past their retention; returns how many. */
+    readonly purgeExpired: (now: Date) => Effect.Effect<number>
+  }
+>() {}

@@ -1,0 +1,137 @@
+/**
+ * The CallStore port on PostgreSQL (issue 21, migration 0013): one row per op call; a long call's lease is
+ * `owner` + `lease_until`, renewed by its heartbeat; an expired lease is claimed with `FOR UPDATE SKIP LOCKED`, so two
+ * processes never take the same call.
+ */
+import { SqlClient } from "@effect/sql"
+import { CallStore } from "@pdr/domain"
+import { Effect, Layer, Option } from "effect"
+import { date, num } from "./Rows.js"
+
+const recordOf = (r: Record<string, unknown>): CallStore.CallRecord => ({
+  id: String(r["id"]),
+  platform: String(r["platform"]),
+  op: r["op"] === null ? null : String(r["op"]),
+  status: String(r["status"]) as CallStore.CallStatus,
+  httpStatus: r["http_status"] === null ? null : num(r["http_status"]),
+  answer: r["answer"] === null || r["answer"] === undefined ? null : String(r["answer"]),
+  quote: r["quote"] === null ? null : num(r["quote"]),
+  unitsDone: num(r["units_done"]),
+  unitsTotal: r["units_total"] === null ? null : num(r["units_total"]),
+  cancelRequested: r["cancel_requested"] === true,
+  createdAt: date(r["created_at"]),
+  finishedAt: r["finished_at"] === null ? null : date(r["finished_at"])
+})
+
+/** The columns of a listed call (no answer). */
+const listed =
+  "id, platform, op, status, http_status, quote, units_done, units_total, cancel_requested, created_at, finished_at"
+
+/** The CallStore adapter. */
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  return CallStore.CallStore.of({
+    begin: (c) =>
+      sql`INSERT INTO calls (id, account_id, key_id, platform, op, body, idempotency_key, request_id, status, owner,
+                             lease_until, created_at, expires_at)
+          VALUES (${c.id}, ${c.accountId}, ${c.keyId}, ${c.platform}, ${c.op}, ${c.body}, ${c.idempotencyKey},
+                  ${c.requestId}, 'running', ${c.owner}, ${c.leaseUntil}, ${c.now}, ${c.expiresAt})`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      ),
+    heartbeat: (h) =>
+      sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
+                           lease_until = ${h.leaseUntil}
+          WHERE id = ${h.id} AND owner = ${h.owner} AND status = 'running'
+          RETURNING cancel_requested`.pipe(
+        Effect.map((rows) => ({
+          held: rows.length > 0,
+          cancelRequested: rows[0]?.["cancel_requested"] === true
+        })),
+        Effect.orDie
+      ),
+    finish: (f) =>
+      sql`UPDATE calls SET status = ${f.status}, http_status = ${f.httpStatus}, answer = ${f.answer},
+                           units_done = GREATEST(units_done, ${f.unitsDone}), finished_at = ${f.now},
+                           expires_at = ${f.expiresAt}, owner = NULL, lease_until = NULL
+          WHERE id = ${f.id} AND owner = ${f.owner} AND status = 'running'
+          RETURNING 1`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
+    record: (calls) =>
+      calls.length === 0
+        ? Effect.void
+        : sql`INSERT INTO calls ${sql.insert(
+            calls.map((c) => ({
+              id: c.id,
+              account_id: c.accountId,
+              key_id: c.keyId,
+              platform: c.platform,
+              op: c.op,
+              request_id: c.requestId,
+              status: "done",
+              http_status: c.httpStatus,
+              answer: c.answer,
+              created_at: c.createdAt,
+              finished_at: c.finishedAt,
+              expires_at: c.expiresAt
+            }))
+          )} ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+    find: ({ accountId, id, now }) =>
+      sql`SELECT * FROM calls WHERE id = ${id} AND account_id = ${accountId} AND expires_at > ${now}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(recordOf(rows[0])))),
+        Effect.orDie
+      ),
+    list: ({ accountId, now, before, limit }) =>
+      (before === undefined
+        ? sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+        : sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
+                AND (created_at, id) < (${before.createdAt}, ${before.id})
+              ORDER BY created_at DESC, id DESC LIMIT ${limit}`
+      ).pipe(
+        Effect.map((rows) => rows.map(recordOf)),
+        Effect.orDie
+      ),
+    requestCancel: ({ accountId, id, now }) =>
+      sql`UPDATE calls SET cancel_requested = (status = 'running') OR cancel_requested
+          WHERE id = ${id} AND account_id = ${accountId} AND expires_at > ${now}
+          RETURNING ${sql.unsafe(listed)}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(recordOf(rows[0])))),
+        Effect.orDie
+      ),
+    claimExpired: ({ owner, now, leaseUntil }) =>
+      sql`UPDATE calls SET owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
+          WHERE id = (SELECT id FROM calls WHERE status = 'running' AND lease_until < ${now}
+                        AND owner IS DISTINCT FROM ${owner}
+                      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts`.pipe(
+        Effect.map((rows) => {
+          const r = rows[0]
+          if (r === undefined) return Option.none()
+          return Option.some<CallStore.Claimed>({
+            id: String(r["id"]),
+            accountId: String(r["account_id"]),
+            keyId: String(r["key_id"]),
+            platform: String(r["platform"]),
+            body: String(r["body"]),
+            idempotencyKey: String(r["idempotency_key"]),
+            requestId: String(r["request_id"]),
+            cancelRequested: r["cancel_requested"] === true,
+            attempts: num(r["attempts"])
+          })
+        }),
+        Effect.orDie
+      ),
+    purgeExpired: (now) =>
+      sql`DELETE FROM calls WHERE expires_at <= ${now} AND status <> 'running' RETURNING 1`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      )
+  })
+})
+
+/** The CallStore port on the SqlClient. */
+export const layer = Layer.effect(CallStore.CallStore, make)
