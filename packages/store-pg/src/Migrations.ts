@@ -609,6 +609,7 @@ export const all = {
         FROM api_keys k JOIN accounts a ON a.id = k.account_id
         WHERE k.digest = ANY (p_digests);
     END $$;
+  `),
   // issue 21: every op call's record (call id, status, progress, the kept answer for 24 h); a long call's lease
   // (owner + lease_until, renewed by its process's heartbeat) lets another process take over a call whose process died
   "0013_calls": migration(`
