@@ -10694,7 +10694,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error401"];
                 };
             };
-            /** @description The quote exceeds the spendable credits, or `maxCredits`; nothing was held, fetched or billed. */
+            /** @description The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed. */
             readonly 402: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
