@@ -48,7 +48,13 @@ const services = (serving: boolean) =>
     const telemetry = { ...(yield* Telemetry.settingsConfig("pdr-runner")), logFormat: "pretty" as const }
     const health = yield* HealthServer.settingsConfig
     const layer = (serving ? HealthServer.layer(health) : Layer.empty).pipe(
-      Layer.provideMerge(Core.layer({ ...core, refreshAccountId: settings.accountId })),
+      Layer.provideMerge(
+        Core.layer({
+          ...core,
+          refreshAccountId: settings.accountId,
+          tracing: Option.isSome(telemetry.tracesUrl)
+        })
+      ),
       Layer.provideMerge(Telemetry.layer(telemetry))
     )
     return { settings, layer }

@@ -71,8 +71,9 @@ interface Result {
 const warmSeconds = Number(process.env["BENCH_WARM_SECONDS"] ?? 2)
 
 /** One scenario: a warm-up at the same load (discarded: the JIT is still compiling), then the measured run. */
-const load = async (name: string, options: autocannon.Options): Promise<Result> => {
+const load = async (name: string, options: autocannon.Options, onMeasure?: () => void): Promise<Result> => {
   if (warmSeconds > 0) await autocannon({ connections, ...options, duration: warmSeconds })
+  onMeasure?.()
   const r = await autocannon({ connections, duration: seconds, ...options })
   const statuses: Record<string, number> = {}
   for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statuses[code] = (s as { count: number }).count
@@ -730,6 +731,14 @@ const providerServed = async () => {
 }
 
 /** o: the cost of metrics and tracing on b and c, and of scrapes during a burst of calls. */
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+const cpuSeconds = (pid: number): number => {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  // utime and stime are fields 14 and 15 of stat(5): 12 and 13 after the command name, in clock ticks (100 a second)
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 const observability = async () => {
   const { createServer } = await import("node:http")
   const sink = createServer((req, res) => {
@@ -743,91 +752,169 @@ const observability = async () => {
     { name: "o1 metrics on (default)", env: {} },
     { name: "o2 metrics + OTLP traces", env: { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl } }
   ]
-  const figures: Array<{ name: string; b: number; c: number; cScraped?: number }> = []
+  interface Figure {
+    name: string
+    b: number
+    c: number
+    cScraped?: number
+    bCpuUs: number
+    cCpuUs: number
+  }
+  const json = { "content-type": "application/json" }
+  // the three servers run side by side and are measured in turns (o0, o1, o2, o0, o1, o2...), so a change of the
+  // machine's load falls on all three alike; besides requests/s, each turn reads the server process's own CPU time
+  // per request, which the load of other processes hardly changes
+  const started = await Promise.all(
+    configs.map(async (config, i) => {
+      const s = await serverOnFreshSchema(`bench_o${i}`, { ...config.env, LOG_REQUESTS: "false" })
+      const op = operator(s.server)
+      const keys: Array<string> = []
+      for (let k = 0; k < 100; k += 50) {
+        keys.push(
+          ...(await Promise.all(
+            Array.from({ length: 50 }, async (_, j) => {
+              const a = await op("/admin/accounts", { name: `bench o ${k + j}`, credits: 1_000_000 })
+              return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
+            })
+          ))
+        )
+      }
+      return { config, ...s, keys }
+    })
+  )
+  const sums = started.map((s) => ({
+    name: s.config.name,
+    b: [] as number[],
+    c: [] as number[],
+    bCpu: [] as number[],
+    cCpu: [] as number[]
+  }))
+  const rounds = Number(process.env["BENCH_O_ROUNDS"] ?? 3)
   try {
-    for (const config of configs) {
-      const { server, close } = await serverOnFreshSchema(`bench_o${figures.length}`, {
-        ...config.env,
-        LOG_REQUESTS: "false"
+    for (const s of started) {
+      const url = `${s.server.api}/api/v1/platforms/maps`
+      const stored = JSON.stringify({
+        request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
       })
-      try {
-        const op = operator(server)
-        const keys: Array<string> = []
-        for (let i = 0; i < 100; i += 50) {
-          keys.push(
-            ...(await Promise.all(
-              Array.from({ length: 50 }, async (_, j) => {
-                const a = await op("/admin/accounts", { name: `bench o ${i + j}`, credits: 1_000_000 })
-                return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
-              })
-            ))
-          )
-        }
-        const url = `${server.api}/api/v1/platforms/maps`
-        const json = { "content-type": "application/json" }
+      await fetch(url, { method: "POST", headers: { ...json, "x-api-key": s.keys[0]! }, body: stored })
+    }
+    let n = 0
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, s] of started.entries()) {
+        const url = `${s.server.api}/api/v1/platforms/maps`
         const stored = JSON.stringify({
           request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
         })
-        await fetch(url, { method: "POST", headers: { ...json, "x-api-key": keys[0]! }, body: stored })
-        const b = await load(`${config.name}: b`, {
-          url,
-          method: "POST",
-          headers: { ...json, "x-api-key": keys[0]! },
-          body: stored
-        })
-        let n = 0
-        const paid = {
-          url,
-          method: "POST" as const,
-          headers: json,
-          requests: [
-            {
-              setupRequest: (req: any) => {
-                n++
-                return {
-                  ...req,
-                  headers: { ...json, "x-api-key": keys[n % keys.length]! },
-                  body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+        const pid = s.server.child.pid!
+        let cpu = 0
+        const mark = () => {
+          cpu = cpuSeconds(pid)
+        }
+        const b = await load(
+          `${s.config.name}: b (round ${round + 1})`,
+          { url, method: "POST", headers: { ...json, "x-api-key": s.keys[0]! }, body: stored },
+          mark
+        )
+        sums[i]!.b.push(b.rps)
+        sums[i]!.bCpu.push(((cpuSeconds(pid) - cpu) * 1e6) / (b.rps * seconds))
+        const c = await load(
+          `${s.config.name}: c (round ${round + 1})`,
+          {
+            url,
+            method: "POST",
+            headers: json,
+            requests: [
+              {
+                setupRequest: (req: any) => {
+                  n++
+                  return {
+                    ...req,
+                    headers: { ...json, "x-api-key": s.keys[n % s.keys.length]! },
+                    body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+                  }
                 }
               }
-            }
-          ]
-        }
-        const c = await load(`${config.name}: c`, paid)
-        const figure: { name: string; b: number; c: number; cScraped?: number } = {
-          name: config.name,
-          b: b.rps,
-          c: c.rps
-        }
-        if (config.name.startsWith("o1")) {
-          // a scrape every 100 ms during the burst (Prometheus scrapes every 15 s or so: this is 150 times more)
-          let scraping = true
-          const scrapes = (async () => {
-            while (scraping) {
-              await fetch(`${server.admin}/metrics`, { headers: { authorization: `Bearer ${server.token}` } }).then(
-                (r) => r.text()
-              )
-              await new Promise((r) => setTimeout(r, 100))
-            }
-          })()
-          figure.cScraped = (await load(`${config.name}: c while /metrics is scraped every 100 ms`, paid)).rps
-          scraping = false
-          await scrapes
-        }
-        figures.push(figure)
-      } finally {
-        await close()
+            ]
+          },
+          mark
+        )
+        sums[i]!.c.push(c.rps)
+        sums[i]!.cCpu.push(((cpuSeconds(pid) - cpu) * 1e6) / (c.rps * seconds))
       }
     }
+    // c while /metrics is scraped every 100 ms (Prometheus scrapes every 15 s or so: this is 150 times more)
+    const o1 = started[1]!
+    let scraping = true
+    const scrapes = (async () => {
+      while (scraping) {
+        await fetch(`${o1.server.admin}/metrics`, { headers: { authorization: `Bearer ${o1.server.token}` } }).then(
+          (r) => r.text()
+        )
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    })()
+    const cNow = await load(`${o1.config.name}: c`, {
+      url: `${o1.server.api}/api/v1/platforms/maps`,
+      method: "POST",
+      headers: json,
+      requests: [
+        {
+          setupRequest: (req: any) => {
+            n++
+            return {
+              ...req,
+              headers: { ...json, "x-api-key": o1.keys[n % o1.keys.length]! },
+              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+            }
+          }
+        }
+      ]
+    })
+    scraping = false
+    await scrapes
+    const cScraped = await load(`${o1.config.name}: c while /metrics is scraped every 100 ms`, {
+      url: `${o1.server.api}/api/v1/platforms/maps`,
+      method: "POST",
+      headers: json,
+      requests: [
+        {
+          setupRequest: (req: any) => {
+            n++
+            return {
+              ...req,
+              headers: { ...json, "x-api-key": o1.keys[n % o1.keys.length]! },
+              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+            }
+          }
+        }
+      ]
+    })
+    sums[1]!.c.push(cNow.rps)
+    const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+    const figures: Array<Figure> = sums.map((s, i) => ({
+      name: s.name,
+      b: median(s.b),
+      c: median(s.c),
+      bCpuUs: median(s.bCpu),
+      cCpuUs: median(s.cCpu),
+      ...(i === 1 ? { cScraped: cScraped.rps / cNow.rps } : {})
+    }))
+    const base = figures[0]!
+    console.log(
+      `\nobservability (issue 25): medians of ${rounds} interleaved rounds; requests/s and the server process's CPU per request, ratio to metrics off`
+    )
+    for (const f of figures)
+      console.log(
+        `${f.name.padEnd(28)} b ${f.b.toFixed(0).padStart(6)} (${(f.b / base.b).toFixed(3)}) cpu ${f.bCpuUs.toFixed(0)} us (${(f.bCpuUs / base.bCpuUs).toFixed(3)})   c ${f.c.toFixed(0).padStart(6)} (${(f.c / base.c).toFixed(3)}) cpu ${f.cCpuUs.toFixed(0)} us (${(f.cCpuUs / base.cCpuUs).toFixed(3)})${f.cScraped === undefined ? "" : `   c during scrapes ${f.cScraped.toFixed(3)} x c`}`
+      )
+    summary["o1_b"] = Number((figures[1]!.b / base.b).toFixed(3))
+    summary["o1_c"] = Number((figures[1]!.c / base.c).toFixed(3))
+    summary["o1_b_cpu"] = Number((figures[1]!.bCpuUs / base.bCpuUs).toFixed(3))
+    summary["o1_c_cpu"] = Number((figures[1]!.cCpuUs / base.cCpuUs).toFixed(3))
   } finally {
+    for (const s of started) await s.close()
     sink.close()
   }
-  const base = figures[0]!
-  console.log("\nobservability (issue 25): requests/s and ratio to metrics off, same run")
-  for (const f of figures)
-    console.log(
-      `${f.name.padEnd(28)} b ${f.b.toFixed(0).padStart(6)} (${(f.b / base.b).toFixed(3)})   c ${f.c.toFixed(0).padStart(6)} (${(f.c / base.c).toFixed(3)})${f.cScraped === undefined ? "" : `   c during scrapes ${f.cScraped.toFixed(0)} (${(f.cScraped / f.c).toFixed(3)} x c)`}`
-    )
 }
 
 const only = process.env["BENCH_ONLY"]

@@ -7,7 +7,7 @@ import { Core, Telemetry } from "@pdr/core"
 import { Audit, CallStore, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
 import { NodePasswordHasher, PgAccountSettings, PgAuditLog, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
-import { Context, DateTime, Duration, Effect, Layer, type Redacted, Schedule } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted, Schedule } from "effect"
 import * as AdminHttp from "./admin/AdminHttp.js"
 import * as CommonPasswordList from "./dashboard/CommonPasswordList.js"
 import * as DashboardHttp from "./dashboard/DashboardHttp.js"
@@ -92,7 +92,9 @@ export const services = (options: Options) =>
       )
     ),
     Layer.provideMerge(CallRunner.CallRunner.Default.pipe(Layer.provide(leaseLayer(options.callLeaseMs ?? 15_000)))),
-    Layer.provideMerge(Core.layer(options))
+    Layer.provideMerge(
+      Core.layer({ ...options, tracing: Option.isSome((options.telemetry ?? Telemetry.testing).tracesUrl) })
+    )
   )
 
 /** The lease timing of long calls: a heartbeat every third of the lease, a look for orphans as often. */
@@ -126,6 +128,7 @@ export const publicHttp = (options: Options) =>
       Observability.layer(Document.api(engineVersion), {
         log: options.logRequests ?? false,
         metrics: options.observe !== false,
+        tracing: Option.isSome((options.telemetry ?? Telemetry.testing).tracesUrl),
         extra: ["/healthz", "/readyz", "/mcp", "/docs", "/openapi.json"]
       })
     ),

@@ -42,6 +42,8 @@ export interface Options {
   readonly sharedRateLimits?: boolean
   /** Spans and metrics around the services and ports (Observed); on unless false (the bench's baseline). */
   readonly observe?: boolean
+  /** Spans around the services and ports too (only when traces are exported: else they would cost for nothing). */
+  readonly tracing?: boolean
 }
 
 /** The upstream selection: the router configured by UPSTREAMS (synthetic everywhere when unset), with these knobs. */
@@ -105,7 +107,7 @@ export const layer = (options: Options) => {
   const o =
     options.observe === false
       ? { calls: identity, keys: identity, idempotency: identity, ledger: identity, upstream: identity }
-      : Observed
+      : Observed.make({ tracing: options.tracing ?? false })
   return Layer.mergeAll(
     o.calls(Calls.Calls.Default),
     o.keys(Keys.Keys.Default),

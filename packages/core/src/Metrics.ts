@@ -7,30 +7,34 @@
  */
 import { type Calls, Catalogue } from "@pdr/domain"
 import { PolicyMetrics } from "@pdr/upstream-http"
-import { Effect, Metric, MetricBoundaries, MetricLabel } from "effect"
+import { Effect, Metric, MetricBoundaries, MetricKey } from "effect"
 
 const defined: Array<string> = []
 const named = <A>(name: string, metric: A): A => {
   defined.push(name)
   return metric
 }
-const counter = (name: string, description: string) =>
-  named(name, Metric.counter(name, { description, incremental: true }))
+const counterKeys = new WeakMap<object, MetricKey.MetricKey.Counter<number>>()
+const counter = (name: string, description: string) => {
+  const key = MetricKey.counter(name, { description, incremental: true })
+  const metric = named(name, Metric.fromMetricKey(key))
+  counterKeys.set(metric, key)
+  return metric
+}
 const gauge = (name: string, description: string) => named(name, Metric.gauge(name, { description }))
 
 const seconds = MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10])
 
+const durationKey = MetricKey.histogram(
+  "pdr_http_request_duration_seconds",
+  seconds,
+  "time to answer an HTTP request, by route template, method and status"
+)
+
 /** Every metric, by its Prometheus name. */
 export const metrics = {
   httpRequests: counter("pdr_http_requests_total", "HTTP requests answered, by route template, method and status"),
-  httpDuration: named(
-    "pdr_http_request_duration_seconds",
-    Metric.histogram(
-      "pdr_http_request_duration_seconds",
-      seconds,
-      "time to answer an HTTP request, by route template, method and status"
-    )
-  ),
+  httpDuration: named("pdr_http_request_duration_seconds", Metric.fromMetricKey(durationKey)),
   paidCalls: counter("pdr_paid_calls_total", "op calls that charged credits, by platform and op"),
   credits: counter("pdr_credits_charged_total", "credits captured by op calls, by platform and op"),
   quotes: counter("pdr_quotes_total", "estimate-only calls (quotes), by platform and op"),
@@ -68,28 +72,22 @@ export const metrics = {
 /** Every metric name the service exports (these and the upstream policy's). */
 export const names: ReadonlyArray<string> = [...defined, ...PolicyMetrics.names]
 
-// a tagged metric is built once per label set: the request path does one map lookup, not a new key
-// biome-ignore lint/suspicious/noExplicitAny: a metric of any kind (counter, gauge, histogram)
-type AnyMetric = Metric.Metric<any, any, any>
-const cache = new Map<string, AnyMetric>()
-
-/** The metric with these labels (kept: label sets are bounded by construction). */
-export const tagged = <M extends AnyMetric>(metric: M, labels: Record<string, string>): M => {
-  const values = Object.entries(labels)
-  const id = JSON.stringify([metricName(metric), values])
-  let m = cache.get(id)
-  if (m === undefined) {
-    m = Metric.taggedWithLabels(
-      metric,
-      values.map(([k, v]) => MetricLabel.make(k, v))
-    )
-    cache.set(id, m)
+type Family = (labels: Record<string, string>) => Metric.Metric.Counter<number>
+const families = new WeakMap<object, Family>()
+/**
+ * The counter with these labels (built once per label set, which is bounded by construction: see
+ * `PolicyMetrics.labelled` for why Effect's `Metric.taggedWithLabels` is not used on the request path).
+ */
+export const tagged = (metric: Metric.Metric.Counter<number>, labels: Record<string, string>) => {
+  let family = families.get(metric)
+  if (family === undefined) {
+    family = PolicyMetrics.labelled(counterKeys.get(metric)!) as Family
+    families.set(metric, family)
   }
-  return m as M
+  return family(labels)
 }
-
-const keys = new WeakMap<object, string>(Object.entries(metrics).map(([k, m]) => [m as object, k]))
-const metricName = (m: object) => keys.get(m) ?? "other"
+const durations = PolicyMetrics.labelled(durationKey)
+const bump = PolicyMetrics.unsafeUpdate
 
 /** The platform and op of a call as labels: catalogue names only, anything else is `unknown`. */
 export const opLabels = (platform: string, body: unknown) => {
@@ -103,34 +101,34 @@ export const opLabels = (platform: string, body: unknown) => {
 
 /** What an answered call moves: paid calls, credits, quotes and units by coverage. */
 export const recordAnswer = (labels: { readonly platform: string; readonly op: string }, answer: Calls.Answer) =>
-  Effect.suspend(() => {
-    const effects: Array<Effect.Effect<void>> = []
+  Effect.sync(() => {
     const charged = answer.cost.creditsCharged
     // a quote fetches nothing: only its count
-    if (answer.estimate !== undefined) return Metric.increment(tagged(metrics.quotes, labels))
+    if (answer.estimate !== undefined) return bump(tagged(metrics.quotes, labels), 1)
     if (charged > 0) {
-      effects.push(Metric.increment(tagged(metrics.paidCalls, labels)))
-      effects.push(Metric.incrementBy(tagged(metrics.credits, labels), charged))
+      bump(tagged(metrics.paidCalls, labels), 1)
+      bump(tagged(metrics.credits, labels), charged)
     }
     const byStatus = new Map<string, number>()
     for (const item of answer.coverage) byStatus.set(item.status, (byStatus.get(item.status) ?? 0) + 1)
     for (const [coverage, n] of byStatus)
-      effects.push(Metric.incrementBy(tagged(metrics.units, { ...labels, coverage }), n))
-    return Effect.all(effects, { discard: true })
+      bump(tagged(metrics.units, { platform: labels.platform, op: labels.op, coverage }), n)
   })
 
 /** A call answered with an error (its tag: a closed set of domain errors). */
 export const recordFailure = (labels: { readonly platform: string }, error: { readonly _tag: string }) =>
-  Metric.increment(tagged(metrics.callFailures, { platform: labels.platform, error: error._tag }))
+  Effect.sync(() => bump(tagged(metrics.callFailures, { platform: labels.platform, error: error._tag }), 1))
 
-/** One HTTP request answered. */
-export const recordRequest = (route: string, method: string, status: number, secondsTaken: number) => {
+/** One HTTP request answered (synchronous: called from inside the request's own effect). */
+export const unsafeRecordRequest = (route: string, method: string, status: number, secondsTaken: number) => {
   const labels = { route, method, status: String(status) }
-  return Effect.zipRight(
-    Metric.increment(tagged(metrics.httpRequests, labels)),
-    Metric.update(tagged(metrics.httpDuration, labels), secondsTaken)
-  )
+  bump(tagged(metrics.httpRequests, labels), 1)
+  bump(durations(labels), secondsTaken)
 }
+
+/** Adds one to a counter (synchronous). */
+export const unsafeIncrement = (metric: Metric.Metric.Counter<number>, labels?: Record<string, string>) =>
+  bump(labels === undefined ? metric : tagged(metric, labels), 1)
 
 /** A gauge set to a value. */
 export const set = (metric: Metric.Metric.Gauge<number>, value: number) => Metric.set(metric, value)
