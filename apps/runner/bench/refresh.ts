@@ -21,6 +21,11 @@ const entities = Number(process.env["BENCH_REFRESH_ENTITIES"] ?? 10_000)
 const slowEntities = Number(process.env["BENCH_REFRESH_SLOW_ENTITIES"] ?? 2_000)
 const planned = Number(process.env["BENCH_REFRESH_PLAN"] ?? 1_000_000)
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+// the node options of `pnpm runner` (its heap bound: without it V8 lets garbage grow to twice the resident memory)
+const runnerNode = [
+  "--max-old-space-size=160",
+  ...(process.env["BENCH_RUNNER_NODE_OPTIONS"] ?? "").split(" ").filter((a) => a.length > 0)
+]
 
 const admin = async (text: string) => {
   const c = new pg.Client({ connectionString: dbUrl })
@@ -64,21 +69,25 @@ const seed = async (n: number) => {
 const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra: Record<string, string> = {}) =>
   new Promise<{ code: number | null; summary: { seconds: number; refreshed: number; total: number } }>((resolve) => {
     let out = ""
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, "once"], {
-      env: {
-        ...process.env,
-        DATABASE_URL: url,
-        DATABASE_POOL: "10",
-        REFRESH_ACCOUNT_ID: accountId,
-        REFRESH_BUDGET: String(n * 10),
-        REFRESH_CONCURRENCY: "16",
-        // the per-platform limit holds across runners: high enough here for two runners to add up
-        REFRESH_PLATFORM_CONCURRENCY: "64",
-        SYNTHETIC_LATENCY_MS: String(latencyMs),
-        ...extra
-      },
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+    const child = spawn(
+      process.execPath,
+      [...runnerNode, "--import", "tsx", "--conditions=@pdr/source", main, "once"],
+      {
+        env: {
+          ...process.env,
+          DATABASE_URL: url,
+          DATABASE_POOL: "10",
+          REFRESH_ACCOUNT_ID: accountId,
+          REFRESH_BUDGET: String(n * 10),
+          REFRESH_CONCURRENCY: "16",
+          // the per-platform limit holds across runners: high enough here for two runners to add up
+          REFRESH_PLATFORM_CONCURRENCY: "64",
+          SYNTHETIC_LATENCY_MS: String(latencyMs),
+          ...extra
+        },
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
     child.stdout.on("data", (d) => {
       out += d
     })
@@ -125,7 +134,7 @@ const planning = async () => {
      FROM generate_series(1, ${planned}) AS i`
   )
   await query(world.url, "ANALYZE tracked")
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", main, "once"], {
+  const child = spawn(process.execPath, [...runnerNode, "--import", "tsx", "--conditions=@pdr/source", main, "once"], {
     env: {
       ...process.env,
       DATABASE_URL: world.url,
@@ -197,6 +206,8 @@ export const run = async (): Promise<ReadonlyArray<string>> => {
   lines.push(
     `r1 refresh, one runner, ${entities} entities, 0 ms upstream: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s)${a.code === 0 && a.summary.refreshed === entities ? "" : "  (FAILED: see stderr)"}`
   )
+  // BENCH_REFRESH_ONLY=r1 runs r1 alone
+  if (process.env["BENCH_REFRESH_ONLY"] === "r1") return lines
   // with 200 ms upstream latency: one runner, then two sharing the pass
   const slow1 = await seed(slowEntities)
   const s1 = await runner(slow1.url, slow1.accountId, slowEntities, 200)

@@ -12,8 +12,9 @@
 import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Calls, Catalogue, Demand, Freshness, Idempotency, IdempotencyStore, JobQueue, Ledger } from "@pdr/domain"
-import { PgLedger } from "@pdr/store-pg"
+import { GroupCommit, PgLedger } from "@pdr/store-pg"
 import { Config, Cron, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
 import * as JobEngine from "./JobEngine.js"
 
@@ -259,14 +260,43 @@ export const make = (settings: Settings) =>
         }
         const started = Date.now()
         const n = yield* planPages(pass, platform, from)
+        yield* jobs
+          .offered(queueName)
+          .pipe(
+            Effect.catchAll((e) => Effect.logWarning("statistics of the job queue not refreshed", { detail: e.detail }))
+          )
         yield* Effect.logInfo("refresh pass planned", { pass, entities: n, seconds: (Date.now() - started) / 1000 })
         return true
       })
 
     // ---- the pass budget: reserved per job on the pass row, never above the budget ----
-    const reserve = (pass: string, credits: number) =>
-      sql`UPDATE refresh_passes SET reserved = reserved + ${credits}
-          WHERE id = ${pass} AND reserved + ${credits} <= budget RETURNING budget - reserved AS left`
+    // the pass budget is reserved by the concurrent jobs of one turn together (group commit: one statement for all of
+    // them while the whole batch fits, else each in turn as alone), so the pass row is not written once per entity
+    const reserveAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
+      Effect.map(
+        sql`UPDATE refresh_passes SET reserved = reserved + ${credits}
+            WHERE id = ${pass} AND reserved + ${credits} <= budget RETURNING id`,
+        (rows) => rows.length > 0
+      )
+    const reserve = yield* GroupCommit.make({
+      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+        Effect.gen(function* () {
+          const granted = new Array<Either.Either<boolean, SqlError>>(asks.length)
+          for (const pass of new Set(asks.map((a) => a.pass))) {
+            const mine = asks.flatMap((a, i) => (a.pass === pass ? [i] : []))
+            const total = mine.reduce((n, i) => n + asks[i]!.credits, 0)
+            const all = yield* reserveAlone({ pass, credits: total })
+            for (const i of mine) granted[i] = Either.right(all ? true : yield* reserveAlone(asks[i]!))
+          }
+          return granted
+        }),
+      alone: reserveAlone,
+      // after a lost connection the batch may have been reserved: reserving again only ends the pass early (budget
+      // reserved, never spent), it never spends a credit
+      retry: reserveAlone,
+      maxBatch: 64,
+      maxInFlight: 1
+    })
     const giveBack = (pass: string, credits: number) =>
       credits <= 0
         ? Effect.void
@@ -306,15 +336,16 @@ export const make = (settings: Settings) =>
         if (accountId === undefined) return yield* permanent(`no pass ${task.pass}`)
         if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom)
         const caller = { accountId, keyId: holdKey(task.pass, runner), prefix: "refresh" }
+        // the quote needs no balance (spendable given): no read of the account per entity
         const quote = yield* refreshing(
-          calls.call(caller, task.platform, { request: task.request, estimateOnly: true })
+          calls.call({ ...caller, spendable: 0 }, task.platform, { request: task.request, estimateOnly: true })
         ).pipe(
           Effect.map((a) => a.estimate?.credits ?? 0),
           Effect.mapError((e) => permanent(`quote refused: ${e.message}`))
         )
         if (quote > 0) {
-          const reserved = yield* reserve(task.pass, quote)
-          if (reserved.length === 0) {
+          const reserved = yield* reserve({ pass: task.pass, credits: quote })
+          if (!reserved) {
             // the budget left (what is not spent or reserved by a running job) cannot cover this quote; a job
             // still running may give back what it reserved, so the entity waits for them before it is cut
             const [p] = yield* sql<{ left: string; running: boolean }>`SELECT budget - reserved AS left,

@@ -59,6 +59,11 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
       options?: { readonly maxAttempts?: number }
     ) => Effect.Effect<number, JobQueueUnavailable>
     /**
+     * A bulk offer has ended (a pass of many jobs was planned): the store brings what it plans its claims by up to
+     * date, so the claim keeps its indexed cost at once rather than after the store's own maintenance gets to it.
+     */
+    readonly offered: (queue: string) => Effect.Effect<void, JobQueueUnavailable>
+    /**
      * Claims up to `limit` runnable jobs for `worker` with a lease of `leaseMs`, lanes in turn, never more than
      * `laneLimit` running in one lane across all workers. Expired leases are taken over first.
      */
