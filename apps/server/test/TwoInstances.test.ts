@@ -1,7 +1,9 @@
 // Issue 22: two server processes over one PostgreSQL database behind a loopback balancer behave as one service for a
 // key's rate limit (D12): the instances share its bucket, so at most the burst plus what the rate refills in the
 // window (+10%) is admitted, however the balancer spreads the requests. The same setup with process-local buckets
-// (SHARED_RATE_LIMITS=false) admits about twice the burst: the test tells them apart.
+// (SHARED_RATE_LIMITS=false) admits about twice the burst: the test tells them apart. Identical concurrent calls on
+// the two instances make one upstream fetch and one charge (a fetch lease in the database, SHARED_FETCHES); an
+// instance that dies holding a lease delays the other only until the lease runs out.
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect, Exit, Scope } from "effect"
@@ -95,5 +97,76 @@ describe.skipIf(!serverUp)("two instances, one service", () => {
     const { lb, key } = await twoInstances(false, cleanups)
     const r = await hammer(lb.url, key)
     assert.isAbove(r.admitted, (burst + rate * r.seconds) * 1.1, JSON.stringify(r))
+  }, 60_000)
+
+  /** Two instances over one schema, each with its own account and key. */
+  const pair = async (env: Record<string, string>) => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const all = { DATABASE_URL: schema.url, SYNTHETIC_SHORT_LISTS: "false", ...env }
+    const servers = [await spawnServer(all), await spawnServer(all)]
+    for (const s of servers) cleanups.push(async () => s.child.kill("SIGKILL"))
+    const keys: Array<string> = []
+    for (const [i, s] of servers.entries()) {
+      const account = await adminCall(s, "/admin/accounts", { name: `fetcher ${i}`, credits: 100 })
+      keys.push((await adminCall(s, `/admin/accounts/${account.accountId}/keys`, { name: "k" })).key as string)
+    }
+    return { servers, keys }
+  }
+
+  const placesCall = (s: ServerProcess, key: string, subject: string) =>
+    fetch(`${s.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      body: JSON.stringify({ request: { op: "places", subjects: [subject] } })
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+
+  it("identical concurrent calls on two instances make one upstream fetch and one charge", async () => {
+    const { servers, keys } = await pair({ SYNTHETIC_LATENCY_MS: "700" })
+    const [a, b] = await Promise.all([
+      placesCall(servers[0]!, keys[0]!, "ChIJtwoInstancesShared"),
+      placesCall(servers[1]!, keys[1]!, "ChIJtwoInstancesShared")
+    ])
+    assert.strictEqual(a.status, 200, JSON.stringify(a.body))
+    assert.strictEqual(b.status, 200, JSON.stringify(b.body))
+    const charged = [a, b].map((r) => r.body.cost.creditsCharged as number).sort((x, y) => x - y)
+    assert.strictEqual(charged[0], 0)
+    assert.isAbove(charged[1]!, 0)
+    assert.sameMembers(
+      [a, b].map((r) => r.body.coverage[0].status),
+      ["fetched", "stored"]
+    )
+    // the same rows for both
+    assert.deepStrictEqual(a.body.data, b.body.data)
+  }, 60_000)
+
+  it("the same with SHARED_FETCHES=false fetches and charges twice (what the lease prevents)", async () => {
+    const { servers, keys } = await pair({ SYNTHETIC_LATENCY_MS: "700", SHARED_FETCHES: "false" })
+    const both = await Promise.all([
+      placesCall(servers[0]!, keys[0]!, "ChIJtwoInstancesAlone"),
+      placesCall(servers[1]!, keys[1]!, "ChIJtwoInstancesAlone")
+    ])
+    for (const r of both) {
+      assert.strictEqual(r.status, 200)
+      assert.isAbove(r.body.cost.creditsCharged, 0)
+    }
+  }, 60_000)
+
+  it("an instance killed while it holds the lease delays the other only until the lease runs out", async () => {
+    // the lease outlives the unit's timeout (1 s here) by 10 s
+    const { servers, keys } = await pair({ SYNTHETIC_LATENCY_MS: "800", UPSTREAM_TIMEOUT_MS: "1000" })
+    const first = placesCall(servers[0]!, keys[0]!, "ChIJtwoInstancesKilled").catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 300))
+    const t0 = performance.now()
+    const second = placesCall(servers[1]!, keys[1]!, "ChIJtwoInstancesKilled")
+    await new Promise((r) => setTimeout(r, 100))
+    servers[0]!.child.kill("SIGKILL")
+    await first
+    const r = await second
+    const waited = (performance.now() - t0) / 1000
+    assert.strictEqual(r.status, 200, JSON.stringify(r.body))
+    assert.strictEqual(r.body.coverage[0].status, "fetched")
+    assert.isAbove(r.body.cost.creditsCharged, 0)
+    assert.isBelow(waited, 14)
   }, 60_000)
 })

@@ -9,6 +9,7 @@ import {
   PgCallStore,
   PgCircuits,
   PgDemand,
+  PgFetchLeases,
   PgIdempotencyStore,
   PgJobQueue,
   PgKeySpend,
@@ -40,6 +41,11 @@ export interface Options {
   readonly groupCommitMax?: number
   /** Whether the per-key rate limit is kept in the PostgreSQL server, one limit for every instance (default true). */
   readonly sharedRateLimits?: boolean
+  /**
+   * Whether identical concurrent fetches are shared across the instances over one PostgreSQL server (a lease per
+   * fetch: one upstream fetch and one charge, issue 22; default true). Within one process they always are.
+   */
+  readonly sharedFetches?: boolean
   /** Spans and metrics around the services and ports (Observed); on unless false (the bench's baseline). */
   readonly observe?: boolean
   /** Spans around the services and ports too (only when traces are exported: else they would cost for nothing). */
@@ -82,6 +88,7 @@ export const config: Config.Config<Options> = Config.all({
     Config.withDefault(PgLedger.groupCommitDefaults.maxBatch)
   ),
   sharedRateLimits: Config.boolean("SHARED_RATE_LIMITS").pipe(Config.withDefault(true)),
+  sharedFetches: Config.boolean("SHARED_FETCHES").pipe(Config.withDefault(true)),
   observe: Config.boolean("METRICS").pipe(Config.withDefault(true))
 })
 
@@ -129,6 +136,7 @@ export const layer = (options: Options) => {
         PgIdempotencyStore.layer,
         PgJobQueue.layer,
         PgCallStore.layer,
+        options.target._tag === "Server" && options.sharedFetches !== false ? PgFetchLeases.layer : Layer.empty,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
         o.upstream(

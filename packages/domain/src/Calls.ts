@@ -10,7 +10,7 @@ import { DateTime, Effect, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import { assemble, type CoverageItem, estimated } from "./Coverage.js"
-import { asMeasurement, fetcherOf } from "./Fetch.js"
+import { asMeasurement, type FetchResult, fetcherOf } from "./Fetch.js"
 import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
 import * as Kinds from "./Kinds.js"
@@ -19,6 +19,7 @@ import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Pla
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
 import * as Demand from "./ports/Demand.js"
+import { FetchLeases } from "./ports/FetchLeases.js"
 import { KeySpend } from "./ports/KeySpend.js"
 import { Ledger, type SettleOutcomeUnknown } from "./ports/Ledger.js"
 import { Measurements, type Row } from "./ports/Measurements.js"
@@ -69,7 +70,13 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const resolveStore = planner.resolveStore
     const plan = planner.plan
 
-    const fetcher = fetcherOf(upstream)
+    // issue 22: with a lease store (a PostgreSQL server: several instances), identical concurrent fetches are shared
+    // across instances too; without one (tests, the embedded database: one process) they are shared in memory
+    const leases = yield* Effect.serviceOption(FetchLeases)
+    const fetcher = fetcherOf(
+      upstream,
+      Option.isSome(leases) ? { leases: leases.value, measurements, pollMs: 25 } : undefined
+    )
 
     const estimate = (caller: Caller, p: Plan, steps: Kinds.Fetches) =>
       Effect.map(
@@ -99,11 +106,27 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const toFetch = p.units.filter((u) => steps.fetches(u))
       const settings = yield* CallSettings
       const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
+      // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results
+      return yield* settleFetched(caller, p, steps, holdId, keep, results).pipe(
+        Effect.ensuring(fetcher.release(results))
+      )
+    })
+
+    /** D8 step 4 for the fetched units, and the answer. */
+    const settleFetched = Effect.fnUntraced(function* (
+      caller: Caller,
+      p: Plan,
+      steps: Kinds.Fetches,
+      holdId: string | null,
+      keep: Keep | undefined,
+      results: ReadonlyArray<FetchResult>
+    ) {
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
       for (const r of results) {
-        if (r.shared && !("omitted" in r.f))
+        if (r.stored !== undefined) sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: r.stored }))
+        else if (r.shared && !("omitted" in r.f))
           sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: asMeasurement(p, r.f) }))
         else fetched.push(r.f)
       }

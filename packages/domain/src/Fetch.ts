@@ -2,20 +2,36 @@
  * Fetching the units of a plan (D8 step 3, D2): each unit's upstream fetch with its timeout, a failure or a defect
  * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
  */
-import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId } from "effect"
+import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import * as Kinds from "./Kinds.js"
 import { measurementOf } from "./kinds/Measure.js"
 import { CallControl, isCancelled } from "./LongCalls.js"
 import type { Fetched, Plan, Unit } from "./Plan.js"
-import type { Measurement } from "./ports/Measurements.js"
+import type { FetchLeases } from "./ports/FetchLeases.js"
+import type { Measurement, Measurements } from "./ports/Measurements.js"
 import type { UnitOutcome, Upstream, UpstreamFailed } from "./ports/Upstream.js"
 
 /** A fetched unit, and whether its fetch was another call's, shared (then it is served as stored, free). */
 export interface FetchResult {
   readonly f: Fetched
   readonly shared: boolean
+  /** Another instance's fetch of the unit, stored meanwhile (issue 22): served as stored, free. */
+  readonly stored?: Measurement
+  /** The cross-instance lease this call's fetch holds: released once the call's settle has stored the result. */
+  readonly lease?: { readonly key: string; readonly token: string }
 }
+
+/** What `fetcherOf` needs to share fetches with other instances (issue 22); without it, sharing is per process. */
+export interface CrossInstance {
+  readonly leases: Context.Tag.Service<FetchLeases>
+  readonly measurements: Context.Tag.Service<Measurements>
+  /** How often a waiting call looks again. */
+  readonly pollMs: number
+}
+
+/** A lease outlives the fetch it covers (the unit's timeout) by this much: its settle stores the result meanwhile. */
+const leaseMargin = Duration.seconds(10)
 
 /** The measurement a delivered unit records. */
 export const asMeasurement: (p: Plan, f: Kinds.Delivered) => Measurement = measurementOf
@@ -26,8 +42,8 @@ type Failure =
   | { readonly _tag: "Defect" }
   | { readonly _tag: "Cancelled" }
 
-/** The fetching of units over the Upstream port; fetches in flight are shared per process. */
-export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
+/** The fetching of units over the Upstream port; fetches in flight are shared per process (and across, with leases). */
+export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: CrossInstance) => {
   /** One unit's fetch: delivered (rows kept as asked), or omitted with its reason; never fails. */
   const fetchUnit = (p: Plan, u: Unit) =>
     Effect.gen(function* () {
@@ -93,7 +109,58 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
     })
 
   /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
-  const inflight = new Map<string, Deferred.Deferred<Fetched>>()
+  const inflight = new Map<string, Deferred.Deferred<FetchResult>>()
+
+  /**
+   * The fetch of a unit under a cross-instance lease (issue 22): with the lease taken, fetched here (the lease goes with
+   * the result, released after the settle); while another instance holds it, this call waits for its stored result
+   * and serves it as stored, free; a lease given back with nothing stored (that fetch failed) is taken here. A lease
+   * store that does not answer never blocks a call: it fetches as it would alone.
+   */
+  const leased = (p: Plan, u: Unit, key: string): Effect.Effect<FetchResult> => {
+    if (cross === undefined) return Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
+    const { leases, measurements, pollMs } = cross
+    return Effect.flatMap(Effect.all([CallSettings, CallControl]), ([settings, control]) => {
+      const leaseMs = Duration.toMillis(
+        Duration.sum(control.long ? settings.longUnitTimeout : settings.unitTimeout, leaseMargin)
+      )
+      const take = leases.take(key, leaseMs).pipe(Effect.orElseSucceed(() => Option.some("")))
+      const own = (token: string) =>
+        Effect.map(
+          fetchUnit(p, u),
+          (f): FetchResult => (token === "" ? { f, shared: false } : { f, shared: false, lease: { key, token } })
+        )
+      const storedSince = (since: Date) =>
+        measurements
+          .fresh({ keys: [u.freshnessKey], since, minRows: u.asked })
+          .pipe(Effect.map((found) => Option.fromNullable(found.get(u.freshnessKey))))
+      return Effect.flatMap(take, (first) => {
+        if (Option.isSome(first)) return own(first.value)
+        return Effect.gen(function* () {
+          // the holder measured after it took the lease, at most `leaseMs` before this call began to wait
+          const since = new Date((yield* DateTime.now).epochMillis - leaseMs)
+          while (true) {
+            yield* Effect.sleep(Duration.millis(pollMs))
+            const next = yield* take
+            if (Option.isNone(next)) continue
+            const stored = yield* storedSince(since).pipe(Effect.orElseSucceed(() => Option.none()))
+            if (Option.isNone(stored)) return yield* own(next.value)
+            if (next.value !== "") yield* leases.release(key, next.value)
+            const m = stored.value
+            return {
+              f: {
+                unit: u,
+                outcome: { _tag: "Delivered", rows: m.rows, exhaustive: m.exhaustive, points: [], source: m.source },
+                at: m.measuredAt
+              },
+              shared: true,
+              stored: m
+            } satisfies FetchResult
+          }
+        })
+      })
+    })
+  }
 
   /**
    * A unit's fetch, shared with an identical one in flight when its op's kind allows it (results kept for everyone:
@@ -108,25 +175,40 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
       if (running !== undefined) {
         return Deferred.await(running).pipe(
           // a fetch its own call cancelled is not this call's answer: fetch it here
-          Effect.flatMap((f) =>
-            "omitted" in f && f.omitted === "cancelled" ? own : Effect.succeed({ f: { ...f, unit: u }, shared: true })
+          Effect.flatMap((r) =>
+            "omitted" in r.f && r.f.omitted === "cancelled"
+              ? own
+              : Effect.succeed<FetchResult>(
+                  r.stored === undefined
+                    ? { f: { ...r.f, unit: u }, shared: true }
+                    : { f: { ...r.f, unit: u }, shared: true, stored: r.stored }
+                )
           ),
           Effect.catchAllCause(() => own)
         )
       }
-      const deferred = Deferred.unsafeMake<Fetched>(FiberId.none)
+      const deferred = Deferred.unsafeMake<FetchResult>(FiberId.none)
       inflight.set(key, deferred)
-      return fetchUnit(p, u).pipe(
-        Effect.tap((f) => Deferred.succeed(deferred, f)),
+      return leased(p, u, key).pipe(
+        Effect.tap((r) => Deferred.succeed(deferred, r)),
         Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Deferred.interrupt(deferred))),
         Effect.ensuring(
           Effect.sync(() => {
             if (inflight.get(key) === deferred) inflight.delete(key)
           })
-        ),
-        Effect.map((f) => ({ f, shared: false }))
+        )
       )
     })
+
+  /** Gives back the cross-instance leases of these results (after their call's settle stored what they fetched). */
+  const release = (results: ReadonlyArray<FetchResult>) =>
+    cross === undefined
+      ? Effect.void
+      : Effect.forEach(
+          results,
+          (r) => (r.lease === undefined ? Effect.void : cross.leases.release(r.lease.key, r.lease.token)),
+          { discard: true }
+        )
 
   /** Fetches these units of a plan, `concurrency` at a time; no fiber is forked for none or one. */
   const fetchAll = (p: Plan, units: ReadonlyArray<Unit>, concurrency: number) =>
@@ -139,5 +221,5 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>) => {
   /** The source an omitted unit names when its failure names none: the one routed for the plan's op. */
   const sourceOf = (p: Plan) => upstream.sourceFor(p.op.platform, p.op.name)
 
-  return { fetchUnit, fetchShared, fetchAll, sourceOf } as const
+  return { fetchUnit, fetchShared, fetchAll, release, sourceOf } as const
 }

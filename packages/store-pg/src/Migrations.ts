@@ -639,6 +639,15 @@ export const all = {
     CREATE INDEX calls_by_account ON calls (account_id, created_at DESC, id DESC);
     CREATE INDEX calls_running_lease ON calls (lease_until) WHERE status = 'running';
     CREATE INDEX calls_expiry ON calls (expires_at);
+  `),
+  // i22: fetches in flight, leased across server instances (PgFetchLeases): one row per fetch, deleted at its release;
+  // a row whose lease ran out (its process died) is replaced by the next take
+  "0021_fetch_leases": migration(`
+    CREATE TABLE fetch_leases (
+      key text PRIMARY KEY,
+      token text NOT NULL,
+      until timestamptz NOT NULL
+    );
   `)
 }
 
