@@ -14,7 +14,16 @@ export const keyOf = (authorization: string | null): string => {
 }
 
 /** A handler of MCP requests over Streamable HTTP, calling the API at `baseUrl`. */
-export const handler = (options: { readonly baseUrl: string }) => {
+export const handler = (options: {
+  readonly baseUrl: string
+  /**
+   * Headers added to the API requests made for one MCP request (the server mounting `/mcp` forwards its caller's
+   * address with them, so the API limits each caller by its own address, not by loopback's).
+   */
+  readonly headersFor?: (request: Request) => Readonly<Record<string, string>>
+  /** Retries of a 429 or a lost connection per API request; default 0: a rate-limited tool says how long to wait. */
+  readonly maxRetries?: number
+}) => {
   // the catalogue is public: read once (without a key) for every caller
   const catalogue = McpServer.catalogueLoader(createClient({ baseUrl: options.baseUrl, apiKey: "" }))
   return async (request: Request, parsedBody?: unknown): Promise<Response> => {
@@ -24,9 +33,16 @@ export const handler = (options: { readonly baseUrl: string }) => {
         { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this endpoint takes POST" }, id: null },
         { status: 405, headers: { allow: "POST" } }
       )
+    const extra = options.headersFor?.(request) ?? {}
     const client = createClient({
       baseUrl: options.baseUrl,
-      apiKey: keyOf(request.headers.get("authorization"))
+      apiKey: keyOf(request.headers.get("authorization")),
+      maxRetries: options.maxRetries ?? 0,
+      fetch: (input, init) => {
+        const headers = new Headers(init?.headers)
+        for (const [name, value] of Object.entries(extra)) headers.set(name, value)
+        return globalThis.fetch(input, { ...init, headers })
+      }
     })
     const server = McpServer.make(client, catalogue)
     // no sessionIdGenerator: stateless, a request carries everything (its key included)

@@ -13,7 +13,8 @@ import {
   dynamicCallAsync,
   type OpResponse,
   type PdrClient,
-  type Result
+  type Result,
+  retryAfterMs
 } from "./Client.js"
 
 /** Rows of an answer are cut to this many bytes of JSON, so a model can take the answer whole. */
@@ -65,7 +66,7 @@ const toolError = (message: string): ToolResult => ({ content: text(message), is
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** An API error as a tool error: the code, the message, every field named, and what to do next. */
-export const fromApiError = (status: number, e: ApiError): ToolResult => {
+export const fromApiError = (status: number, e: ApiError, headers?: Headers): ToolResult => {
   const lines = [`Error ${e.code}${status > 0 ? ` (HTTP ${status})` : ""}: ${e.message}`]
   if (Array.isArray(e.details)) {
     for (const d of e.details) {
@@ -85,6 +86,15 @@ export const fromApiError = (status: number, e: ApiError): ToolResult => {
   if (e.code === "key_credit_limit")
     lines.push("This API key reached its monthly credit limit; an owner can raise it on the dashboard's key page.")
   if (e.code === "insufficient_credits") lines.push("Use the balance tool; ask for fewer subjects or a smaller limit.")
+  if (e.code === "rate_limited") {
+    // the wait the API named (Retry-After, else the RateLimit header's reset), so the model knows when to call again
+    const ms = headers === undefined ? undefined : retryAfterMs(headers)
+    lines.push(
+      ms === undefined
+        ? "Wait a few seconds before calling again."
+        : `Wait ${Math.max(1, Math.ceil(ms / 1000))} second(s) before calling again.`
+    )
+  }
   lines.push(e.code === "unreachable" ? "Nothing was charged." : "Nothing was charged (an error never bills).")
   if (e.requestId) lines.push(`requestId: ${e.requestId}`)
   return toolError(lines.join("\n"))
@@ -550,7 +560,7 @@ export const make = (
       )
       if ("failed" in sent) return sent.failed
       const r = sent.done
-      if (!r.ok) return fromApiError(r.status, r.error)
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
       const v = r.value
       const credits = v.estimate?.credits ?? 0
       const fits = v.estimate?.fitsMaxCredits
@@ -638,7 +648,7 @@ export const make = (
       )
       if ("failed" in sent) return sent.failed
       const r = sent.done
-      if (!r.ok) return fromApiError(r.status, r.error)
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
       return rowsAnswer(p.platform, String(request["op"]), r, {
         maxCredits: cap as number,
         hint: "To get them: ask again with a smaller `limit`, or one subject per call (subjects already fetched are served free from storage within the op's window)."
@@ -678,7 +688,7 @@ export const make = (
       const sent = await attempt(() => dynamicCall(client, p.platform, { ...given, op }))
       if ("failed" in sent) return sent.failed
       const r = sent.done
-      if (!r.ok) return fromApiError(r.status, r.error)
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
       return rowsAnswer(p.platform, op, r, {
         hint: "To get them: ask for fewer `days`, or one subject per call."
       })
@@ -700,7 +710,7 @@ export const make = (
       const sent = await attempt(() => client.balance())
       if ("failed" in sent) return sent.failed
       const r = sent.done
-      if (!r.ok) return fromApiError(r.status, r.error)
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
       return {
         content: text(`${r.value.creditsRemaining} credits left. Charged 0 credits.`),
         structuredContent: { creditsRemaining: r.value.creditsRemaining }
@@ -729,7 +739,7 @@ export const make = (
       const sent = await attempt(() => client.collect<OpResponse>(id))
       if ("failed" in sent) return sent.failed
       const r = sent.done
-      if (!r.ok) return fromApiError(r.status, r.error)
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
       if (r.status === 202 && "progress" in r.value) {
         const a = r.value
         return {

@@ -6,9 +6,10 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Keys, RateLimits } from "@pdr/domain"
 import { Security } from "@pdr/http-api"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Forwarding from "./Forwarding.js"
 
 const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) => {
   const headers: Record<string, string> = {
@@ -27,7 +28,7 @@ export const layer = Layer.effect(
     const limits = yield* RateLimits.RateLimits
     return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const address = Forwarding.clientAddress(request)
       const gate = yield* limits.failedAuth.peek(address)
       if (!gate.allowed) {
         yield* RequestId.addHeaders(limitHeaders(limits.failedAuth.policy, gate))
