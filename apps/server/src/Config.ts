@@ -16,6 +16,19 @@ export const server = Config.all({
   // the public base of links handed out (the sign-up links of `pnpm admin member invite`)
   publicUrl: Config.string("PUBLIC_URL").pipe(Config.orElse(() => Config.map(port, (p) => `http://localhost:${p}`))),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  // issue 23: browser origins that may call /mcp besides loopback's and PUBLIC_URL's (comma-separated origins)
+  mcpAllowedOrigins: Config.all({
+    listed: Config.string("MCP_ALLOWED_ORIGINS").pipe(Config.withDefault("")),
+    publicUrl: Config.option(Config.string("PUBLIC_URL"))
+  }).pipe(
+    Config.map(({ listed, publicUrl }) => [
+      ...Option.toArray(publicUrl),
+      ...listed
+        .split(",")
+        .map((o) => o.trim())
+        .filter((o) => o.length > 0)
+    ])
+  ),
   adminPort: Config.port("ADMIN_PORT").pipe(Config.withDefault(8081)),
   adminHost: Config.string("ADMIN_HOST").pipe(Config.withDefault("127.0.0.1")),
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),

@@ -15,6 +15,7 @@ import * as Authentication from "./http/Authentication.js"
 import * as CallRunner from "./http/CallRunner.js"
 import * as CallsHttp from "./http/CallsHttp.js"
 import * as CatalogueHttp from "./http/CatalogueHttp.js"
+import * as Discovery from "./http/Discovery.js"
 import * as Fallback from "./http/Fallback.js"
 import * as HealthHttp from "./http/HealthHttp.js"
 import * as McpHttp from "./http/McpHttp.js"
@@ -46,6 +47,8 @@ export interface Options extends Core.Options {
   readonly telemetry?: Telemetry.Settings
   /** One log line per request (request id, key id, route, status, duration, credits); off when absent. */
   readonly logRequests?: boolean
+  /** Origins besides loopback's and PUBLIC_URL's that may call `/mcp` from a browser (MCP_ALLOWED_ORIGINS). */
+  readonly mcpAllowedOrigins?: ReadonlyArray<string>
   /** How long /readyz answers 503 at shutdown before the listeners stop accepting (0 when absent). */
   readonly drainMs?: number
   /** Email through SMTP (issue 24); without it, invitation and reset links are shown to copy. */
@@ -120,7 +123,13 @@ const apiLive = (options: Options) =>
 export const publicHttp = (options: Options) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
-    Layer.provide(McpHttp.layer(Effect.suspend(() => urlOf))),
+    Layer.provide(
+      McpHttp.layer(
+        Effect.suspend(() => urlOf),
+        { allowedOrigins: options.mcpAllowedOrigins ?? [] }
+      )
+    ),
+    Layer.provide(Discovery.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HealthHttp.layer),
     Layer.provide(Fallback.layer),
@@ -129,7 +138,15 @@ export const publicHttp = (options: Options) =>
         log: options.logRequests ?? false,
         metrics: options.observe !== false,
         tracing: Option.isSome((options.telemetry ?? Telemetry.testing).tracesUrl),
-        extra: ["/healthz", "/readyz", "/mcp", "/docs", "/openapi.json"]
+        extra: [
+          "/healthz",
+          "/readyz",
+          "/mcp",
+          "/docs",
+          "/openapi.json",
+          Discovery.metadataPath(""),
+          Discovery.metadataPath("/mcp")
+        ]
       })
     ),
     Layer.provide(apiLive(options)),

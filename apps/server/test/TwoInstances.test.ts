@@ -153,7 +153,7 @@ describe.skipIf(!serverUp)("two instances, one service", () => {
   }, 60_000)
 
   it("an instance killed while it holds the lease delays the other only until the lease runs out", async () => {
-    // the lease outlives the unit's timeout (1 s here) by 10 s
+    // the lease lasts 3 s unless renewed: the killed holder renews it no more
     const { servers, keys } = await pair({ SYNTHETIC_LATENCY_MS: "800", UPSTREAM_TIMEOUT_MS: "1000" })
     const first = placesCall(servers[0]!, keys[0]!, "ChIJtwoInstancesKilled").catch(() => undefined)
     await new Promise((r) => setTimeout(r, 300))
@@ -167,6 +167,6 @@ describe.skipIf(!serverUp)("two instances, one service", () => {
     assert.strictEqual(r.status, 200, JSON.stringify(r.body))
     assert.strictEqual(r.body.coverage[0].status, "fetched")
     assert.isAbove(r.body.cost.creditsCharged, 0)
-    assert.isBelow(waited, 14)
+    assert.isBelow(waited, 8)
   }, 60_000)
 })

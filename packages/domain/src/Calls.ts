@@ -75,7 +75,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const leases = yield* Effect.serviceOption(FetchLeases)
     const fetcher = fetcherOf(
       upstream,
-      Option.isSome(leases) ? { leases: leases.value, measurements, pollMs: 25 } : undefined
+      Option.isSome(leases) ? { leases: leases.value, measurements, pollMs: 25, leaseMs: 3_000 } : undefined
     )
 
     const estimate = (caller: Caller, p: Plan, steps: Kinds.Fetches) =>

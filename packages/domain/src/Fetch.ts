@@ -2,7 +2,7 @@
  * Fetching the units of a plan (D8 step 3, D2): each unit's upstream fetch with its timeout, a failure or a defect
  * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
  */
-import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import * as Kinds from "./Kinds.js"
 import { measurementOf } from "./kinds/Measure.js"
@@ -19,7 +19,7 @@ export interface FetchResult {
   /** Another instance's fetch of the unit, stored meanwhile (issue 22): served as stored, free. */
   readonly stored?: Measurement
   /** The cross-instance lease this call's fetch holds: released once the call's settle has stored the result. */
-  readonly lease?: { readonly key: string; readonly token: string }
+  readonly lease?: { readonly key: string; readonly token: string; readonly renewal: Fiber.RuntimeFiber<unknown> }
 }
 
 /** What `fetcherOf` needs to share fetches with other instances (issue 22); without it, sharing is per process. */
@@ -28,10 +28,12 @@ export interface CrossInstance {
   readonly measurements: Context.Tag.Service<Measurements>
   /** How often a waiting call looks again. */
   readonly pollMs: number
+  /**
+   * How long a lease holds unless renewed: it is renewed every third of this while its call runs, so a holder that
+   * died (its process killed) delays the others by at most this.
+   */
+  readonly leaseMs: number
 }
-
-/** A lease outlives the fetch it covers (the unit's timeout) by this much: its settle stores the result meanwhile. */
-const leaseMargin = Duration.seconds(10)
 
 /** The measurement a delivered unit records. */
 export const asMeasurement: (p: Plan, f: Kinds.Delivered) => Measurement = measurementOf
@@ -119,17 +121,32 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
    */
   const leased = (p: Plan, u: Unit, key: string): Effect.Effect<FetchResult> => {
     if (cross === undefined) return Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-    const { leases, measurements, pollMs } = cross
+    const { leases, measurements, pollMs, leaseMs } = cross
     return Effect.flatMap(Effect.all([CallSettings, CallControl]), ([settings, control]) => {
-      const leaseMs = Duration.toMillis(
-        Duration.sum(control.long ? settings.longUnitTimeout : settings.unitTimeout, leaseMargin)
-      )
+      // the longest a holder may have been fetching: what it stores is measured at most this long before a wait began
+      const fetchMs = Duration.toMillis(control.long ? settings.longUnitTimeout : settings.unitTimeout) + leaseMs
       const take = leases.take(key, leaseMs).pipe(Effect.orElseSucceed(() => Option.some("")))
       const own = (token: string) =>
-        Effect.map(
-          fetchUnit(p, u),
-          (f): FetchResult => (token === "" ? { f, shared: false } : { f, shared: false, lease: { key, token } })
-        )
+        token === ""
+          ? Effect.map(fetchUnit(p, u), (f): FetchResult => ({ f, shared: false }))
+          : Effect.flatMap(
+              // renewed until the call gives it back (after its settle), or its fiber ends
+              Effect.forkDaemon(
+                Effect.repeat(
+                  Effect.flatMap(Effect.sleep(Duration.millis(leaseMs / 3)), () => leases.renew(key, token, leaseMs)),
+                  { while: (held) => held }
+                ).pipe(
+                  // bounded: a call that never gives it back (interrupted before its settle) lets it run out
+                  Effect.timeout(Duration.millis(fetchMs + 30_000)),
+                  Effect.ignore
+                )
+              ),
+              (renewal) =>
+                fetchUnit(p, u).pipe(
+                  Effect.map((f): FetchResult => ({ f, shared: false, lease: { key, token, renewal } })),
+                  Effect.onInterrupt(() => Fiber.interrupt(renewal))
+                )
+            )
       const storedSince = (since: Date) =>
         measurements
           .fresh({ keys: [u.freshnessKey], since, minRows: u.asked })
@@ -137,8 +154,8 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       return Effect.flatMap(take, (first) => {
         if (Option.isSome(first)) return own(first.value)
         return Effect.gen(function* () {
-          // the holder measured after it took the lease, at most `leaseMs` before this call began to wait
-          const since = new Date((yield* DateTime.now).epochMillis - leaseMs)
+          // the holder measured after it took the lease, at most `fetchMs` before this call began to wait
+          const since = new Date((yield* DateTime.now).epochMillis - fetchMs)
           while (true) {
             yield* Effect.sleep(Duration.millis(pollMs))
             const next = yield* take
@@ -206,7 +223,10 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       ? Effect.void
       : Effect.forEach(
           results,
-          (r) => (r.lease === undefined ? Effect.void : cross.leases.release(r.lease.key, r.lease.token)),
+          (r) =>
+            r.lease === undefined
+              ? Effect.void
+              : Effect.zipRight(Fiber.interrupt(r.lease.renewal), cross.leases.release(r.lease.key, r.lease.token)),
           { discard: true }
         )
 

@@ -296,7 +296,31 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.include(textOf(r), "smaller `limit`")
       })
 
-      it("a bad key is a tool error, and the server keeps serving", async () => {
+      it("a bad key is a tool error (stdio) or a 401 naming how to sign in (HTTP), and the server keeps serving", async () => {
+        if (transport.name !== "stdio") {
+          // over HTTP a refused key is answered before any tool runs: 401 with RFC 9728's WWW-Authenticate
+          const r = await fetch(`${server.api}/mcp`, {
+            method: "POST",
+            headers: {
+              authorization: "Bearer key_live_00000000000000000000000000000000",
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream"
+            },
+            body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+          })
+          assert.strictEqual(r.status, 401)
+          const challenge = r.headers.get("www-authenticate") ?? ""
+          assert.match(
+            challenge,
+            /^Bearer realm="pdr", resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp"$/
+          )
+          const meta = (await (await fetch(/resource_metadata="([^"]+)"/.exec(challenge)![1]!)).json()) as any
+          assert.strictEqual(meta.resource, `${server.api}/mcp`)
+          assert.deepStrictEqual(meta.bearer_methods_supported, ["header"])
+          const ok = await client.callTool({ name: "balance", arguments: {} })
+          assert.notStrictEqual(ok.isError, true, textOf(ok))
+          return
+        }
         const stranger = await transport.connect(server, "key_live_00000000000000000000000000000000")
         clients.push(stranger)
         const r = await stranger.callTool({ name: "balance", arguments: {} })

@@ -86,6 +86,13 @@ export const make = Effect.gen(function* () {
 
   return FetchLeases.FetchLeases.of({
     take: (key, ms) => take({ key, token: randomUUID(), ms }),
+    renew: (key, token, ms) =>
+      sql`UPDATE fetch_leases SET until = now() + ${Math.round(ms)} * interval '1 millisecond'
+          WHERE key = ${key} AND token = ${token} RETURNING key`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        // a store that does not answer: keep trying (the lease may still be ours)
+        Effect.orElseSucceed(() => true)
+      ),
     release: (key, token) => release({ key, token })
   })
 })

@@ -9,6 +9,7 @@ import { Security } from "@pdr/http-api"
 import { Effect, Layer } from "effect"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Discovery from "./Discovery.js"
 import * as Forwarding from "./Forwarding.js"
 
 const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) => {
@@ -41,7 +42,11 @@ export const layer = Layer.effect(
         .authenticate({ apiKey: request.headers["x-api-key"], authorization: request.headers["authorization"] })
         .pipe(
           Effect.catchTag("Unauthorized", (e) =>
-            Effect.zipRight(limits.failedAuth.take(address), ApiErrors.fail("unauthorized", e.message))
+            limits.failedAuth.take(address).pipe(
+              // RFC 9728 §5.1: the 401 names where to learn how to sign in (issue 23)
+              Effect.zipRight(RequestId.addHeaders({ "www-authenticate": Discovery.challenge(request, "") })),
+              Effect.zipRight(ApiErrors.fail("unauthorized", e.message))
+            )
           )
         )
       yield* RequestId.note({ keyId: caller.keyId })
