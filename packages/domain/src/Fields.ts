@@ -72,7 +72,12 @@ const isRealDate = (s: string) => {
 export const Day = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date written YYYY-MM-DD" }),
   Schema.filter(isRealDate, { message: () => "must be a real calendar date (YYYY-MM-DD)" })
-).annotations({ identifier: "Day", format: "date" } as never)
+).annotations({
+  identifier: "Day",
+  description: "a calendar date, YYYY-MM-DD (a real date: 2026-02-30 is refused)",
+  // JSON Schema's `date` format (RFC 3339 full-date), as the server checks it (issue 23)
+  jsonSchema: { format: "date" }
+})
 
 /** A BCP-47 language tag (e.g. `en`, `en-GB`, `zh-Hant-TW`). */
 export const Bcp47 = Schema.String.pipe(
@@ -300,7 +305,15 @@ export const jsonObject = (limits: { readonly maxDepth: number; readonly maxByte
     const bytes = utf8Length(JSON.stringify(input))
     return bytes <= limits.maxBytes ? true : `must be at most ${limits.maxBytes} bytes as JSON (it is ${bytes})`
   }
-  const jsonSchema = { type: "object", description, "x-maxDepth": limits.maxDepth, "x-maxBytes": limits.maxBytes }
+  // any JSON value under any key (issue 23: without `additionalProperties` a generated client typed it as an object
+  // that can hold nothing)
+  const jsonSchema = {
+    type: "object",
+    additionalProperties: true,
+    description,
+    "x-maxDepth": limits.maxDepth,
+    "x-maxBytes": limits.maxBytes
+  }
   return Schema.compose(
     Schema.Unknown.annotations({ jsonSchema }).pipe(Schema.filter(check, { jsonSchema: {} })),
     Schema.Record({ key: Schema.String, value: Schema.Unknown }),

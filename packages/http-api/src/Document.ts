@@ -169,11 +169,13 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
 const headers = {
   "x-request-id": { description: "the request's id (also in the body)", schema: { type: "string" }, required: true },
   RateLimit: {
-    description: "draft-10 RateLimit: the key's bucket after this call (`limit=, remaining=, reset=`)",
+    description:
+      'IETF draft-ietf-httpapi-ratelimit-headers RateLimit: the key\'s bucket after this call, `"<policy>";r=<remaining>;t=<seconds until a request is admitted again>` (e.g. `"default";r=39;t=0`)',
     schema: { type: "string" }
   },
   "RateLimit-Policy": {
-    description: "draft-10 RateLimit-Policy: burst `q` and refill window `w` in seconds (D17)",
+    description:
+      'RateLimit-Policy: `"<policy>";q=<burst>;w=<seconds to refill the burst>` (e.g. `"default";q=40;w=2`; D12, D17)',
     schema: { type: "string" }
   },
   "Retry-After": { description: "seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
@@ -445,6 +447,8 @@ export const document = (options: DocumentOptions): Json => {
     info: {
       title: "Platform Data Retrieval API",
       version: options.version,
+      contact: { name: "Platform Data Retrieval API operators (account members manage keys on /dashboard)" },
+      license: { name: "Proprietary: the service's terms of use", identifier: "LicenseRef-Proprietary" },
       description:
         "Credit-billed measured public data about entities on many platforms. Every platform is a path of its own; its body is one of its ops' request envelopes and its answer is typed with that op's rows. A platform that is not listed here answers 404 `unknown_platform` (body `Error404`), after the key check; any other unknown route answers 404 `not_found`."
     },

@@ -1701,7 +1701,10 @@ export interface components {
             /** @description job description */
             readonly description: string;
         };
-        /** @description a string matching the pattern ^\d{4}-\d{2}-\d{2}$ */
+        /**
+         * Format: date
+         * @description a calendar date, YYYY-MM-DD (a real date: 2026-02-30 is refused)
+         */
         readonly Day: string;
         readonly "social_network.pages.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -3397,9 +3400,9 @@ export interface components {
     headers: {
         /** @description the request's id (also in the body) */
         readonly xrequestid: string;
-        /** @description draft-10 RateLimit: the key's bucket after this call (`limit=, remaining=, reset=`) */
+        /** @description IETF draft-ietf-httpapi-ratelimit-headers RateLimit: the key's bucket after this call, `"<policy>";r=<remaining>;t=<seconds until a request is admitted again>` (e.g. `"default";r=39;t=0`) */
         readonly RateLimit: string;
-        /** @description draft-10 RateLimit-Policy: burst `q` and refill window `w` in seconds (D17) */
+        /** @description RateLimit-Policy: `"<policy>";q=<burst>;w=<seconds to refill the burst>` (e.g. `"default";q=40;w=2`; D12, D17) */
         readonly RateLimitPolicy: string;
         /** @description seconds to wait before retrying */
         readonly RetryAfter: number;
@@ -10089,11 +10092,13 @@ export interface operations {
                         readonly op: "run";
                         /**
                          * minLength(1)
-                         * @description one of the sources served now, listed under explore run by GET /api/v1/platforms (D19)
+                         * @description a source this deployment serves: which sources are served depends on the deployment and changes without a new version of this document, so read them from the catalogue, GET /api/v1/platforms (explore, op run, its sources; D19)
                          */
                         readonly source: string;
                         /** @description a JSON object of at most 8 levels and 8192 bytes; the keys __proto__, constructor and prototype are refused at any depth */
-                        readonly input?: Record<string, never>;
+                        readonly input?: {
+                            readonly [key: string]: unknown;
+                        };
                         /**
                          * between(1, 100)
                          * @description a number between 1 and 100

@@ -37,7 +37,8 @@ export const explore = platform(
       kind: OpKind.Run({ source: true }),
       fields: {
         source: F.text(120).annotations({
-          description: "one of the sources served now, listed under explore run by GET /api/v1/platforms (D19)"
+          description:
+            "a source this deployment serves: which sources are served depends on the deployment and changes without a new version of this document, so read them from the catalogue, GET /api/v1/platforms (explore, op run, its sources; D19)"
         }),
         input: F.withDefault(F.jsonObject({ maxDepth: 8, maxBytes: 8192 }), {} as never),
         limit: F.limit(10, 1, 100)
