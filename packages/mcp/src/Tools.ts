@@ -210,6 +210,9 @@ const rowsAnswerSchema = {
     rows: { type: "array" },
     rowsTotal: { type: "integer" },
     rowsOmitted: { type: "integer" },
+    callId: { type: "string" },
+    nextOffset: { type: "integer" },
+    replayed: { type: "boolean" },
     requestId: { type: "string" }
   }
 }
@@ -346,14 +349,24 @@ export const make = (
     const fetched = v.coverage.filter((c) => c.status === "fetched").length
     const stored = v.coverage.filter((c) => c.status === "stored").length
     const left = v.coverage.filter((c) => c.status === "omitted").length
+    const callId = (v as { callId?: string }).callId ?? r.headers.get("call-id") ?? undefined
+    // D16: a replay is the first answer again, billed then, not now
+    const replayed = r.headers.get("idempotent-replayed") === "true"
     const lines = [
-      `Charged ${v.cost.creditsCharged} credits${extra.maxCredits === undefined ? "" : ` (cap ${extra.maxCredits})`}; ${v.cost.creditsRemaining} credits left.`,
+      replayed
+        ? `Replayed the earlier answer of this idempotencyKey: charged 0 credits now (the first call was billed ${v.cost.creditsCharged}); ${v.cost.creditsRemaining} credits were left then.`
+        : `Charged ${v.cost.creditsCharged} credits${extra.maxCredits === undefined ? "" : ` (cap ${extra.maxCredits})`}; ${v.cost.creditsRemaining} credits left.`,
       `${platform} ${op}: ${v.coverage.length} unit(s): ${fetched} fetched now, ${stored} served from storage, ${left} omitted.`,
       ...coverageLines(v.coverage, false),
       omitted > 0
-        ? `Rows: ${shown.length} of ${v.data.length} shown; ${omitted} row(s) left out to stay under ${rowBudgetBytes / 1000} KB. ${extra.hint}`
+        ? `Rows: ${shown.length} of ${v.data.length} shown; ${omitted} row(s) left out to stay under ${rowBudgetBytes / 1000} KB. ${
+            callId === undefined
+              ? extra.hint
+              : `Read the rest free with read_rows {"callId":"${callId}","offset":${shown.length}} (the answer is kept 24 hours; \`fields\` picks columns).`
+          }`
         : `Rows (${v.data.length}):`,
       JSON.stringify(shown),
+      ...(callId === undefined ? [] : [`callId: ${callId}`]),
       `requestId: ${v.requestId || r.requestId}`
     ]
     return {
@@ -361,13 +374,16 @@ export const make = (
       structuredContent: {
         platform,
         op,
-        creditsCharged: v.cost.creditsCharged,
+        creditsCharged: replayed ? 0 : v.cost.creditsCharged,
         creditsRemaining: v.cost.creditsRemaining,
         ...(extra.maxCredits === undefined ? {} : { maxCredits: extra.maxCredits }),
         coverage: v.coverage,
         rows: shown,
         rowsTotal: v.data.length,
         rowsOmitted: omitted,
+        ...(callId === undefined ? {} : { callId }),
+        ...(omitted > 0 ? { nextOffset: shown.length } : {}),
+        ...(replayed ? { replayed } : {}),
         requestId: v.requestId || r.requestId
       }
     }
@@ -762,5 +778,103 @@ export const make = (
     }
   }
 
-  return [listPlatforms, describeOp, quote, call, history, balance, collectCall]
+  const readRows: Tool = {
+    name: "read_rows",
+    title: "Read an answer's rows (free)",
+    description:
+      "Reads the rows of an earlier answer by its callId, from `offset`, free (nothing runs or bills again): the way to every row of an answer cut to fit. `fields` keeps only the columns you need. Answers are kept 24 hours.",
+    inputSchema: {
+      type: "object",
+      required: ["callId"],
+      properties: {
+        callId: { type: "string", description: "the callId of the answer, e.g. call_0123456789abcdef0123" },
+        offset: { type: "integer", minimum: 0, description: "the first row to read (0-based); default 0" },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          maximum: 1000,
+          description: "at most this many rows; default: as many as fit"
+        },
+        fields: {
+          type: "array",
+          items: { type: "string" },
+          description: "only these columns of each row (names as in the rows); default: every column"
+        }
+      }
+    },
+    outputSchema: {
+      type: "object",
+      required: ["callId", "offset", "rows", "rowsTotal"],
+      properties: {
+        callId: { type: "string" },
+        offset: { type: "integer" },
+        rows: { type: "array" },
+        rowsTotal: { type: "integer" },
+        nextOffset: { type: "integer" }
+      }
+    },
+    annotations: readOnly("Read an answer's rows (free)"),
+    run: async (args) => {
+      const id = args["callId"]
+      if (typeof id !== "string" || id === "")
+        return toolError(
+          "Error invalid_argument: `callId` must be the callId string of an earlier answer. Nothing was charged."
+        )
+      const offset = args["offset"] ?? 0
+      const limit = args["limit"]
+      const fields = args["fields"]
+      if (typeof offset !== "number" || !Number.isInteger(offset) || offset < 0)
+        return toolError("Error invalid_argument: `offset` must be an integer of at least 0. Nothing was charged.")
+      if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 1000))
+        return toolError("Error invalid_argument: `limit` must be an integer from 1 to 1000. Nothing was charged.")
+      if (fields !== undefined && (!Array.isArray(fields) || fields.some((f) => typeof f !== "string")))
+        return toolError("Error invalid_argument: `fields` must be an array of column names. Nothing was charged.")
+      const sent = await attempt(() => client.collect<OpResponse>(id))
+      if ("failed" in sent) return sent.failed
+      const r = sent.done
+      // an unknown, expired or other account's call: the API's one 404 for all three
+      if (!r.ok) return fromApiError(r.status, r.error, r.headers)
+      if (r.status === 202 && "progress" in r.value)
+        return toolError(
+          `Call ${id} is still running (${r.value.progress.unitsDone} of ${r.value.progress.unitsTotal ?? "?"} units done): its rows can be read when it ends. Charged 0 credits.`
+        )
+      const data = (r.value as OpResponse).data as ReadonlyArray<unknown>
+      let rows = data.slice(offset, limit === undefined ? undefined : offset + (limit as number))
+      if (fields !== undefined) {
+        const columns = new Set<string>()
+        for (const row of data) if (isRecord(row)) for (const k of Object.keys(row)) columns.add(k)
+        const unknown = (fields as Array<string>).filter((f) => !columns.has(f))
+        if (unknown.length > 0)
+          return toolError(
+            `Error invalid_argument: the rows of this answer have no column ${unknown.map((f) => `\`${f}\``).join(", ")}. Valid columns: ${[...columns].sort().join(", ")}. Nothing was charged.`
+          )
+        rows = rows.map((row) =>
+          isRecord(row)
+            ? Object.fromEntries((fields as Array<string>).filter((f) => f in row).map((f) => [f, row[f]]))
+            : row
+        )
+      }
+      const { shown } = cut(rows)
+      const next = offset + shown.length
+      const more = next < data.length
+      return {
+        content: text(
+          [
+            `Rows ${data.length === 0 ? 0 : offset + 1}-${offset + shown.length} of ${data.length} of call ${id}. Charged 0 credits.`,
+            more ? `Next: read_rows {"callId":"${id}","offset":${next}}` : "That is the last row.",
+            JSON.stringify(shown)
+          ].join("\n")
+        ),
+        structuredContent: {
+          callId: id,
+          offset,
+          rows: shown,
+          rowsTotal: data.length,
+          ...(more ? { nextOffset: next } : {})
+        }
+      }
+    }
+  }
+
+  return [listPlatforms, describeOp, quote, call, history, balance, collectCall, readRows]
 }

@@ -90,7 +90,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
     assert.isNull(post.headers.get("mcp-session-id"))
     const body = (await post.json()) as { id: number; result: { tools: Array<unknown> } }
     assert.strictEqual(body.id, 7)
-    assert.strictEqual(body.result.tools.length, 7)
+    assert.strictEqual(body.result.tools.length, 8)
   })
 
   it("Streamable HTTP without an Authorization header: the catalogue tools work, the account tools say unauthorized", async () => {
@@ -128,14 +128,23 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
           "describe_op",
           "history",
           "list_platforms",
-          "quote"
+          "quote",
+          "read_rows"
         ])
         for (const tool of tools) assert.isDefined(tool.outputSchema, tool.name)
         const byName = new Map(tools.map((x) => [x.name, x]))
         assert.strictEqual(byName.get("call")?.annotations?.readOnlyHint, false)
         assert.strictEqual(byName.get("call")?.annotations?.destructiveHint, false)
         assert.deepStrictEqual(byName.get("call")?.inputSchema.required, ["platform", "request", "maxCredits"])
-        for (const name of ["list_platforms", "describe_op", "quote", "history", "balance", "collect_call"])
+        for (const name of [
+          "list_platforms",
+          "describe_op",
+          "quote",
+          "history",
+          "balance",
+          "collect_call",
+          "read_rows"
+        ])
           assert.strictEqual(byName.get(name)?.annotations?.readOnlyHint, true, name)
         const platforms = (byName.get("quote")!.inputSchema.properties!["platform"] as { enum: Array<string> }).enum
         assert.deepStrictEqual(
@@ -171,6 +180,28 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.include(textOf(r), `Quote: ${out.quote} credits`)
         assert.include(textOf(r), "Charged 0 credits")
         assert.include(textOf(r), "would be fetched now")
+        assert.strictEqual(await balance(server, key), before)
+      })
+
+      it("a replayed idempotencyKey is labelled a replay, charged 0 now", async () => {
+        const request = requestWith(s(77))
+        const quoted = await client.callTool({ name: "quote", arguments: { platform: op.platform, request } })
+        const quote = (quoted.structuredContent as any).quote as number
+        const idempotencyKey = `replay-${transport.name.replace(/\W/g, "")}-${Date.now()}`
+        const first = await client.callTool({
+          name: "call",
+          arguments: { platform: op.platform, request, maxCredits: quote, idempotencyKey }
+        })
+        assert.notStrictEqual(first.isError, true, textOf(first))
+        const before = await balance(server, key)
+        const again = await client.callTool({
+          name: "call",
+          arguments: { platform: op.platform, request, maxCredits: quote, idempotencyKey }
+        })
+        assert.notStrictEqual(again.isError, true, textOf(again))
+        assert.include(textOf(again), "Replayed the earlier answer of this idempotencyKey: charged 0 credits now")
+        assert.strictEqual((again.structuredContent as any).creditsCharged, 0)
+        assert.strictEqual((again.structuredContent as any).replayed, true)
         assert.strictEqual(await balance(server, key), before)
       })
 
@@ -293,7 +324,53 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         assert.strictEqual(out.rows.length + out.rowsOmitted, out.rowsTotal)
         assert.isAtMost(Buffer.byteLength(JSON.stringify(out.rows)), Tools.rowBudgetBytes)
         assert.include(textOf(r), `${out.rows.length} of ${out.rowsTotal} shown; ${out.rowsOmitted} row(s) left out`)
-        assert.include(textOf(r), "smaller `limit`")
+        // issue 23: every paid row is reachable, free: read_rows from the offset the cut answer names, page by page
+        assert.include(textOf(r), `read_rows {"callId":"${out.callId}","offset":${out.rows.length}}`)
+        assert.strictEqual(out.nextOffset, out.rows.length)
+        const rows: Array<unknown> = [...out.rows]
+        let offset: number | undefined = out.nextOffset
+        let pages = 0
+        while (offset !== undefined) {
+          const page = await client.callTool({ name: "read_rows", arguments: { callId: out.callId, offset } })
+          assert.notStrictEqual(page.isError, true, textOf(page))
+          const p = page.structuredContent as any
+          assert.strictEqual(p.offset, offset)
+          assert.isAtMost(Buffer.byteLength(JSON.stringify(p.rows)), Tools.rowBudgetBytes)
+          rows.push(...p.rows)
+          offset = p.nextOffset
+          pages++
+        }
+        assert.isAbove(pages, 0)
+        assert.strictEqual(rows.length, out.rowsTotal)
+        // the same rows as the API's own answer of that call, in order, and nothing billed again
+        const collected = (await (
+          await fetch(`${server.api}/api/v1/calls/${out.callId}`, { headers: { "x-api-key": key } })
+        ).json()) as any
+        assert.deepStrictEqual(rows, collected.data)
+        assert.strictEqual(await balance(server, key), before - quote)
+        // the columns asked for only; a column the rows do not have is a tool error naming the valid ones
+        const narrow = await client.callTool({
+          name: "read_rows",
+          arguments: { callId: out.callId, offset: 0, limit: 3, fields: ["name"] }
+        })
+        assert.notStrictEqual(narrow.isError, true, textOf(narrow))
+        assert.deepStrictEqual(
+          (narrow.structuredContent as any).rows,
+          collected.data.slice(0, 3).map((row: any) => ({ name: row.name }))
+        )
+        const wrong = await client.callTool({
+          name: "read_rows",
+          arguments: { callId: out.callId, fields: ["name", "nosuchcolumn"] }
+        })
+        assert.strictEqual(wrong.isError, true)
+        assert.include(textOf(wrong), "nosuchcolumn")
+        assert.include(textOf(wrong), "Valid columns: ")
+        assert.include(textOf(wrong), "name")
+        // an unknown call id answers the API's one 404 (the same for another account's or an expired call)
+        const unknown = await client.callTool({ name: "read_rows", arguments: { callId: "call_00000000000000000000" } })
+        assert.strictEqual(unknown.isError, true)
+        assert.include(textOf(unknown), "404")
+        assert.strictEqual(await balance(server, key), before - quote)
       })
 
       it("a bad key is a tool error (stdio) or a 401 naming how to sign in (HTTP), and the server keeps serving", async () => {
