@@ -39,6 +39,13 @@ export const CatalogueOp = Schema.Struct({
     { exact: true }
   ),
   requestSchema: Schema.Unknown,
+  example: Schema.optionalWith(
+    Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+      description:
+        "a valid request of this op (its `request`): it decodes and quotes as it is; its subjects are placeholders of the right form, not real entities"
+    }),
+    { exact: true }
+  ),
   servedBy: Schema.optionalWith(
     Schema.Struct({
       adapter: Schema.String,

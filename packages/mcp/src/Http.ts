@@ -25,7 +25,7 @@ export const handler = (options: {
   readonly maxRetries?: number
 }) => {
   // the catalogue is public: read once (without a key) for every caller
-  const catalogue = McpServer.catalogueLoader(createClient({ baseUrl: options.baseUrl, apiKey: "" }))
+  const catalogue = McpServer.catalogueLoader(createClient({ baseUrl: options.baseUrl, apiKey: "" }), options.baseUrl)
   return async (request: Request, parsedBody?: unknown): Promise<Response> => {
     // stateless: no server-initiated stream to open (GET) and no session to end (DELETE)
     if (request.method !== "POST")
@@ -44,7 +44,7 @@ export const handler = (options: {
         return globalThis.fetch(input, { ...init, headers })
       }
     })
-    const server = McpServer.make(client, catalogue)
+    const server = McpServer.make(client, catalogue, { apiUrl: options.baseUrl })
     // no sessionIdGenerator: stateless, a request carries everything (its key included)
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
     await server.connect(transport)

@@ -13,17 +13,31 @@ export const info = { name: "pdr", title: "Platform Data Retrieval API", version
 const instructions =
   "Measured public data about entities on many platforms, billed in credits. Flow: list_platforms -> describe_op -> " +
   "quote (free, exact and binding) -> call with maxCredits (never billed above the quote; refused, unbilled, if the " +
-  "quote exceeds maxCredits) -> history (free). Every answer states what was charged and what is left."
+  "quote exceeds maxCredits) -> history (free, never fetches, no maxCredits). Every answer states what was charged " +
+  "and what is left, and its callId: read_rows reads every row of an answer cut to fit, free. " +
+  Tools.evidenceRule
+
+/** What a model is told when the API cannot be reached: the URL tried and what to check. */
+export const unreachableText = (apiUrl: string, cause: unknown) =>
+  `the API at ${apiUrl} could not be reached (${cause instanceof Error ? cause.message : String(cause)}): check that the service is running there and that PDR_API_URL (stdio) or the server's own address names it`
 
 /** The catalogue, read once through the API and kept; a failed read is retried on the next use. */
-export const catalogueLoader = (client: PdrClient) => {
+export const catalogueLoader = (client: PdrClient, apiUrl = "the configured URL") => {
   let loaded: Promise<CatalogueResponse> | undefined
   return (): Promise<CatalogueResponse> => {
     if (loaded === undefined) {
-      loaded = client.catalogue().then((r) => {
-        if (!r.ok) throw new Error(`the catalogue could not be read: ${r.error.code}: ${r.error.message}`)
-        return r.value
-      })
+      loaded = client.catalogue().then(
+        (r) => {
+          if (!r.ok)
+            throw new Error(
+              `the catalogue could not be read from ${apiUrl}/api/v1/platforms: ${r.error.code}: ${r.error.message}`
+            )
+          return r.value
+        },
+        (cause) => {
+          throw new Error(unreachableText(apiUrl, cause))
+        }
+      )
       loaded.catch(() => {
         loaded = undefined
       })
@@ -32,11 +46,14 @@ export const catalogueLoader = (client: PdrClient) => {
   }
 }
 
+/** Tools that need no catalogue: they answer even while the catalogue cannot be read. */
+const withoutCatalogue = new Set(["balance", "collect_call", "read_rows"])
+
 /** An MCP server whose tools call the API with this client. */
 export const make = (
   client: PdrClient,
   catalogue: () => Promise<CatalogueResponse>,
-  options: { readonly callWaitSeconds?: number } = {}
+  options: { readonly callWaitSeconds?: number; readonly apiUrl?: string } = {}
 ): Server => {
   const server = new Server(info, { capabilities: { tools: {} }, instructions })
   let tools: Promise<ReadonlyArray<Tools.Tool>> | undefined
@@ -62,9 +79,12 @@ export const make = (
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     let all: ReadonlyArray<Tools.Tool>
     try {
-      all = await toolsOf()
+      // issue 23: the account's own tools never wait for the catalogue (nor fail with it)
+      all = withoutCatalogue.has(request.params.name)
+        ? Tools.make(client, { platforms: [] } as unknown as CatalogueResponse, options)
+        : await toolsOf()
     } catch (e) {
-      return errorResult(e instanceof Error ? e.message : String(e))
+      return errorResult(`Error unreachable: ${e instanceof Error ? e.message : String(e)}. Nothing was charged.`)
     }
     const tool = all.find((t) => t.name === request.params.name)
     if (!tool)

@@ -104,10 +104,12 @@ export const fromApiError = (status: number, e: ApiError, headers?: Headers): To
  * The API could not be reached even after the client's retries. A paid call may have run: the same idempotency key
  * replays its answer without a second charge (D16), so the model is given the key to retry with.
  */
-const unreachable = (cause: unknown, idempotencyKey?: string): ToolResult =>
+const unreachable = (cause: unknown, idempotencyKey?: string, apiUrl?: string): ToolResult =>
   toolError(
     [
-      `Error unreachable: the API could not be reached (${cause instanceof Error ? cause.message : String(cause)}).`,
+      apiUrl === undefined
+        ? `Error unreachable: the API could not be reached (${cause instanceof Error ? cause.message : String(cause)}).`
+        : `Error unreachable: the API at ${apiUrl} could not be reached (${cause instanceof Error ? cause.message : String(cause)}): check that the service is running there and that PDR_API_URL (stdio) or the server's own address names it.`,
       idempotencyKey === undefined
         ? "Nothing was charged."
         : `The call may have run. Retry with the same request and idempotencyKey "${idempotencyKey}": if it ran, its answer is replayed without a second charge.`
@@ -115,14 +117,15 @@ const unreachable = (cause: unknown, idempotencyKey?: string): ToolResult =>
   )
 
 /** Runs a client request; a rejection (connection lost after retries) becomes a tool error. */
-const attempt = async <T>(
+const attemptAt = async <T>(
+  apiUrl: string | undefined,
   send: () => Promise<T>,
   idempotencyKey?: string
 ): Promise<{ readonly done: T } | { readonly failed: ToolResult }> => {
   try {
     return { done: await send() }
   } catch (cause) {
-    return { failed: unreachable(cause, idempotencyKey) }
+    return { failed: unreachable(cause, idempotencyKey, apiUrl) }
   }
 }
 
@@ -236,6 +239,81 @@ const exampleOf = (schema: unknown, name: string): unknown => {
 }
 
 /** The fields of an op's request schema, one line each for the model. */
+/** A `$ref` of the request schema resolved against its root's `$defs`. */
+const resolve = (root: Record<string, unknown>, raw: unknown): Record<string, unknown> => {
+  if (!isRecord(raw)) return {}
+  const ref = raw["$ref"]
+  if (typeof ref !== "string" || !ref.startsWith("#/$defs/")) return raw
+  const defs = isRecord(root["$defs"]) ? root["$defs"] : {}
+  const target = defs[ref.slice("#/$defs/".length)]
+  return {
+    ...(isRecord(target) ? target : {}),
+    ...Object.fromEntries(Object.entries(raw).filter(([k]) => k !== "$ref"))
+  }
+}
+
+const typeOf = (s: Record<string, unknown>): string =>
+  s["format"] === "date"
+    ? "date YYYY-MM-DD"
+    : s["format"] === "date-time"
+      ? "date-time"
+      : Array.isArray(s["type"])
+        ? (s["type"] as Array<string>).join(" or ")
+        : typeof s["type"] === "string"
+          ? s["type"]
+          : Array.isArray(s["anyOf"])
+            ? "one of the forms below"
+            : "any"
+
+/** Every constraint a schema states, in words (issue 23: enums of arrays, dates, bounds, patterns, alternatives). */
+const constraintsOf = (root: Record<string, unknown>, raw: unknown, depth = 0): Array<string> => {
+  const s = resolve(root, raw)
+  const out: Array<string> = []
+  if (Array.isArray(s["enum"])) out.push(`one of ${(s["enum"] as Array<unknown>).join(", ")}`)
+  if (s["minimum"] !== undefined || s["maximum"] !== undefined)
+    out.push(`${String(s["minimum"] ?? "")}..${String(s["maximum"] ?? "")}`)
+  if (s["minLength"] !== undefined && s["minLength"] !== 0) out.push(`at least ${String(s["minLength"])} characters`)
+  if (s["maxLength"] !== undefined) out.push(`at most ${String(s["maxLength"])} characters`)
+  if (typeof s["pattern"] === "string" && s["format"] === undefined) out.push(`matching ${s["pattern"]}`)
+  if (s["minItems"] !== undefined && s["minItems"] !== 0) out.push(`at least ${String(s["minItems"])} items`)
+  if (s["maxItems"] !== undefined) out.push(`at most ${String(s["maxItems"])} items`)
+  if (s["type"] === "array" && s["items"] !== undefined && depth < 2) {
+    const item = resolve(root, s["items"])
+    const each = constraintsOf(root, item, depth + 1)
+    const desc =
+      typeof item["description"] === "string" && !/^an? (string|number)/.test(item["description"])
+        ? item["description"]
+        : undefined
+    if (each.length > 0 || desc !== undefined)
+      out.push(`each item (${typeOf(item)}): ${[...(desc === undefined ? [] : [desc]), ...each].join(", ")}`)
+  }
+  if (Array.isArray(s["anyOf"]) && depth < 2)
+    out.push(
+      `any of: ${(s["anyOf"] as Array<unknown>)
+        .map((alt) => {
+          const a = resolve(root, alt)
+          const words = constraintsOf(root, a, depth + 1)
+          const desc = typeof a["description"] === "string" ? a["description"] : typeOf(a)
+          return words.length === 0 ? desc : `${desc} (${words.join(", ")})`
+        })
+        .join(" | ")}`
+    )
+  if (isRecord(s["properties"]) && depth < 2) {
+    const required = new Set(Array.isArray(s["required"]) ? (s["required"] as Array<string>) : [])
+    for (const [name, sub] of Object.entries(s["properties"])) {
+      const r = resolve(root, sub)
+      const words = constraintsOf(root, r, depth + 1)
+      out.push(
+        `.${name} (${typeOf(r)}${required.has(name) ? ", required" : ""}${words.length === 0 ? "" : `: ${words.join(", ")}`})`
+      )
+    }
+  }
+  if (isRecord(s["dependentRequired"]))
+    for (const [k, v] of Object.entries(s["dependentRequired"]))
+      out.push(`${k} requires ${(v as Array<string>).join(", ")}`)
+  return out
+}
+
 const fieldsOf = (op: CatalogueOp) => {
   const schema = isRecord(op.requestSchema) ? op.requestSchema : {}
   const props = isRecord(schema["properties"]) ? schema["properties"] : {}
@@ -243,29 +321,49 @@ const fieldsOf = (op: CatalogueOp) => {
   return Object.entries(props)
     .filter(([name]) => name !== "op")
     .map(([name, raw]) => {
-      const s = isRecord(raw) ? raw : {}
-      const field: Record<string, unknown> = { name, type: s["type"] ?? "any", required: required.has(name) }
-      for (const k of ["description", "default", "enum", "minimum", "maximum", "minItems", "maxItems", "maxLength"]) {
+      const s = resolve(schema, raw)
+      const field: Record<string, unknown> = { name, type: typeOf(s), required: required.has(name) }
+      for (const k of [
+        "description",
+        "default",
+        "enum",
+        "minimum",
+        "maximum",
+        "minItems",
+        "maxItems",
+        "maxLength",
+        "format"
+      ]) {
         if (s[k] !== undefined) field[k] = s[k]
       }
-      if (isRecord(s["items"]) && typeof s["items"]["description"] === "string")
-        field["description"] = `${String(s["description"] ?? "")}; each: ${s["items"]["description"]}`
+      if (isRecord(s["items"])) {
+        const item = resolve(schema, s["items"])
+        if (Array.isArray(item["enum"])) field["itemsEnum"] = item["enum"]
+      }
       if (isRecord(s["properties"])) field["properties"] = Object.keys(s["properties"])
+      field["constraints"] = constraintsOf(schema, s)
       return field
     })
 }
 
+/** The rules across fields of an op's request (its schema's own description, e.g. `until` not before `since`). */
+const rulesOf = (op: CatalogueOp): Array<string> => {
+  const schema = isRecord(op.requestSchema) ? op.requestSchema : {}
+  return typeof schema["description"] === "string" ? [`Rule: ${schema["description"]}`] : []
+}
+
 const fieldLine = (f: Record<string, unknown>) => {
-  const bits = [`${String(f["name"])} (${JSON.stringify(f["type"])}${f["required"] ? ", required" : ""})`]
-  if (f["description"]) bits.push(String(f["description"]))
-  if (f["enum"]) bits.push(`one of ${(f["enum"] as Array<unknown>).join(", ")}`)
-  if (f["minimum"] !== undefined || f["maximum"] !== undefined)
-    bits.push(`${String(f["minimum"] ?? "")}..${String(f["maximum"] ?? "")}`)
-  if (f["maxItems"] !== undefined) bits.push(`at most ${String(f["maxItems"])} items`)
-  if (f["properties"]) bits.push(`fields: ${(f["properties"] as Array<string>).join(", ")}`)
+  const bits = [`${String(f["name"])} (${String(f["type"])}${f["required"] ? ", required" : ""})`]
+  if (f["description"] && !/^an? (string|number|array)/.test(String(f["description"])))
+    bits.push(String(f["description"]))
+  for (const c of (f["constraints"] as Array<string> | undefined) ?? []) bits.push(c)
   if (f["default"] !== undefined) bits.push(`default ${JSON.stringify(f["default"])}`)
   return `- ${bits.join("; ")}`
 }
+
+/** What an op keeps: a series op (history) reads what is stored and never fetches (its window means nothing). */
+const windowOf = (op: { readonly freshnessSeconds: number | null; readonly metrics?: ReadonlyArray<string> }) =>
+  op.metrics !== undefined ? "reads the stored history, never fetches" : window(op.freshnessSeconds)
 
 const window = (seconds: number | null) =>
   seconds === null
@@ -285,12 +383,18 @@ const priceText = (p: CatalogueOp["price"]) =>
           : ""
       }`
 
+/** Where subjects come from (the specification: a handle typed from a name bills credits and can reveal another person). */
+export const evidenceRule =
+  "Subjects (handles, ids, URLs) must come from evidence: a URL or an id the user gave, or one seen in an earlier answer. Never type one from a person's or company's name: a guessed handle is billed and may be someone else's."
+
 /** The tools over one client and the catalogue it published. */
 export const make = (
   client: PdrClient,
   catalogue: CatalogueResponse,
-  options: { readonly callWaitSeconds?: number } = {}
+  options: { readonly callWaitSeconds?: number; readonly apiUrl?: string } = {}
 ): ReadonlyArray<Tool> => {
+  const attempt = <T>(send: () => Promise<T>, idempotencyKey?: string) =>
+    attemptAt(options.apiUrl, send, idempotencyKey)
   const platforms = catalogue.platforms
   const platformIds = platforms.map((p) => p.platform)
   const opNames = [...new Set(platforms.flatMap((p) => p.ops.map((o) => o.op)))]
@@ -458,8 +562,7 @@ export const make = (
       const lines = chosen.flatMap((p) => [
         `${p.platform}: ${p.description}`,
         ...p.ops.map(
-          (o) =>
-            `  - ${o.op}: ${priceText(o.price)}; ${window(o.freshnessSeconds)}${o.available ? "" : "; UNAVAILABLE now"}`
+          (o) => `  - ${o.op}: ${priceText(o.price)}; ${windowOf(o)}${o.available ? "" : "; UNAVAILABLE now"}`
         )
       ])
       lines.push("Nothing was charged. Use describe_op for an op's fields, quote for an exact price.")
@@ -503,16 +606,25 @@ export const make = (
           `Error invalid_argument: \`op\` ${args["op"] === undefined ? "is missing" : `"${String(args["op"])}" is not an op of ${p.platform}`}; valid values: ${p.ops.map((o) => o.op).join(", ")}. Nothing was charged.`
         )
       const fields = fieldsOf(op)
-      const example = { platform: p.platform, request: exampleOf(op.requestSchema, "request") }
+      // the catalogue's own example is a valid request (it quotes as it is); an older API without one: built here
+      const published = (op as { example?: Record<string, unknown> }).example
+      const example = { platform: p.platform, request: published ?? exampleOf(op.requestSchema, "request") }
+      const series = op.metrics !== undefined
       const lines = [
         `${p.platform} ${op.op}: ${op.description}`,
-        `Price: ${priceText(op.price)}. Window: ${window(op.freshnessSeconds)}.${op.available ? "" : " UNAVAILABLE now."}`,
+        `Price: ${priceText(op.price)}. Window: ${windowOf(op)}.${op.available ? "" : " UNAVAILABLE now."}`,
         ...(op.subjects ? [`Subjects: ${op.subjects}`] : []),
         ...(op.metrics ? [`Metrics: ${op.metrics.join(", ")}`] : []),
         "Fields:",
         ...fields.map(fieldLine),
-        `Example (angle brackets are placeholders): ${JSON.stringify(example)}`,
-        "Nothing was charged. Quote it first (free), then call with maxCredits."
+        ...rulesOf(op),
+        published === undefined
+          ? `Example (angle brackets are placeholders): ${JSON.stringify(example)}`
+          : `Example (valid as it is; its values only show the form: put real ones, subjects from evidence): ${JSON.stringify(example)}`,
+        ...(op.subjects ? [evidenceRule] : []),
+        series
+          ? "Nothing was charged. This op is free and never fetches: it reads what is stored; use the history tool (no maxCredits)."
+          : "Nothing was charged. Quote it first (free), then call with maxCredits."
       ]
       return {
         content: text(lines.join("\n")),

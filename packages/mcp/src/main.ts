@@ -13,10 +13,9 @@ if (apiKey === "") console.error("[pdr-mcp] PDR_API_KEY is not set: paid and acc
 const client = createClient({ baseUrl, apiKey })
 // issue 21: how long a call waits for its answer before the tool follows it asynchronously (PDR_MCP_CALL_WAIT_S)
 const wait = process.env["PDR_MCP_CALL_WAIT_S"]
-const server = McpServer.make(
-  client,
-  McpServer.catalogueLoader(client),
-  wait === undefined || wait === "" ? {} : { callWaitSeconds: Number(wait) }
-)
+const server = McpServer.make(client, McpServer.catalogueLoader(client, baseUrl), {
+  apiUrl: baseUrl,
+  ...(wait === undefined || wait === "" ? {} : { callWaitSeconds: Number(wait) })
+})
 await server.connect(new StdioServerTransport())
 console.error(`[pdr-mcp] serving over stdio, API at ${baseUrl}`)

@@ -1,6 +1,6 @@
 /** `GET /api/v1/platforms`: the public catalogue (D13), computed once. */
 import { HttpApiBuilder } from "@effect/platform"
-import { Catalogue, Upstream } from "@pdr/domain"
+import { Catalogue, Examples, Upstream } from "@pdr/domain"
 import { Api } from "@pdr/http-api"
 import { Effect } from "effect"
 import { engineVersion } from "../Version.js"
@@ -15,7 +15,7 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
       Effect.orElseSucceed(() => [])
     )
     const body = {
-      platforms: Catalogue.publish(sources, upstream.servedBy),
+      platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) => Examples.minimal(op, source)),
       contextVersion: Api.contextVersion,
       engineVersion
     }

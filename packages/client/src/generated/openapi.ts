@@ -3466,6 +3466,10 @@ export interface operations {
                                 }[];
                                 /** unknown */
                                 readonly requestSchema: unknown;
+                                /** @description a valid request of this op (its `request`): it decodes and quotes as it is; its subjects are placeholders of the right form, not real entities */
+                                readonly example?: {
+                                    readonly [key: string]: unknown;
+                                };
                                 /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor */
                                 readonly servedBy?: {
                                     readonly adapter: string;

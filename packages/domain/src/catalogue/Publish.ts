@@ -45,7 +45,9 @@ export interface PublishedSource {
  */
 export const publish = (
   sources: ReadonlyArray<PublishedSource> = [],
-  servedBy?: (platform: string, op: string) => { readonly adapter: string; readonly actor?: string }
+  servedBy?: (platform: string, op: string) => { readonly adapter: string; readonly actor?: string },
+  /** A valid example request of an op (issue 23: `Examples.minimal`, with a source served now for explore run). */
+  exampleOf?: (op: OpDef, source: string | undefined) => Readonly<Record<string, unknown>>
 ) =>
   platforms.map((p) => ({
     platform: p.id,
@@ -63,6 +65,7 @@ export const publish = (
         ? { sources: sources.map((s) => ({ name: s.name, price: { credits: s.price.credits, rows: s.price.rows } })) }
         : {}),
       requestSchema: runsSource(o) ? withSources(requestJsonSchema(o), sources) : requestJsonSchema(o),
+      ...(exampleOf ? { example: exampleOf(o, sources[0]?.name) } : {}),
       ...(servedBy ? { servedBy: servedBy(p.id, o.name) } : {})
     }))
   }))
