@@ -10,7 +10,7 @@ import {
   HttpClientRequest,
   type HttpClientResponse
 } from "@effect/platform"
-import { AdminApi, Api } from "@pdr/http-api"
+import { AdminApi, Api, Failure } from "@pdr/http-api"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { maxRetryWaitMs, retryAfterMs } from "./Client.js"
 
@@ -76,8 +76,29 @@ export const make = (options: Options) =>
  */
 export type Client = Effect.Effect.Success<ReturnType<typeof make>>
 
-/** Any failure of a call: the D5 errors by tag (`Effect.catchTag("InsufficientCredits", ...)`), transport, decoding. */
-export type CallError = Effect.Effect.Error<ReturnType<Client["account"]["balance"]>>
+/**
+ * Any failure of an op call: the D5 errors an op call answers, by tag (`Effect.catchTag("InsufficientCredits", ...)`),
+ * transport and decoding. Each endpoint of the derived client has its own union: `client.account.balance()` cannot
+ * fail with `InsufficientCredits`, and catching it there does not compile (issue 23).
+ */
+export type CallError = Effect.Effect.Error<ReturnType<Client["platforms"][Api.Platform]>>
+
+/** The D5 error an op call fails with for an op its platform does not have (the server's 400 `unknown_op`). */
+export type UnknownOp = Failure.Of<"unknown_op">
+
+/** An op forced past the types that its platform does not have: `UnknownOp`, as the server would answer. */
+const unknownOp = (platform: string, op: unknown): Effect.Effect<never, UnknownOp> | undefined => {
+  const ops = Api.opsOf(platform)
+  if (ops === undefined || (typeof op === "string" && ops.includes(op))) return undefined
+  return Effect.fail(
+    Failure.make(
+      "unknown_op",
+      `unknown op ${JSON.stringify(op)} of platform ${platform} (refused by the client before sending)`,
+      "client",
+      [{ path: "request.op", message: `must be one of ${ops.join(", ")}` }]
+    )
+  )
+}
 
 /** How a call is made. */
 export interface CallOptions {
@@ -110,6 +131,8 @@ export const call = <P extends Api.Platform, O extends Api.OpOf<P>>(
   options: CallOptions = {}
 ): Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError> =>
   Effect.suspend(() => {
+    const refused = unknownOp(platform, (request as { readonly op?: unknown }).op)
+    if (refused !== undefined) return refused
     const key = options.idempotencyKey ?? (options.estimateOnly === true ? undefined : crypto.randomUUID())
     const method = (client.platforms as unknown as Record<string, PlatformMethod>)[platform]!
     return method({
@@ -172,6 +195,8 @@ export const callAsync = <P extends Api.Platform, O extends Api.OpOf<P>>(
   options: AsyncCallOptions = {}
 ): Effect.Effect<Api.AnswerOf<Api.RowOf<P, O>>, CallError> =>
   Effect.gen(function* () {
+    const refused = unknownOp(platform, (request as { readonly op?: unknown }).op)
+    if (refused !== undefined) return yield* refused
     const key = options.idempotencyKey ?? (options.estimateOnly === true ? undefined : crypto.randomUUID())
     const method = (client.platforms as unknown as Record<string, PlatformMethod>)[platform]!
     const first = yield* method({

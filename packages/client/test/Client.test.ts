@@ -2,7 +2,10 @@
 // capped, retries bounded by maxRetries, one Idempotency-Key per paid call whatever the retries.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { FetchHttpClient } from "@effect/platform"
 import { afterEach, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as PdrClient from "../src/effect.js"
 import { createClient, retryAfterMs } from "../src/index.js"
 
 const servers: Array<ReturnType<typeof createServer>> = []
@@ -85,5 +88,21 @@ describe("Promise client retries", () => {
     })
     assert.instanceOf(thrown, TypeError)
     assert.strictEqual(calls, 2)
+  })
+
+  it("the Effect client: an unknown op forced past the types fails as UnknownOp naming the valid ops, nothing sent", async () => {
+    const { baseUrl: url, seen } = await serve((_req, res) => res.writeHead(500).end())
+    const outcome = await Effect.runPromise(
+      Effect.gen(function* () {
+        const client = yield* PdrClient.make({ baseUrl: url, apiKey: "key_live_x", maxRetries: 0 })
+        return yield* Effect.flip(PdrClient.call(client, "maps", { op: "nosuch", subjects: ["x"] } as never))
+      }).pipe(Effect.provide(FetchHttpClient.layer))
+    )
+    assert.strictEqual(outcome._tag, "UnknownOp")
+    const e = outcome as PdrClient.UnknownOp
+    assert.strictEqual(e.error.code, "unknown_op")
+    assert.strictEqual(e.error.details?.[0]?.path, "request.op")
+    assert.include(e.error.details?.[0]?.message ?? "", "places")
+    assert.strictEqual(seen.length, 0)
   })
 })

@@ -49,6 +49,35 @@ export const promiseMistakes = async () => {
   if (balance.ok) balance.value.credits
   // @ts-expect-error maxCredits is a number
   await client.call("maps", { op: "places", subjects: ["x"] }, { maxCredits: "10" })
+
+  // issue 23: explore run's input is an object of JSON values: this must compile
+  await client.call("explore", {
+    op: "run",
+    source: "synthetic/app-charts",
+    input: { country: "US", top: [1, 2], deep: { on: true } }
+  })
+  // @ts-expect-error the input is an object, not a string
+  await client.call("explore", { op: "run", source: "synthetic/app-charts", input: "country=US" })
+  // issue 23: an error's details narrow by its code
+  const paid = await client.call("maps", { op: "places", subjects: ["x"] }, { maxCredits: 5 })
+  if (!paid.ok) {
+    if (paid.error.code === "insufficient_credits") {
+      // the quote and what is spendable: this must compile, with no cast
+      const short: number = paid.error.details.required - paid.error.details.available
+      void short
+      // @ts-expect-error an insufficient_credits error has no maxCredits (that is quote_above_max_credits)
+      void paid.error.details.maxCredits
+    }
+    if (paid.error.code === "quote_above_max_credits") {
+      const cap: number = paid.error.details.maxCredits
+      void cap
+    }
+    if (paid.error.code === "invalid_request") {
+      // every offending field, named
+      const paths: ReadonlyArray<string> = paid.error.details.map((d) => d.path)
+      void paths
+    }
+  }
 }
 
 export const effectMistakes = Effect.gen(function* () {
@@ -112,6 +141,39 @@ export const effectMistakes = Effect.gen(function* () {
   )
   // @ts-expect-error the rating or the error code, not a row
   caught.placeId
+
+  // issue 23: each endpoint's error union holds only what it answers
+  yield* client.account.balance().pipe(
+    // @ts-expect-error the balance never answers 402 insufficient_credits
+    Effect.catchTag("InsufficientCredits", () => Effect.succeed(null))
+  )
+  yield* client.platforms.maps({ payload: { request: { op: "places", subjects: ["x"] } }, headers: {} }).pipe(
+    // @ts-expect-error an op call never answers 403 forbidden (the dashboard's)
+    Effect.catchTag("Forbidden", () => Effect.succeed(null))
+  )
+  yield* PdrClient.cancel(client, "call_x").pipe(
+    Effect.catchTag("CallFinished", (e) => Effect.succeed(e.error.details?.status))
+  )
+  yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }).pipe(
+    // an unknown op forced past the types fails as UnknownOp (and the call's union holds it)
+    Effect.catchTag("UnknownOp", (e) => Effect.succeed(e.error.details?.[0]?.path))
+  )
+  // issue 23: details typed per code in the Effect client
+  yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }).pipe(
+    Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(e.error.details?.available)),
+    Effect.catchTag("QuoteAboveMaxCredits", (e) =>
+      // @ts-expect-error a quote_above_max_credits error has no `available`
+      Effect.succeed(e.error.details?.available)
+    )
+  )
+  // issue 23: explore run's input is an object of JSON values in the Effect client too
+  yield* PdrClient.call(client, "explore", {
+    op: "run",
+    source: "synthetic/app-charts",
+    input: { country: "US", n: [1] }
+  })
+  // @ts-expect-error the input is an object, not a string
+  yield* PdrClient.call(client, "explore", { op: "run", source: "synthetic/app-charts", input: "country=US" })
 
   const admin = yield* PdrClient.makeAdmin({ baseUrl: "http://127.0.0.1:8081", token: "op_x" })
   // @ts-expect-error missing required field (name)

@@ -242,6 +242,10 @@ const callHeaders = Schema.Struct({
   "cache-control": Schema.optional(Schema.String)
 })
 
+/** The ops of a platform of the contract, by name (a client refuses an unknown op as `unknown_op`, issue 23). */
+export const opsOf = (platform: string): ReadonlyArray<string> | undefined =>
+  Catalogue.findPlatform(platform)?.ops.map((o) => o.name)
+
 /** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
 const platformEndpoint = (p: Catalogue.PlatformDef) =>
   HttpApiEndpoint.post(p.id, `/api/v1/platforms/${p.id}`)
@@ -265,7 +269,20 @@ export class PlatformsGroup extends (
     (group, p) => (group as HttpApiGroup.HttpApiGroup<"platforms">).add(platformEndpoint(p)),
     HttpApiGroup.make("platforms")
   ) as unknown as HttpApiGroup.HttpApiGroup<"platforms", PlatformEndpoint<Catalogue.TypedPlatform>>
-).middleware(Authentication) {}
+)
+  // issue 23: each group declares only the errors its endpoints answer (the derived client's union per endpoint)
+  .addError(Failure.wire.InvalidRequest)
+  .addError(Failure.wire.UnknownOp)
+  .addError(Failure.wire.InsufficientCredits)
+  .addError(Failure.wire.QuoteAboveMaxCredits)
+  .addError(Failure.wire.KeyCreditLimit)
+  .addError(Failure.wire.IdempotencyInFlight)
+  .addError(Failure.wire.PayloadTooLarge)
+  .addError(Failure.wire.UnsupportedMediaType)
+  .addError(Failure.wire.IdempotencyMismatch)
+  .addError(Failure.wire.UpstreamFailed)
+  .addError(Failure.wire.OpUnavailable)
+  .middleware(Authentication) {}
 
 const callPath = Schema.Struct({ id: Schema.String })
 
@@ -276,6 +293,17 @@ export class CallsGroup extends HttpApiGroup.make("calls")
       .setPath(callPath)
       .addSuccess(OpResponse)
       .addSuccess(CallAccepted, { status: 202 })
+      // a collected call answers with the status and body it ended with: any error of an op call, or 404
+      .addError(Failure.wire.NotFound)
+      .addError(Failure.wire.InvalidRequest)
+      .addError(Failure.wire.UnknownOp)
+      .addError(Failure.wire.InsufficientCredits)
+      .addError(Failure.wire.QuoteAboveMaxCredits)
+      .addError(Failure.wire.KeyCreditLimit)
+      .addError(Failure.wire.IdempotencyInFlight)
+      .addError(Failure.wire.IdempotencyMismatch)
+      .addError(Failure.wire.UpstreamFailed)
+      .addError(Failure.wire.OpUnavailable)
       .annotate(OpenApi.Summary, "A call's answer (as it would have been answered), or 202 with its progress; free")
   )
   .add(
@@ -287,12 +315,15 @@ export class CallsGroup extends HttpApiGroup.make("calls")
         })
       )
       .addSuccess(CallList)
+      .addError(Failure.wire.InvalidRequest)
       .annotate(OpenApi.Summary, "The account's calls of the last 24 hours, newest first (keyset pages)")
   )
   .add(
     HttpApiEndpoint.del("cancel", "/api/v1/calls/:id")
       .setPath(callPath)
       .addSuccess(CallAccepted, { status: 202 })
+      .addError(Failure.wire.NotFound)
+      .addError(Failure.wire.CallFinished)
       .annotate(OpenApi.Summary, "Cancels a running call: nothing more is fetched or billed; delivered units are kept")
   )
   .middleware(Authentication) {}
@@ -321,13 +352,31 @@ export class UnknownPlatformGroup extends HttpApiGroup.make("unknownPlatform")
   .add(HttpApiEndpoint.post("call", "/api/v1/platforms/:platform").setPath(Schema.Struct({ platform: Schema.String })))
   .middleware(Authentication) {}
 
-/** The public API. */
+/** The public API: every endpoint may answer 500 `internal`; the rest is declared per group and endpoint. */
 export class Api extends HttpApi.make("pdr")
   .add(CatalogueGroup)
   .add(PlatformsGroup)
   .add(AccountGroup)
   .add(CallsGroup)
-  .add(DashboardGroup)
+  .add(
+    DashboardGroup.addError(Failure.wire.InvalidRequest)
+      .addError(Failure.wire.Unauthorized)
+      .addError(Failure.wire.Forbidden)
+      .addError(Failure.wire.NotFound)
+      .addError(Failure.wire.PayloadTooLarge)
+      .addError(Failure.wire.UnsupportedMediaType)
+      .addError(Failure.wire.RateLimited)
+  )
+  .addError(Failure.wire.Internal)
+  .annotate(OpenApi.Title, "Platform Data Retrieval API")
+  .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}
+
+/**
+ * What the server serves: the contract, and the answer to a platform that is not in the catalogue. The server may
+ * answer any error from anywhere it is raised (a precheck, a middleware, a handler), so here every error is declared
+ * for every endpoint: the narrower unions above are the clients' (what each endpoint answers).
+ */
+export const Served = Api.add(UnknownPlatformGroup)
   .addError(Failure.wire.InvalidRequest)
   .addError(Failure.wire.UnknownOp)
   .addError(Failure.wire.Unauthorized)
@@ -343,11 +392,5 @@ export class Api extends HttpApi.make("pdr")
   .addError(Failure.wire.UnsupportedMediaType)
   .addError(Failure.wire.IdempotencyMismatch)
   .addError(Failure.wire.RateLimited)
-  .addError(Failure.wire.Internal)
   .addError(Failure.wire.UpstreamFailed)
   .addError(Failure.wire.OpUnavailable)
-  .annotate(OpenApi.Title, "Platform Data Retrieval API")
-  .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}
-
-/** What the server serves: the contract, and the answer to a platform that is not in the catalogue. */
-export const Served = Api.add(UnknownPlatformGroup)

@@ -46,121 +46,42 @@ const statusText: Record<Failure.ApiStatus, string> = {
   503: "The op is currently unavailable (D11); nothing was billed."
 }
 
-const fieldProblems = {
-  type: "array",
-  description: "every offending field: its path from the body's root and what is wrong with it",
-  items: {
-    type: "object",
-    required: ["path", "message"],
-    additionalProperties: false,
-    properties: {
-      path: { type: "string", description: "e.g. request.subjects[2]" },
-      message: { type: "string" }
-    }
-  }
+/** A code's `details` as JSON Schema, from its one declaration (`Failure.details`). */
+const detailsOf = (code: Failure.ApiCode): Json | undefined => {
+  const schema = (Failure.details as Record<string, Schema.Schema.Any>)[code]
+  if (schema === undefined) return undefined
+  const { $schema: _, ...json } = JSONSchema.make(schema) as unknown as Json
+  return json
 }
 
-const detailsOf = (status: number): Json | undefined => {
-  switch (status) {
-    case 400:
-      return fieldProblems
-    case 402:
-      return {
-        oneOf: [
-          {
-            type: "object",
-            description: "insufficient_credits",
-            required: ["required", "available"],
-            additionalProperties: false,
-            properties: {
-              required: { type: "integer", description: "the quote, in credits" },
-              available: { type: "number", description: "spendable credits" }
-            }
-          },
-          {
-            type: "object",
-            description: "quote_above_max_credits (D18)",
-            required: ["required", "maxCredits"],
-            additionalProperties: false,
-            properties: {
-              required: { type: "integer", description: "the quote, in credits" },
-              maxCredits: { type: "integer", minimum: 0, description: "the cap the request gave" }
-            }
-          },
-          {
-            type: "object",
-            description: "key_credit_limit: the key's monthly credit limit would be passed",
-            required: ["required", "limit", "spentThisMonth", "resetsAt"],
-            additionalProperties: false,
-            properties: {
-              required: { type: "integer", description: "the quote, in credits" },
-              limit: { type: "integer", minimum: 1, description: "the key's monthly credit limit" },
-              spentThisMonth: {
-                type: "integer",
-                minimum: 0,
-                description: "credits the key captured this UTC month plus what its calls in flight hold"
-              },
-              resetsAt: { type: "string", format: "date-time", description: "the start of the next UTC month" }
-            }
-          }
-        ]
-      }
-    case 409:
-      return {
-        type: "object",
-        description: "call_finished (issue 21): how the call ended",
-        required: ["status", "httpStatus"],
-        additionalProperties: false,
-        properties: {
-          status: { type: "string", enum: ["done", "cancelled"] },
-          httpStatus: { type: ["integer", "null"], description: "the status of its answer" }
-        }
-      }
-    case 429:
-      return {
-        type: "object",
-        required: ["limit"],
-        additionalProperties: false,
-        properties: {
-          limit: {
-            type: "object",
-            required: ["name", "perSecond", "burst"],
-            additionalProperties: false,
-            properties: { name: { type: "string" }, perSecond: { type: "number" }, burst: { type: "number" } }
-          }
-        }
-      }
-    case 502:
-      return {
-        type: "object",
-        required: ["coverage"],
-        additionalProperties: false,
-        properties: { coverage: { type: "array", items: { $ref: "#/components/schemas/CoverageItem" } } }
-      }
-    default:
-      return undefined
+/** The `error` of one code: a generated client narrows `details` by `code` (issue 23). */
+const errorOfCode = (code: Failure.ApiCode): Json => {
+  const details = detailsOf(code)
+  return {
+    type: "object",
+    required: [
+      "code",
+      "message",
+      "requestId",
+      ...(details !== undefined && Failure.alwaysDetailed(code) ? ["details"] : [])
+    ],
+    additionalProperties: false,
+    properties: {
+      code: { type: "string", enum: [code] },
+      message: { type: "string", description: "what happened, for a person" },
+      requestId: { type: "string" },
+      ...(details ? { details } : {})
+    }
   }
 }
 
 const errorBody = (status: Failure.ApiStatus): Json => {
-  const details = detailsOf(status)
+  const codes = errorCodes[status]
   return {
     type: "object",
     required: ["error"],
     additionalProperties: false,
-    properties: {
-      error: {
-        type: "object",
-        required: ["code", "message", "requestId"],
-        additionalProperties: false,
-        properties: {
-          code: { type: "string", enum: [...errorCodes[status]] },
-          message: { type: "string", description: "what happened, for a person" },
-          requestId: { type: "string" },
-          ...(details ? { details } : {})
-        }
-      }
-    }
+    properties: { error: codes.length === 1 ? errorOfCode(codes[0]!) : { oneOf: codes.map(errorOfCode) } }
   }
 }
 

@@ -7,14 +7,91 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
-/** The `error` member of a body of this code. */
+const int = (description: string) => Schema.Number.pipe(Schema.int()).annotations({ description })
+
+/** Every offending field of a 400: its path from the body's root and what is wrong with it. */
+const FieldProblems = Schema.Array(
+  Schema.Struct({
+    path: Schema.String.annotations({ description: "e.g. request.subjects[2]" }),
+    message: Schema.String
+  })
+).annotations({ description: "every offending field: its path from the body's root and what is wrong with it" })
+
+/**
+ * The `details` of each code that has them, declared once: the contract decodes them (the Effect client's errors carry
+ * them typed), and the document publishes them (per code, so a generated client narrows `details` by `code`).
+ */
+export const details = {
+  invalid_request: FieldProblems,
+  unknown_op: FieldProblems,
+  insufficient_credits: Schema.Struct({
+    required: int("the quote, in credits"),
+    available: Schema.Number.annotations({ description: "spendable credits" })
+  }),
+  quote_above_max_credits: Schema.Struct({
+    required: int("the quote, in credits"),
+    maxCredits: int("the cap the request gave (D18)")
+  }),
+  key_credit_limit: Schema.Struct({
+    required: int("the quote, in credits"),
+    limit: int("the key's monthly credit limit"),
+    spentThisMonth: int("credits the key captured this UTC month plus what its calls in flight hold"),
+    resetsAt: Schema.String.annotations({
+      description: "the start of the next UTC month",
+      jsonSchema: { type: "string", format: "date-time", description: "the start of the next UTC month" }
+    })
+  }),
+  call_finished: Schema.Struct({
+    status: Schema.Literal("done", "cancelled").annotations({ description: "how the call ended" }),
+    httpStatus: Schema.NullOr(Schema.Number).annotations({ description: "the status of its answer" })
+  }),
+  rate_limited: Schema.Struct({
+    limit: Schema.Struct({ name: Schema.String, perSecond: Schema.Number, burst: Schema.Number })
+  }).annotations({ description: "the key's rate limit (absent when the failed-authentication limit answered)" }),
+  upstream_failed: Schema.Struct({
+    coverage: Schema.Array(Schema.Unknown).annotations({
+      description: "every unit, each omitted with its reason",
+      jsonSchema: {
+        type: "array",
+        description: "every unit, each omitted with its reason",
+        items: { $ref: "#/components/schemas/CoverageItem" }
+      }
+    })
+  })
+} as const
+
+/** Whether a code's `details` are always sent (else they may be absent). */
+const detailsAlways: ReadonlySet<string> = new Set([
+  "invalid_request",
+  "unknown_op",
+  "insufficient_credits",
+  "quote_above_max_credits",
+  "key_credit_limit",
+  "call_finished",
+  "upstream_failed"
+])
+
+type Details = typeof details
+type DetailsField<C extends string> = C extends keyof Details
+  ? { readonly details: Schema.optionalWith<Details[C], { exact: true }> }
+  : { readonly details: Schema.optionalWith<typeof Schema.Unknown, { exact: true }> }
+
+/** The `error` member of a body of this code, its `details` typed as the code declares them. */
 const errorOf = <C extends string>(code: C) =>
   Schema.Struct({
     code: Schema.Literal(code),
     message: Schema.String,
     requestId: Schema.String,
-    details: Schema.optionalWith(Schema.Unknown, { exact: true })
+    details: Schema.optionalWith(
+      (code in details ? details[code as keyof Details] : Schema.Unknown) as Schema.Schema.Any,
+      { exact: true }
+    )
+  } as unknown as { code: Schema.Literal<[C]>; message: typeof Schema.String; requestId: typeof Schema.String } & {
+    details: DetailsField<C>["details"]
   })
+
+/** Whether this code always carries `details` (the document marks them required). */
+export const alwaysDetailed = (code: string) => detailsAlways.has(code)
 
 /** 400 `invalid_request`: `details` lists every offending field as `{path, message}`. */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
@@ -163,7 +240,7 @@ const wireOf = <C extends Code>(code: C): Schema.Schema<Of<C>, Body> => {
   const cls = codes[code].error as unknown as Ctor & Schema.Schema.Any
   return Schema.transform(Schema.Struct({ error: errorOf(code) }), Schema.typeSchema(cls), {
     strict: false,
-    decode: (body) => new cls(body, true),
+    decode: (body) => new cls(body as unknown as Body, true),
     encode: (e) => ({ error: (e as Body).error })
   }).annotations({
     ...HttpApiSchema.annotations({ status: codes[code].status }),

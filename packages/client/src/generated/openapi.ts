@@ -3235,12 +3235,24 @@ export interface components {
         readonly Error400: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "invalid_request" | "unknown_op";
+                readonly code: "invalid_request";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
                 /** @description every offending field: its path from the body's root and what is wrong with it */
-                readonly details?: readonly {
+                readonly details: readonly {
+                    /** @description e.g. request.subjects[2] */
+                    readonly path: string;
+                    readonly message: string;
+                }[];
+            } | {
+                /** @enum {string} */
+                readonly code: "unknown_op";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                /** @description every offending field: its path from the body's root and what is wrong with it */
+                readonly details: readonly {
                     /** @description e.g. request.subjects[2] */
                     readonly path: string;
                     readonly message: string;
@@ -3259,26 +3271,58 @@ export interface components {
         readonly Error402: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "insufficient_credits" | "quote_above_max_credits" | "key_credit_limit";
+                readonly code: "insufficient_credits";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
-                readonly details?: {
-                    /** @description the quote, in credits */
+                readonly details: {
+                    /**
+                     * int
+                     * @description the quote, in credits
+                     */
                     readonly required: number;
                     /** @description spendable credits */
                     readonly available: number;
-                } | {
-                    /** @description the quote, in credits */
+                };
+            } | {
+                /** @enum {string} */
+                readonly code: "quote_above_max_credits";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details: {
+                    /**
+                     * int
+                     * @description the quote, in credits
+                     */
                     readonly required: number;
-                    /** @description the cap the request gave */
+                    /**
+                     * int
+                     * @description the cap the request gave (D18)
+                     */
                     readonly maxCredits: number;
-                } | {
-                    /** @description the quote, in credits */
+                };
+            } | {
+                /** @enum {string} */
+                readonly code: "key_credit_limit";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details: {
+                    /**
+                     * int
+                     * @description the quote, in credits
+                     */
                     readonly required: number;
-                    /** @description the key's monthly credit limit */
+                    /**
+                     * int
+                     * @description the key's monthly credit limit
+                     */
                     readonly limit: number;
-                    /** @description credits the key captured this UTC month plus what its calls in flight hold */
+                    /**
+                     * int
+                     * @description credits the key captured this UTC month plus what its calls in flight hold
+                     */
                     readonly spentThisMonth: number;
                     /**
                      * Format: date-time
@@ -3291,7 +3335,13 @@ export interface components {
         readonly Error404: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "unknown_platform" | "not_found";
+                readonly code: "unknown_platform";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+            } | {
+                /** @enum {string} */
+                readonly code: "not_found";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
@@ -3300,13 +3350,21 @@ export interface components {
         readonly Error409: {
             readonly error: {
                 /** @enum {string} */
-                readonly code: "idempotency_in_flight" | "call_finished";
+                readonly code: "idempotency_in_flight";
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
-                /** @description call_finished (issue 21): how the call ended */
-                readonly details?: {
-                    /** @enum {string} */
+            } | {
+                /** @enum {string} */
+                readonly code: "call_finished";
+                /** @description what happened, for a person */
+                readonly message: string;
+                readonly requestId: string;
+                readonly details: {
+                    /**
+                     * @description how the call ended
+                     * @enum {string}
+                     */
                     readonly status: "done" | "cancelled";
                     /** @description the status of its answer */
                     readonly httpStatus: number | null;
@@ -3347,6 +3405,7 @@ export interface components {
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
+                /** @description the key's rate limit (absent when the failed-authentication limit answered) */
                 readonly details?: {
                     readonly limit: {
                         readonly name: string;
@@ -3372,7 +3431,8 @@ export interface components {
                 /** @description what happened, for a person */
                 readonly message: string;
                 readonly requestId: string;
-                readonly details?: {
+                readonly details: {
+                    /** @description every unit, each omitted with its reason */
                     readonly coverage: readonly components["schemas"]["CoverageItem"][];
                 };
             };
