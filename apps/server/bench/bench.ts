@@ -789,7 +789,7 @@ const observability = async () => {
     bCpu: [] as number[],
     cCpu: [] as number[]
   }))
-  const rounds = Number(process.env["BENCH_O_ROUNDS"] ?? 3)
+  const rounds = Number(process.env["BENCH_O_ROUNDS"] ?? 4)
   try {
     for (const s of started) {
       const url = `${s.server.api}/api/v1/platforms/maps`
@@ -800,7 +800,10 @@ const observability = async () => {
     }
     let n = 0
     for (let round = 0; round < rounds; round++) {
-      for (const [i, s] of started.entries()) {
+      // the order turns each round (o0 o1 o2, then o2 o1 o0, ...): whatever the database does after a run (a
+      // checkpoint, autovacuum) falls on each configuration alike
+      const order = round % 2 === 0 ? [...started.entries()] : [...started.entries()].reverse()
+      for (const [i, s] of order) {
         const url = `${s.server.api}/api/v1/platforms/maps`
         const stored = JSON.stringify({
           request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
@@ -842,62 +845,58 @@ const observability = async () => {
         sums[i]!.cCpu.push(((cpuSeconds(pid) - cpu) * 1e6) / (c.rps * seconds))
       }
     }
-    // c while /metrics is scraped every 100 ms (Prometheus scrapes every 15 s or so: this is 150 times more)
-    const o1 = started[1]!
-    let scraping = true
-    const scrapes = (async () => {
-      while (scraping) {
-        await fetch(`${o1.server.admin}/metrics`, { headers: { authorization: `Bearer ${o1.server.token}` } }).then(
-          (r) => r.text()
-        )
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    })()
-    const cNow = await load(`${o1.config.name}: c`, {
-      url: `${o1.server.api}/api/v1/platforms/maps`,
-      method: "POST",
-      headers: json,
-      requests: [
-        {
-          setupRequest: (req: any) => {
-            n++
-            return {
-              ...req,
-              headers: { ...json, "x-api-key": o1.keys[n % o1.keys.length]! },
-              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+    // c while /metrics is scraped every 100 ms (Prometheus scrapes every 15 s or so: this is 150 times more);
+    // BENCH_O_SCRAPE=false leaves it out (profiling the rounds alone)
+    const scrapeRatio =
+      process.env["BENCH_O_SCRAPE"] === "false"
+        ? undefined
+        : await (async () => {
+            const o1 = started[1]!
+            const paid = {
+              url: `${o1.server.api}/api/v1/platforms/maps`,
+              method: "POST" as const,
+              headers: json,
+              requests: [
+                {
+                  setupRequest: (req: any) => {
+                    n++
+                    return {
+                      ...req,
+                      headers: { ...json, "x-api-key": o1.keys[n % o1.keys.length]! },
+                      body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
+                    }
+                  }
+                }
+              ]
             }
-          }
-        }
-      ]
-    })
-    scraping = false
-    await scrapes
-    const cScraped = await load(`${o1.config.name}: c while /metrics is scraped every 100 ms`, {
-      url: `${o1.server.api}/api/v1/platforms/maps`,
-      method: "POST",
-      headers: json,
-      requests: [
-        {
-          setupRequest: (req: any) => {
-            n++
-            return {
-              ...req,
-              headers: { ...json, "x-api-key": o1.keys[n % o1.keys.length]! },
-              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x`] } })
-            }
-          }
-        }
-      ]
-    })
-    sums[1]!.c.push(cNow.rps)
-    const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+            // the same load without, then with, the scrapes
+            const cNow = await load(`${o1.config.name}: c`, paid)
+            let scraping = true
+            const scrapes = (async () => {
+              while (scraping) {
+                await fetch(`${o1.server.admin}/metrics`, {
+                  headers: { authorization: `Bearer ${o1.server.token}` }
+                }).then((r) => r.text())
+                await new Promise((r) => setTimeout(r, 100))
+              }
+            })()
+            const cScraped = await load(`${o1.config.name}: c while /metrics is scraped every 100 ms`, paid)
+            scraping = false
+            await scrapes
+            return cScraped.rps / cNow.rps
+          })()
+    const median = (xs: ReadonlyArray<number>) => {
+      const sorted = [...xs].sort((a, b) => a - b)
+      const mid = Math.floor(sorted.length / 2)
+      return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+    }
     const figures: Array<Figure> = sums.map((s, i) => ({
       name: s.name,
       b: median(s.b),
       c: median(s.c),
       bCpuUs: median(s.bCpu),
       cCpuUs: median(s.cCpu),
-      ...(i === 1 ? { cScraped: cScraped.rps / cNow.rps } : {})
+      ...(i === 1 && scrapeRatio !== undefined ? { cScraped: scrapeRatio } : {})
     }))
     const base = figures[0]!
     console.log(

@@ -310,3 +310,60 @@ for (const t of targets) {
     })
   })
 }
+
+/** An upstream whose "slow" subjects answer after 2 s; `runs` says whether it is a run adapter (a provider's). */
+const slowUpstream = (runs: boolean) =>
+  Layer.effect(
+    Upstream.Upstream,
+    Effect.map(SyntheticUpstream.make(SyntheticUpstream.defaults), (a) =>
+      Upstream.single({
+        ...a,
+        ...(runs ? { runs: true } : {}),
+        fetch: (unit) =>
+          unit.subject?.includes("slow") === true
+            ? Effect.zipRight(Effect.sleep("2 seconds"), a.fetch(unit))
+            : a.fetch(unit)
+      })
+    )
+  )
+
+describe.skipIf(!targets[0]!.enabled)("the run budget of long calls (issue 21)", () => {
+  const servers: Array<Running> = []
+  afterAll(async () => {
+    for (const s of servers) await s.close()
+  })
+
+  const longCall = async (runs: boolean) => {
+    // a unit may take 0.5 s per request; a run of a long call may take 60 s (PROVIDER_RUN_TIMEOUT_S)
+    const server = await start({
+      target: targets[0]!.target,
+      options: { upstream: slowUpstream(runs), unitTimeoutMs: 500, longUnitTimeoutMs: 60_000 }
+    })
+    servers.push(server)
+    const a = await account(server, 1000, "budget")
+    const r = await post(server, maps, places(["ChIJfast-1", "ChIJslow-1"]), a.key, { prefer: "respond-async" })
+    assert.strictEqual(r.status, 202)
+    return collect(server, a.key, r.body.callId as string)
+  }
+
+  it("a per-request adapter keeps its request timeout in a long call: the 2 s unit is omitted at 0.5 s", async () => {
+    const done = await longCall(false)
+    assert.strictEqual(done.status, 200)
+    assert.deepStrictEqual(
+      done.body.coverage.map((c: any) => [c.status, c.reason ?? null]),
+      [
+        ["fetched", null],
+        ["omitted", "upstream_timeout"]
+      ]
+    )
+  }, 60_000)
+
+  it("a run adapter's unit gets the run budget in a long call: the 2 s unit is delivered", async () => {
+    const done = await longCall(true)
+    assert.strictEqual(done.status, 200)
+    assert.deepStrictEqual(
+      done.body.coverage.map((c: any) => c.status),
+      ["fetched", "fetched"]
+    )
+  }, 60_000)
+})

@@ -62,7 +62,12 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
           source
         } as const
       }
-      const unitTimeout = control.long ? settings.longUnitTimeout : settings.unitTimeout
+      // issue 21: only a run (a provider actor) of a long call gets the run budget; a per-request adapter keeps its
+      // request timeout, long call or not
+      const unitTimeout =
+        control.long && upstream.runs?.(p.op.platform, p.op.name) === true
+          ? settings.longUnitTimeout
+          : settings.unitTimeout
       const fetching: Effect.Effect<Either.Either<UnitOutcome, Failure>> = upstream
         .fetch({
           platform: p.op.platform,
@@ -124,7 +129,12 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
     const { leases, measurements, pollMs, leaseMs } = cross
     return Effect.flatMap(Effect.all([CallSettings, CallControl]), ([settings, control]) => {
       // the longest a holder may have been fetching: what it stores is measured at most this long before a wait began
-      const fetchMs = Duration.toMillis(control.long ? settings.longUnitTimeout : settings.unitTimeout) + leaseMs
+      const fetchMs =
+        Duration.toMillis(
+          control.long && upstream.runs?.(p.op.platform, p.op.name) === true
+            ? settings.longUnitTimeout
+            : settings.unitTimeout
+        ) + leaseMs
       const take = leases.take(key, leaseMs).pipe(Effect.orElseSucceed(() => Option.some("")))
       const own = (token: string) =>
         token === ""

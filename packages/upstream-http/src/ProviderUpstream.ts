@@ -338,6 +338,8 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     fetch,
     sourceFor: () => source,
     actorFor: (platform, op) => settings.ops[`${platform}.${op}`]?.actor,
+    // a unit is an actor run (start, poll, read its dataset): minutes, not one request (issue 21's run budget)
+    runs: true,
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

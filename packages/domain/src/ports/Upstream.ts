@@ -63,6 +63,11 @@ export interface Adapter {
   readonly fetch: (unit: UnitRequest) => Effect.Effect<UnitOutcome, UpstreamFailed>
   /** The provider actor serving an op, for adapters that run actors (the catalogue says it, issue 20). */
   readonly actorFor?: (platform: string, op: string) => string | undefined
+  /**
+   * Whether a unit of this adapter is a run that takes minutes (a provider actor): a long call then gives it the run
+   * budget (PROVIDER_RUN_TIMEOUT_S) instead of the per-request timeout (issue 21). Per-request adapters: absent.
+   */
+  readonly runs?: boolean
   /** The `source` this adapter reports for an op (default: its name). */
   readonly sourceFor?: (platform: string, op: string) => string
   /** Quick-commerce store resolution (D3): required of an adapter that serves a store-scoped platform. */
@@ -92,6 +97,8 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
     readonly exploreSource: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
     /** The explore sources served now, as far as the adapter serving explore `run` can list them (D19). */
     readonly exploreSources: () => Effect.Effect<ReadonlyArray<ExploreSource>, UpstreamFailed>
+    /** Whether the adapter serving an op runs jobs that take minutes (issue 21: their units get the run budget). */
+    readonly runs?: (platform: string, op: string) => boolean
     /** Which adapter serves an op in this deployment, and the provider actor when one does (issue 20). */
     readonly servedBy?: (platform: string, op: string) => ServedBy
   }
@@ -183,6 +190,7 @@ export const route = (
         const a = lookup(explore.platform, explore.name)
         return a.exploreSources ? a.exploreSources() : Effect.succeed([])
       },
+      runs: (platform, op) => lookup(platform, op).runs === true,
       servedBy: (platform, op) => {
         const a = lookup(platform, op)
         const actor = a.actorFor?.(platform, op)
