@@ -25,7 +25,11 @@ const connect = async (apiUrl: string, key: string) => {
   await server.connect(b)
   const client = new Client({ name: "texts", version: "1.0.0" })
   await client.connect(a)
-  return { client, close: async () => (await client.close(), await server.close()) }
+  const close = async () => {
+    await client.close()
+    await server.close()
+  }
+  return { client, close }
 }
 
 describe.skipIf(!serverUp)("MCP texts", () => {
