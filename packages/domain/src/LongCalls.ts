@@ -30,7 +30,16 @@ export class CallControl extends Context.Reference<CallControl>()("@pdr/domain/C
     readonly long: boolean
     readonly planned: (quote: number, units: number, stored: number) => void
     readonly unitDone: () => void
-  } => ({ cancelled: undefined, isCancelled: () => false, long: false, planned: () => {}, unitDone: () => {} })
+    /** The call placed its hold (a long call records it, so a takeover can release it at once). */
+    readonly held: (holdId: string) => void
+  } => ({
+    cancelled: undefined,
+    isCancelled: () => false,
+    long: false,
+    planned: () => {},
+    unitDone: () => {},
+    held: () => {}
+  })
 }) {}
 
 /** A control for one call, with its progress kept in memory. */
@@ -42,6 +51,7 @@ export const makeControl = (long: boolean) =>
       unitsTotal: null
     }
     const plannedSignal = Deferred.unsafeMake<void>(FiberId.none)
+    const heldSignal = Deferred.unsafeMake<string>(FiberId.none)
     let stopped = false
     const control: CallControl["Type"] = {
       cancelled,
@@ -55,6 +65,9 @@ export const makeControl = (long: boolean) =>
       },
       unitDone: () => {
         progress.unitsDone++
+      },
+      held: (holdId) => {
+        Deferred.unsafeDone(heldSignal, Effect.succeed(holdId))
       }
     }
     /** Asks the call to stop (once). */
@@ -62,7 +75,7 @@ export const makeControl = (long: boolean) =>
       stopped = true
       return Deferred.succeed(cancelled, undefined)
     })
-    return { control, progress: progress as Progress, plannedSignal, cancel }
+    return { control, progress: progress as Progress, plannedSignal, heldSignal, cancel }
   })
 
 /** Whether a unit's fetch is to be skipped: the call was cancelled. */

@@ -12,6 +12,7 @@ import * as Ids from "./Ids.js"
 import * as KeyLimits from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
 import * as Kinds from "./Kinds.js"
+import { CallControl } from "./LongCalls.js"
 import type { Fetched, Plan } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import type { Crypto } from "./ports/Crypto.js"
@@ -104,16 +105,22 @@ export const holdsOf = (
     p: Plan,
     use: (holdId: string | null) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | InsufficientCredits | KeyLimits.KeyCreditLimitReached, R> =>
-    Effect.acquireUseRelease(placeHold(caller, p), use, (holdId, exit) =>
-      holdId === null || Exit.isSuccess(exit)
-        ? Effect.void
-        : ledger
-            .release(holdId)
-            .pipe(
-              Effect.catchAllCause((cause) =>
-                Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
+    Effect.acquireUseRelease(
+      // issue 21: a long call records its hold, so a process that takes it over can release it at once
+      Effect.tap(placeHold(caller, p), (holdId) =>
+        holdId === null ? Effect.void : Effect.map(CallControl, (control) => control.held(holdId))
+      ),
+      use,
+      (holdId, exit) =>
+        holdId === null || Exit.isSuccess(exit)
+          ? Effect.void
+          : ledger
+              .release(holdId)
+              .pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
+                )
               )
-            )
     )
   // ---- end issue 14 ----
 

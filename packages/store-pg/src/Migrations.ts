@@ -640,6 +640,11 @@ export const all = {
     CREATE INDEX calls_running_lease ON calls (lease_until) WHERE status = 'running';
     CREATE INDEX calls_expiry ON calls (expires_at);
   `),
+  // i21: the hold a long call's attempt placed, kept with its lease: a process that takes the call over releases it
+  // at once (not after the hold's TTL)
+  "0022_call_holds": migration(`
+    ALTER TABLE calls ADD COLUMN hold_id text;
+  `),
   // i22: fetches in flight, leased across server instances (PgFetchLeases): one row per fetch, deleted at its release;
   // a row whose lease ran out (its process died) is replaced by the next take
   "0021_fetch_leases": migration(`

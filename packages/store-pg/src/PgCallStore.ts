@@ -42,7 +42,7 @@ export const make = Effect.gen(function* () {
       ),
     heartbeat: (h) =>
       sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
-                           lease_until = ${h.leaseUntil}
+                           lease_until = ${h.leaseUntil}, hold_id = coalesce(${h.holdId ?? null}, hold_id)
           WHERE id = ${h.id} AND owner = ${h.owner} AND status = 'running'
           RETURNING cancel_requested`.pipe(
         Effect.map((rows) => ({
@@ -107,7 +107,8 @@ export const make = Effect.gen(function* () {
           WHERE id = (SELECT id FROM calls WHERE status = 'running' AND lease_until < ${now}
                         AND owner IS DISTINCT FROM ${owner}
                       ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
-          RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts`.pipe(
+          RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts,
+            hold_id`.pipe(
         Effect.map((rows) => {
           const r = rows[0]
           if (r === undefined) return Option.none()
@@ -120,7 +121,8 @@ export const make = Effect.gen(function* () {
             idempotencyKey: String(r["idempotency_key"]),
             requestId: String(r["request_id"]),
             cancelRequested: r["cancel_requested"] === true,
-            attempts: num(r["attempts"])
+            attempts: num(r["attempts"]),
+            holdId: r["hold_id"] === null || r["hold_id"] === undefined ? null : String(r["hold_id"])
           })
         }),
         Effect.orDie

@@ -11,7 +11,17 @@
  *   billed twice) or runs it again (the dead attempt's hold is released by the expiry sweep, D8).
  */
 import { createHash } from "node:crypto"
-import { CallStore, Calls, Catalogue, Freshness, Idempotency, IdempotencyStore, Keys, LongCalls } from "@pdr/domain"
+import {
+  CallStore,
+  Calls,
+  Catalogue,
+  Freshness,
+  Idempotency,
+  IdempotencyStore,
+  Keys,
+  Ledger,
+  LongCalls
+} from "@pdr/domain"
 import { Api, Failure } from "@pdr/http-api"
 import { DateTime, Deferred, Duration, Effect, Fiber, FiberRef, Option, Schedule } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -97,6 +107,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     const idempotencyStore = yield* IdempotencyStore.IdempotencyStore
     const keys = yield* Keys.Keys
     const store = yield* CallStore.CallStore
+    const ledger = yield* Ledger.Ledger
     const lease = yield* LeaseConfig
     const owner = `proc_${RequestId.make().slice(4)}`
     const local = new Map<string, Local>()
@@ -226,6 +237,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       // the lease was lost (this process stalled past it and another took the call over): this attempt stops at once,
       // unsettled (its hold is released), and leaves the call to its new owner
       const lost = yield* Deferred.make<void>()
+      let holdId: string | null = null
       const heartbeat = Effect.gen(function* () {
         const now = yield* nowDate
         const beat = yield* store.heartbeat({
@@ -234,7 +246,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           quote: made.progress.quote,
           unitsDone: made.progress.unitsDone,
           unitsTotal: made.progress.unitsTotal,
-          leaseUntil: new Date(now.getTime() + lease.leaseMs)
+          leaseUntil: new Date(now.getTime() + lease.leaseMs),
+          holdId
         })
         if (beat.cancelRequested) yield* made.cancel
         if (!beat.held) yield* Deferred.succeed(lost, undefined)
@@ -243,12 +256,19 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         const beating = yield* Effect.fork(
           Effect.repeat(Effect.ignoreLogged(heartbeat), Schedule.spaced(Duration.millis(lease.heartbeatMs)))
         )
+        // the hold is recorded as soon as it is placed (one more heartbeat), so a takeover can release it
+        const recording = yield* Effect.fork(
+          Effect.flatMap(Deferred.await(made.heldSignal), (h) => {
+            holdId = h
+            return Effect.ignoreLogged(heartbeat)
+          })
+        )
         const o = yield* outcome(caller, platform, payload, idempotencyKey, { requestId, callId: id }).pipe(
           Effect.provideService(LongCalls.CallControl, made.control),
           // error answers of a call taken over carry its original request id
           Effect.locally(RequestId.current, { id: requestId, headers: {} }),
           Effect.raceFirst(Effect.zipRight(Deferred.await(lost), Effect.interrupt)),
-          Effect.ensuring(Fiber.interrupt(beating))
+          Effect.ensuring(Effect.zipRight(Fiber.interrupt(recording), Fiber.interrupt(beating)))
         )
         const now = yield* nowDate
         yield* store.finish({
@@ -310,7 +330,12 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       if (Option.isNone(claimed)) return false
       const c = claimed.value
       yield* Effect.logInfo("taking over a call whose process stopped", { call: c.id, attempt: c.attempts })
-      // the dead attempt's claim on the key is dropped: a settled call replays its kept answer, else it runs again
+      // the dead attempt's hold is released now (a settled attempt's hold is captured: releasing it changes nothing),
+      // not after its TTL; its claim on the key is dropped: a settled call replays its kept answer, else it runs again
+      if (c.holdId !== null)
+        yield* ledger
+          .release(c.holdId)
+          .pipe(Effect.catchAllCause((cause) => Effect.logWarning("the dead attempt's hold was not released", cause)))
       yield* idempotencyStore.abandon({ accountId: c.accountId, key: c.idempotencyKey })
       yield* runLong(
         { accountId: c.accountId, keyId: c.keyId, prefix: "" },

@@ -36,6 +36,8 @@ export interface Claimed {
   readonly requestId: string
   readonly cancelRequested: boolean
   readonly attempts: number
+  /** The hold the dead attempt placed, if it recorded one: released at the takeover (issue 21). */
+  readonly holdId: string | null
 }
 
 /** A finished call to record (synchronous calls, written in batches after their answer). */
@@ -83,6 +85,8 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly unitsDone: number
       readonly unitsTotal: number | null
       readonly leaseUntil: Date
+      /** The hold this attempt placed, once it has one (kept so a takeover can release it). */
+      readonly holdId?: string | null
     }) => Effect.Effect<{ readonly held: boolean; readonly cancelRequested: boolean }>
     /** A long call's end: its answer, kept until `expiresAt`; only by the owner of its lease. */
     readonly finish: (input: {
