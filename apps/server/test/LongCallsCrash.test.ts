@@ -132,4 +132,84 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     )
     assert.deepStrictEqual(money.rows[0], { balance: 992, held: 0, captures: 1 })
   }, 60_000)
+
+  const longCall = async (server: ServerProcess, key: string, subjects: ReadonlyArray<string>) => {
+    const r = await fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key, prefer: "respond-async" },
+      body: JSON.stringify({ request: { op: "places", subjects } })
+    })
+    assert.strictEqual(r.status, 202)
+    return ((await r.json()) as any).callId as string
+  }
+
+  const moneyOf = async (db: pg.Client, accountId: string) =>
+    (
+      await db.query(
+        `SELECT a.balance::int, a.held::int,
+                (SELECT count(*)::int FROM ledger WHERE account_id = a.id AND kind = 'capture') AS captures
+         FROM accounts a WHERE a.id = $1`,
+        [accountId]
+      )
+    ).rows[0]
+
+  it("a process stalled past its lease (SIGSTOP) settles nothing once another took the call over: one charge", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const env = {
+      DATABASE_URL: schema.url,
+      SYNTHETIC_LATENCY_MS: "2500",
+      CALL_LEASE_MS: "2000",
+      HOLD_TTL_MS: "60000"
+    }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "stall", credits: 1000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "stall" })
+    const id = await longCall(first, key.key, ["ChIJstall-1", "ChIJstall-2", "ChIJstall-3"])
+    await sleep(700) // its units are in flight, its hold placed and recorded
+    first.child.kill("SIGSTOP")
+    const done = await collect(second, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    assert.strictEqual(JSON.parse(done.text).cost.creditsCharged, 12)
+    // the stalled process wakes up, its units finish, and it tries to settle with the hold the takeover released
+    first.child.kill("SIGCONT")
+    await sleep(4000)
+    assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 988, held: 0, captures: 1 })
+    const row = await db.query("SELECT status, attempts, answer FROM calls WHERE id = $1", [id])
+    assert.strictEqual(row.rows[0].status, "done")
+    assert.strictEqual(row.rows[0].attempts, 2)
+    // the answer kept is the new owner's
+    assert.strictEqual(JSON.parse(row.rows[0].answer).callId, id)
+    const again = await collect(second, key.key, id)
+    assert.strictEqual(again.text, done.text)
+  }, 90_000)
+
+  it("a long call that outlasts HOLD_TTL_MS keeps its hold (renewed with its lease) and is billed", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const server = await spawnServer({
+      DATABASE_URL: schema.url,
+      SYNTHETIC_LATENCY_MS: "4000",
+      CALL_LEASE_MS: "1500",
+      HOLD_TTL_MS: "1500",
+      HOLD_SWEEP_MS: "200"
+    })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "outlast", credits: 1000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "outlast" })
+    const id = await longCall(server, key.key, ["ChIJoutlast-1"])
+    const done = await collect(server, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    assert.strictEqual(JSON.parse(done.text).cost.creditsCharged, 4)
+    assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 996, held: 0, captures: 1 })
+  }, 60_000)
 })

@@ -121,6 +121,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       keep: Keep | undefined,
       results: ReadonlyArray<FetchResult>
     ) {
+      const control = yield* CallControl
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
       const sharedStored = new Map<Unit, Unit>()
       const fetched: Array<Fetched> = []
@@ -165,19 +166,26 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       } = nothingToWrite
         ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
         : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
-            Effect.catchTag("HoldNotHeld", () =>
-              Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                Effect.zipRight(
-                  ledger.settle({
-                    holdId: null,
-                    accountId: caller.accountId,
-                    capture: 0,
-                    reason,
-                    records: written,
-                    kept
-                  })
-                )
-              )
+            Effect.catchTag("HoldNotHeld", (e) =>
+              // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
+              // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers
+              control.long
+                ? Effect.zipRight(
+                    Effect.logWarning("a long call's hold was released by a takeover: this attempt settles nothing"),
+                    Effect.die(e)
+                  )
+                : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                    Effect.zipRight(
+                      ledger.settle({
+                        holdId: null,
+                        accountId: caller.accountId,
+                        capture: 0,
+                        reason,
+                        records: written,
+                        kept
+                      })
+                    )
+                  )
             ),
             // a settle without a hold is never refused as not held
             Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))

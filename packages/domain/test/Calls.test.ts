@@ -1,7 +1,16 @@
 // D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either, Fiber, FastCheck as fc, Layer, TestClock } from "effect"
-import { Calls, KeySpend, Ledger, Measurements, Pricing, Examples as Samples, Upstream } from "../src/index.js"
+import {
+  Calls,
+  KeySpend,
+  Ledger,
+  LongCalls,
+  Measurements,
+  Pricing,
+  Examples as Samples,
+  Upstream
+} from "../src/index.js"
 import { crypto, memoryStore, type Script, scriptedUpstream } from "./fakes.js"
 
 const start = Date.parse("2026-11-21T12:00:00Z")
@@ -78,6 +87,39 @@ const scriptOf =
   }
 
 describe("Calls", () => {
+  it.effect(
+    "a hold released mid-call: an ordinary call is delivered free; a long call's attempt settles nothing (the fence)",
+    () =>
+      Effect.gen(function* () {
+        const { store, script, calls, caller } = yield* world(1_000)
+        const op = Samples.paidOps.find((o) => o.units === "subjects" && o.price._tag === "PerSubject")!
+        // the upstream answers after the call's hold was released (a takeover released it, or it expired)
+        const releasing = (u: { rows: number }) => {
+          for (const h of store.state.holds.values())
+            if (h.status === "held") Effect.runSync(store.ledger.release(h.id))
+          return { kind: "deliver" as const, rows: u.rows }
+        }
+        script.current = releasing
+        const ordinary = yield* call(calls, caller, op.platform, {
+          ...Samples.minimal(op),
+          subjects: [Samples.subject(op, 1)]
+        })
+        assert.strictEqual(ordinary.cost.creditsCharged, 0)
+        assert.strictEqual(ordinary.coverage[0]?.status, "fetched")
+        const written = store.state.measurements.length
+        const made = yield* LongCalls.makeControl(true)
+        const long = yield* Effect.exit(
+          call(calls, caller, op.platform, { ...Samples.minimal(op), subjects: [Samples.subject(op, 2)] }).pipe(
+            Effect.provideService(LongCalls.CallControl, made.control)
+          )
+        )
+        assert.isTrue(long._tag === "Failure")
+        // nothing settled: no measurement written, no capture
+        assert.strictEqual(store.state.measurements.length, written)
+        assert.isFalse(store.state.entries.some((e) => e.kind === "capture"))
+      })
+  )
+
   it.effect.prop(
     "D1 invariant: real charge <= quote for any delivery outcome, == quote on complete delivery, and the balance moves by the charge",
     [scenario],

@@ -97,6 +97,13 @@ export const memoryStore = () => {
         return Effect.succeed({ account: toAccount(accounts.get(accountId)!), captured })
       }),
     release: (id) => Effect.sync(() => void release(id, "released")),
+    extend: (id, expiresAt) =>
+      Effect.sync(() => {
+        const h = holds.get(id)
+        if (h === undefined || h.status !== "held") return false
+        if (h.expiresAt < expiresAt) h.expiresAt = expiresAt
+        return true
+      }),
     releaseExpired: (now) =>
       Effect.sync(
         () =>

@@ -338,6 +338,11 @@ export const makeWith = (options: GroupCommitOptions) =>
       // a settle without a hold (nothing to charge) is rare and runs alone
       settle: (input) => (input.holdId === null || options.maxBatch <= 1 ? settleAlone(input) : settleGrouped(input)),
       release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
+      extend: (holdId, expiresAt) =>
+        orDie(
+          sql`UPDATE holds SET expires_at = greatest(expires_at, ${expiresAt})
+              WHERE id = ${holdId} AND status = 'held' RETURNING id`
+        ).pipe(Effect.map((rows) => rows.length > 0)),
       releaseExpired: (now) =>
         orDie(sql`
         WITH h AS (

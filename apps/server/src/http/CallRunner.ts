@@ -251,6 +251,12 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         })
         if (beat.cancelRequested) yield* made.cancel
         if (!beat.held) yield* Deferred.succeed(lost, undefined)
+        // the hold lives as long as the lease is renewed (a provider run may outlast HOLD_TTL_MS); a hold already
+        // gone (settled, or released by a takeover) is left as it is: the settle is what refuses a stale attempt
+        else if (holdId !== null) {
+          const settings = yield* Calls.CallSettings
+          yield* ledger.extend(holdId, new Date(now.getTime() + Duration.toMillis(settings.holdTtl)))
+        }
       })
       const run = Effect.gen(function* () {
         const beating = yield* Effect.fork(

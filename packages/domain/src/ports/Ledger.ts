@@ -131,6 +131,11 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
     >
     /** Releases a hold whole (a call that failed). */
     readonly release: (holdId: string) => Effect.Effect<void>
+    /**
+     * Keeps a hold held until at least `expiresAt` (a long call renews its hold with its lease, issue 21); false when
+     * it is no longer held (settled, released by a takeover, or expired).
+     */
+    readonly extend: (holdId: string, expiresAt: Date) => Effect.Effect<boolean>
     /** Marks holds past their expiry as expired and releases them; returns how many. */
     readonly releaseExpired: (now: Date) => Effect.Effect<number>
     readonly holds: (accountId: string) => Effect.Effect<ReadonlyArray<Hold>>
