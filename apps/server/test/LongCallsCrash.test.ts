@@ -4,6 +4,7 @@
 // but whose record still says running is collected from the kept answer, never run or billed again.
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
+import * as Fixtures from "@pdr/upstream-http/testing"
 import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { type ServerProcess, spawnServer } from "./processes.js"
@@ -139,8 +140,9 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
       headers: { "content-type": "application/json", "x-api-key": key, prefer: "respond-async" },
       body: JSON.stringify({ request: { op: "places", subjects } })
     })
-    assert.strictEqual(r.status, 202)
-    return ((await r.json()) as any).callId as string
+    const body = (await r.json()) as any
+    assert.strictEqual(r.status, 202, JSON.stringify(body))
+    return body.callId as string
   }
 
   const moneyOf = async (db: pg.Client, accountId: string) =>
@@ -212,4 +214,50 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     assert.strictEqual(JSON.parse(done.text).cost.creditsCharged, 4)
     assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 996, held: 0, captures: 1 })
   }, 60_000)
+
+  it("a provider run survives its process: the takeover polls the run it started, never starts another, one charge", async () => {
+    const provider = await Fixtures.provider({ items: 3, runSeconds: 5 })
+    cleanups.push(async () => provider.close())
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const env = {
+      DATABASE_URL: schema.url,
+      UPSTREAMS: "maps.places=provider",
+      PROVIDER_URL: provider.url,
+      PROVIDER_TOKEN: Fixtures.credentials.providerToken,
+      PROVIDER_OPS: JSON.stringify(Fixtures.mapsPlacesJson),
+      PROVIDER_WAIT_S: "1",
+      CALL_LEASE_MS: "2000",
+      HOLD_TTL_MS: "60000"
+    }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "run", credits: 1000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "run" })
+    const id = await longCall(first, key.key, ["ChIJrunsurvives1"])
+    // the run started and was recorded with the call
+    for (let i = 0; i < 50 && provider.started.length === 0; i++) await sleep(100)
+    assert.strictEqual(provider.started.length, 1)
+    await sleep(500)
+    const recorded = await db.query("SELECT runs FROM calls WHERE id = $1", [id])
+    assert.match(String(recorded.rows[0].runs), /"run1"/)
+    first.child.kill("SIGKILL")
+    await first.exited
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    const done = await collect(second, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    const body = JSON.parse(done.text)
+    assert.strictEqual(body.coverage[0].status, "fetched")
+    assert.isAbove(body.cost.creditsCharged, 0)
+    // one run, polled by both processes; nothing aborted; one charge
+    assert.strictEqual(provider.started.length, 1)
+    assert.deepStrictEqual(provider.aborted, [])
+    const money = await moneyOf(db, account.accountId)
+    assert.strictEqual(money.captures, 1)
+    assert.strictEqual(money.held, 0)
+  }, 90_000)
 })

@@ -76,7 +76,16 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
           subject: "subject" in u.label ? u.label.subject : undefined,
           rows: u.asked,
           store: p.store,
-          parts: steps.fetchParts(u)
+          parts: steps.fetchParts(u),
+          // issue 21: a long call keeps the runs its units start, so a process that takes it over polls them again
+          ...(control.long
+            ? {
+                run: {
+                  resume: control.runs?.get(u.freshnessKey),
+                  started: (runId: string) => control.runStarted(u.freshnessKey, runId)
+                }
+              }
+            : {})
         })
         .pipe(
           Effect.timeoutFail({ duration: unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),

@@ -32,18 +32,23 @@ export class CallControl extends Context.Reference<CallControl>()("@pdr/domain/C
     readonly unitDone: () => void
     /** The call placed its hold (a long call records it, so a takeover can release it at once). */
     readonly held: (holdId: string) => void
+    /** The run a unit (by freshness key) started, kept with the call; an earlier attempt's, when taken over. */
+    readonly runs: ReadonlyMap<string, string> | undefined
+    readonly runStarted: (unitKey: string, runId: string) => void
   } => ({
     cancelled: undefined,
     isCancelled: () => false,
     long: false,
     planned: () => {},
     unitDone: () => {},
-    held: () => {}
+    held: () => {},
+    runs: undefined,
+    runStarted: () => {}
   })
 }) {}
 
 /** A control for one call, with its progress kept in memory. */
-export const makeControl = (long: boolean) =>
+export const makeControl = (long: boolean, earlierRuns: Readonly<Record<string, string>> = {}) =>
   Effect.map(Deferred.make<void>(), (cancelled) => {
     const progress: { quote: number | null; unitsDone: number; unitsTotal: number | null } = {
       quote: null,
@@ -52,6 +57,9 @@ export const makeControl = (long: boolean) =>
     }
     const plannedSignal = Deferred.unsafeMake<void>(FiberId.none)
     const heldSignal = Deferred.unsafeMake<string>(FiberId.none)
+    const runs = new Map(Object.entries(earlierRuns))
+    // the runner is told of each new run (it records them with the call); a fresh signal after each
+    let runSignal = Deferred.unsafeMake<void>(FiberId.none)
     let stopped = false
     const control: CallControl["Type"] = {
       cancelled,
@@ -68,14 +76,29 @@ export const makeControl = (long: boolean) =>
       },
       held: (holdId) => {
         Deferred.unsafeDone(heldSignal, Effect.succeed(holdId))
+      },
+      runs,
+      runStarted: (unitKey, runId) => {
+        runs.set(unitKey, runId)
+        Deferred.unsafeDone(runSignal, Effect.void)
       }
     }
+    /** Waits for a run started since the last wait (the runner records them). */
+    const nextRun = Effect.suspend(() => {
+      const current = runSignal
+      return Effect.zipRight(
+        Deferred.await(current),
+        Effect.sync(() => {
+          if (runSignal === current) runSignal = Deferred.unsafeMake<void>(FiberId.none)
+        })
+      )
+    })
     /** Asks the call to stop (once). */
     const cancel = Effect.suspend(() => {
       stopped = true
       return Deferred.succeed(cancelled, undefined)
     })
-    return { control, progress: progress as Progress, plannedSignal, heldSignal, cancel }
+    return { control, progress: progress as Progress, plannedSignal, heldSignal, runs, nextRun, cancel }
   })
 
 /** Whether a unit's fetch is to be skipped: the call was cancelled. */

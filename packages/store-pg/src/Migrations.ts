@@ -645,6 +645,10 @@ export const all = {
   "0022_call_holds": migration(`
     ALTER TABLE calls ADD COLUMN hold_id text;
   `),
+  // i21: the provider runs a long call's units started (unit key -> run id, JSON): a takeover polls them again
+  "0023_call_runs": migration(`
+    ALTER TABLE calls ADD COLUMN runs text;
+  `),
   // i22: fetches in flight, leased across server instances (PgFetchLeases): one row per fetch, deleted at its release;
   // a row whose lease ran out (its process died) is replaced by the next take
   "0021_fetch_leases": migration(`

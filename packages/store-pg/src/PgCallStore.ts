@@ -42,7 +42,8 @@ export const make = Effect.gen(function* () {
       ),
     heartbeat: (h) =>
       sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
-                           lease_until = ${h.leaseUntil}, hold_id = coalesce(${h.holdId ?? null}, hold_id)
+                           lease_until = ${h.leaseUntil}, hold_id = coalesce(${h.holdId ?? null}, hold_id),
+                           runs = coalesce(${h.runs === undefined || Object.keys(h.runs).length === 0 ? null : JSON.stringify(h.runs)}, runs)
           WHERE id = ${h.id} AND owner = ${h.owner} AND status = 'running'
           RETURNING cancel_requested`.pipe(
         Effect.map((rows) => ({
@@ -108,7 +109,7 @@ export const make = Effect.gen(function* () {
                         AND owner IS DISTINCT FROM ${owner}
                       ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts,
-            hold_id`.pipe(
+            hold_id, runs`.pipe(
         Effect.map((rows) => {
           const r = rows[0]
           if (r === undefined) return Option.none()
@@ -122,7 +123,8 @@ export const make = Effect.gen(function* () {
             requestId: String(r["request_id"]),
             cancelRequested: r["cancel_requested"] === true,
             attempts: num(r["attempts"]),
-            holdId: r["hold_id"] === null || r["hold_id"] === undefined ? null : String(r["hold_id"])
+            holdId: r["hold_id"] === null || r["hold_id"] === undefined ? null : String(r["hold_id"]),
+            runs: typeof r["runs"] === "string" ? (JSON.parse(r["runs"]) as Record<string, string>) : {}
           })
         }),
         Effect.orDie

@@ -171,20 +171,46 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     body: unknown,
     maxItems: number,
     chargeUsd: number,
-    hidden: boolean
+    hidden: boolean,
+    kept?: U.UnitRequest["run"]
   ): Effect.Effect<Ended, Policy.Failure> =>
     Effect.gen(function* () {
-      const started = yield* policy.send(
-        HttpClientRequest.post(`${base}/v2/acts/${encodeURIComponent(actor)}/runs`, {
-          urlParams: {
-            maxItems: String(maxItems),
-            maxTotalChargeUsd: chargeUsd.toFixed(4),
-            waitForFinish: String(settings.waitSeconds)
-          }
-        }).pipe(auth, HttpClientRequest.bodyUnsafeJson(body))
-      )
-      yield* refused(started, `starting ${actor}`, owner)
-      let state = (yield* Policy.json(Run)(started)).data
+      // issue 21: a long call taken over from a process that died polls the run that process started (its id kept
+      // with the call) instead of starting, and paying for, another; a run the provider no longer knows is started anew
+      const resumed =
+        kept?.resume === undefined
+          ? undefined
+          : yield* Effect.flatMap(
+              policy.send(
+                HttpClientRequest.get(`${base}/v2/actor-runs/${encodeURIComponent(kept.resume)}`, {
+                  urlParams: { waitForFinish: String(settings.waitSeconds) }
+                }).pipe(auth)
+              ),
+              (polled) =>
+                polled.status === 404
+                  ? Effect.succeed(undefined)
+                  : Effect.zipRight(
+                      refused(polled, `run ${kept.resume}`, owner),
+                      Effect.map(Policy.json(Run)(polled), (r) => r.data)
+                    )
+            )
+      let state =
+        resumed ??
+        (yield* Effect.gen(function* () {
+          const started = yield* policy.send(
+            HttpClientRequest.post(`${base}/v2/acts/${encodeURIComponent(actor)}/runs`, {
+              urlParams: {
+                maxItems: String(maxItems),
+                maxTotalChargeUsd: chargeUsd.toFixed(4),
+                waitForFinish: String(settings.waitSeconds)
+              }
+            }).pipe(auth, HttpClientRequest.bodyUnsafeJson(body))
+          )
+          yield* refused(started, `starting ${actor}`, owner)
+          const data = (yield* Policy.json(Run)(started)).data
+          kept?.started(data.id)
+          return data
+        }))
       const runId = state.id
       // the run id is kept here: a dropped wait is polled again on the same run, never started twice; a unit that
       // gives up (its budget, a failure, an interruption) aborts the run so that it stops spending
@@ -257,7 +283,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       return policy.unit(
         actor,
         Effect.flatMap(
-          run(`explore source ${actor}`, actor, input, unit.rows, charge(op.price, unit, known.price), false),
+          run(`explore source ${actor}`, actor, input, unit.rows, charge(op.price, unit, known.price), false, unit.run),
           ({ items: list, chargeLimited }) => {
             const rows = list.map((raw, i): M.Row => ({ position: i + 1, raw, input }))
             return Effect.as(Delivered.check(unit, rows), {
@@ -285,7 +311,15 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     return policy.unit(
       source,
       Effect.flatMap(
-        run(owner, mapping.actor, Mapping.input(mapping.input, unit), items, chargeUsd, Mapping.readsHidden(mapping)),
+        run(
+          owner,
+          mapping.actor,
+          Mapping.input(mapping.input, unit),
+          items,
+          chargeUsd,
+          Mapping.readsHidden(mapping),
+          unit.run
+        ),
         ({ items: list, chargeLimited }): Effect.Effect<U.UnitOutcome, Policy.Failure> => {
           // the actor's error and note items are never rows (nor billed): they are the unit's omission reason
           const notes: Array<{ readonly text: string; readonly notFound: boolean }> = []

@@ -230,9 +230,10 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       id: string,
       idempotencyKey: string,
       requestId: string,
-      cancelledAlready: boolean
+      cancelledAlready: boolean,
+      earlierRuns: Readonly<Record<string, string>> = {}
     ) {
-      const made = yield* LongCalls.makeControl(true)
+      const made = yield* LongCalls.makeControl(true, earlierRuns)
       if (cancelledAlready) yield* made.cancel
       // the lease was lost (this process stalled past it and another took the call over): this attempt stops at once,
       // unsettled (its hold is released), and leaves the call to its new owner
@@ -247,7 +248,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           unitsDone: made.progress.unitsDone,
           unitsTotal: made.progress.unitsTotal,
           leaseUntil: new Date(now.getTime() + lease.leaseMs),
-          holdId
+          holdId,
+          runs: Object.fromEntries(made.runs)
         })
         if (beat.cancelRequested) yield* made.cancel
         if (!beat.held) yield* Deferred.succeed(lost, undefined)
@@ -269,12 +271,20 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
             return Effect.ignoreLogged(heartbeat)
           })
         )
+        // each provider run a unit starts is recorded at once, so a takeover polls it rather than starting another
+        const recordingRuns = yield* Effect.fork(
+          Effect.forever(Effect.zipRight(made.nextRun, Effect.ignoreLogged(heartbeat)))
+        )
         const o = yield* outcome(caller, platform, payload, idempotencyKey, { requestId, callId: id }).pipe(
           Effect.provideService(LongCalls.CallControl, made.control),
           // error answers of a call taken over carry its original request id
           Effect.locally(RequestId.current, { id: requestId, headers: {} }),
           Effect.raceFirst(Effect.zipRight(Deferred.await(lost), Effect.interrupt)),
-          Effect.ensuring(Effect.zipRight(Fiber.interrupt(recording), Fiber.interrupt(beating)))
+          Effect.ensuring(
+            Effect.all([Fiber.interrupt(recording), Fiber.interrupt(recordingRuns), Fiber.interrupt(beating)], {
+              discard: true
+            })
+          )
         )
         const now = yield* nowDate
         yield* store.finish({
@@ -350,7 +360,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         c.id,
         c.idempotencyKey,
         c.requestId,
-        c.cancelRequested
+        c.cancelRequested,
+        c.runs
       )
       return true
     })

@@ -38,6 +38,8 @@ export interface Claimed {
   readonly attempts: number
   /** The hold the dead attempt placed, if it recorded one: released at the takeover (issue 21). */
   readonly holdId: string | null
+  /** The runs its units started (unit key -> run id): polled again, not started again (issue 21). */
+  readonly runs: Readonly<Record<string, string>>
 }
 
 /** A finished call to record (synchronous calls, written in batches after their answer). */
@@ -87,6 +89,8 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly leaseUntil: Date
       /** The hold this attempt placed, once it has one (kept so a takeover can release it). */
       readonly holdId?: string | null
+      /** The runs its units started so far (unit key -> run id). */
+      readonly runs?: Readonly<Record<string, string>>
     }) => Effect.Effect<{ readonly held: boolean; readonly cancelRequested: boolean }>
     /** A long call's end: its answer, kept until `expiresAt`; only by the owner of its lease. */
     readonly finish: (input: {

@@ -17,6 +17,11 @@ export interface UnitRequest {
   readonly store: string | undefined
   /** contacts: the parts to buy. */
   readonly parts: ReadonlyArray<"email" | "phone"> | undefined
+  /**
+   * A long call's run of this unit (issue 21): `resume` is the run an earlier attempt started (a process that died):
+   * a run adapter polls it rather than starting another; `started` records a run this attempt starts.
+   */
+  readonly run?: { readonly resume: string | undefined; readonly started: (runId: string) => void }
 }
 
 /** A history point as the upstream reports it; the domain normalizes `subject` with the platform's forms. */

@@ -427,10 +427,15 @@ export const provider = (
     readonly datasets?: Readonly<Record<string, ReadonlyArray<unknown>>>
     /** Actors that stop on their charge limit (as `~capped` names do). */
     readonly capped?: ReadonlyArray<string>
+    /** Every run takes this long from its start (each wait held at most 1 s, answered RUNNING meanwhile). */
+    readonly runSeconds?: number
   } = {},
   port?: number
 ) => {
-  const runs = new Map<string, { actor: string; maxItems: number; charge: number; polls: number; input: unknown }>()
+  const runs = new Map<
+    string,
+    { actor: string; maxItems: number; charge: number; polls: number; input: unknown; at: number }
+  >()
   const started: Array<{ actor: string; maxItems: number; charge: number; input: unknown }> = []
   const aborted: Array<string> = []
   let next = 0
@@ -454,7 +459,8 @@ export const provider = (
         maxItems: Number(url.searchParams.get("maxItems") ?? 1000),
         charge: Number(url.searchParams.get("maxTotalChargeUsd") ?? Number.NaN),
         polls: 0,
-        input: JSON.parse(body || "{}")
+        input: JSON.parse(body || "{}"),
+        at: Date.now()
       }
       runs.set(id, run)
       started.push(run)
@@ -470,8 +476,10 @@ export const provider = (
       const run = runs.get(m[1]!)
       if (!run) return json(res, 404, { error: { type: "record-not-found" } })
       run.polls++
-      // `~slow` runs never end: each wait is held for waitForFinish (at most 1 s here) and answers RUNNING
-      if (run.actor.endsWith("~slow")) {
+      // `~slow` runs never end (and with `runSeconds`, no run ends before then): each wait is held for
+      // waitForFinish (at most 1 s here) and answers RUNNING
+      const early = options.runSeconds !== undefined && Date.now() - run.at < options.runSeconds * 1000
+      if (run.actor.endsWith("~slow") || early) {
         const wait = Math.min(1, Number(url.searchParams.get("waitForFinish") ?? 0)) * 1000
         setTimeout(
           () => json(res, 200, { data: { id: m![1], status: "RUNNING", defaultDatasetId: `ds-${m![1]}` } }),
