@@ -2,7 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
-import { Cause, DateTime, Effect, Either, Layer, Option } from "effect"
+import { Cause, DateTime, Duration, Effect, Either, Layer, Option, Schedule } from "effect"
 import * as GroupCommit from "./GroupCommit.js"
 import { date, num, utc } from "./Rows.js"
 
@@ -49,6 +49,25 @@ export const refusedByDatabase = (e: SqlError): boolean => {
   const cause = e.cause as { readonly code?: unknown; readonly severity?: unknown } | undefined
   return typeof cause?.severity === "string" && typeof cause.code === "string" && /^[0-9A-Z]{5}$/.test(cause.code)
 }
+
+/**
+ * Whether the server rolled the statement's transaction back as a deadlock victim (40P01) or a serialization failure
+ * (40001): nothing of it happened, so it is run again. Concurrent batches lock their accounts in one order, but the
+ * rows they write (reveals, idempotency records, measurements) can still meet in another order: seen once in CI as a
+ * 500 on concurrent identical reveals.
+ */
+const transient = (e: unknown): boolean => {
+  const code = (e as { readonly _tag?: unknown; readonly cause?: { readonly code?: unknown } } | undefined)?.cause?.code
+  return (e as { readonly _tag?: unknown })?._tag === "SqlError" && (code === "40P01" || code === "40001")
+}
+
+/** A statement run again (at once, then after 10 and 20 ms) when it was chosen as a deadlock victim. */
+export const againOnDeadlock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(effect, {
+    while: (e: E) => transient(e),
+    schedule: Schedule.exponential(Duration.millis(10)),
+    times: 4
+  }) as Effect.Effect<A, E, R>
 
 const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
   Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
@@ -115,12 +134,14 @@ const settleStatement = (
 ) => {
   const json = recordsJson(records, holdId)
   // with an answer to keep, pdr_settle_kept (migration 0007) completes its idempotency record in the same transaction
-  return kept === undefined
-    ? sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
+  return againOnDeadlock(
+    kept === undefined
+      ? sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
-    : sql`SELECT * FROM pdr_settle_kept(${holdId}, ${accountId}, ${capture}, ${reason},
+      : sql`SELECT * FROM pdr_settle_kept(${holdId}, ${accountId}, ${capture}, ${reason},
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb,
         ${kept.key}, ${kept.status}, ${kept.before}, ${kept.after})`
+  )
 }
 
 /** How the holds and settles of concurrent calls share statements (issue 22). */
@@ -178,7 +199,9 @@ export const makeWith = (options: GroupCommitOptions) =>
     // ---- one call alone: the statements as they were before group commit ----
     const placeStatement = ({ id, accountId, keyId, amount, expiresAt }: PlaceHold) =>
       Effect.gen(function* () {
-        const rows = yield* sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
+        const rows = yield* againOnDeadlock(
+          sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
+        )
         if (rows.length === 0) {
           return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
         }
@@ -276,9 +299,11 @@ export const makeWith = (options: GroupCommitOptions) =>
     const placeGrouped = yield* GroupCommit.make({
       ...options,
       run: (asks: ReadonlyArray<PlaceHold>) =>
-        sql`SELECT * FROM pdr_place_holds(${asks.map((a) => a.id)}::text[], ${asks.map((a) => a.accountId)}::text[],
+        againOnDeadlock(
+          sql`SELECT * FROM pdr_place_holds(${asks.map((a) => a.id)}::text[], ${asks.map((a) => a.accountId)}::text[],
             ${asks.map((a) => a.keyId)}::text[], ${asks.map((a) => a.amount)}::bigint[],
-            ${asks.map((a) => a.expiresAt.toISOString())}::timestamptz[])`.pipe(
+            ${asks.map((a) => a.expiresAt.toISOString())}::timestamptz[])`
+        ).pipe(
           Effect.map((rows) => {
             const refused = new Map(rows.map((r) => [num(r["ord"]), num(r["available"])]))
             return asks.map((a, i) => {
@@ -298,12 +323,12 @@ export const makeWith = (options: GroupCommitOptions) =>
       run: (asks: ReadonlyArray<Settle>) =>
         Effect.suspend(() => {
           const json = asks.map((a) => recordsJson(a.records, a.holdId))
-          return sql`SELECT * FROM pdr_settle_batch(${asks.map((a) => a.holdId)}::text[],
+          return againOnDeadlock(sql`SELECT * FROM pdr_settle_batch(${asks.map((a) => a.holdId)}::text[],
             ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
             ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
             ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
             ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
-            ${asks.map((a) => a.kept?.before ?? null)}::text[], ${asks.map((a) => a.kept?.after ?? null)}::text[])`
+            ${asks.map((a) => a.kept?.before ?? null)}::text[], ${asks.map((a) => a.kept?.after ?? null)}::text[])`)
         }).pipe(
           Effect.map((rows) => {
             const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
