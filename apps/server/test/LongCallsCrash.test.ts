@@ -260,4 +260,38 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     assert.strictEqual(money.captures, 1)
     assert.strictEqual(money.held, 0)
   }, 90_000)
+
+  it("a provider run longer than UPSTREAM_TIMEOUT_MS: cut in a synchronous call, delivered in a long call (its run budget)", async () => {
+    const provider = await Fixtures.provider({ items: 3, runSeconds: 3 })
+    cleanups.push(async () => provider.close())
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const server = await spawnServer({
+      DATABASE_URL: schema.url,
+      UPSTREAMS: "maps.places=provider",
+      PROVIDER_URL: provider.url,
+      PROVIDER_TOKEN: Fixtures.credentials.providerToken,
+      PROVIDER_OPS: JSON.stringify(Fixtures.mapsPlacesJson),
+      PROVIDER_WAIT_S: "1",
+      UPSTREAM_TIMEOUT_MS: "1500",
+      PROVIDER_RUN_TIMEOUT_S: "30"
+    })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "budget", credits: 1000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "budget" })
+    const sync = await fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJbudgetsync1"] } })
+    })
+    const cut = (await sync.json()) as any
+    assert.strictEqual(sync.status, 502, JSON.stringify(cut))
+    assert.match(JSON.stringify(cut.error.details.coverage), /upstream_timeout|timeout/)
+    const id = await longCall(server, key.key, ["ChIJbudgetlong1"])
+    const done = await collect(server, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    const body = JSON.parse(done.text)
+    assert.strictEqual(body.coverage[0].status, "fetched")
+    assert.isAbove(body.cost.creditsCharged, 0)
+  }, 90_000)
 })

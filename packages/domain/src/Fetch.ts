@@ -82,7 +82,8 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
             ? {
                 run: {
                   resume: control.runs?.get(u.freshnessKey),
-                  started: (runId: string) => control.runStarted(u.freshnessKey, runId)
+                  started: (runId: string) => control.runStarted(u.freshnessKey, runId),
+                  budgetMs: Duration.toMillis(unitTimeout)
                 }
               }
             : {})

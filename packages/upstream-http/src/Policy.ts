@@ -297,16 +297,19 @@ export const make = (settings: Settings) =>
         )
       })
 
-    /** Runs one unit within its time budget; every failure becomes `UpstreamFailed` of this source. */
-    const unit = <A>(source: string, effect: Effect.Effect<A, Failure | U.UpstreamFailed>) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        effect.pipe(
-          Effect.locally(deadline, now + Duration.toMillis(settings.unitBudget)),
+    /**
+     * Runs one unit within its time budget (UPSTREAM_TIMEOUT_MS, or `budgetMs` for a run of a long call, issue 21);
+     * every failure becomes `UpstreamFailed` of this source.
+     */
+    const unit = <A>(source: string, effect: Effect.Effect<A, Failure | U.UpstreamFailed>, budgetMs?: number) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const budget = budgetMs === undefined ? settings.unitBudget : Duration.millis(budgetMs)
+        return effect.pipe(
+          Effect.locally(deadline, now + Duration.toMillis(budget)),
           Effect.locally(PolicyMetrics.currentAdapter, source),
           Effect.timeoutFail({
-            duration: Duration.sum(settings.unitBudget, Duration.millis(grace)),
-            onTimeout: () =>
-              new Failure({ reason: "timeout", detail: `no answer within ${Duration.format(settings.unitBudget)}` })
+            duration: Duration.sum(budget, Duration.millis(grace)),
+            onTimeout: () => new Failure({ reason: "timeout", detail: `no answer within ${Duration.format(budget)}` })
           }),
           Effect.catchTag("Failure", (f) =>
             Effect.fail(
@@ -314,7 +317,7 @@ export const make = (settings: Settings) =>
             )
           )
         )
-      )
+      })
 
     /** Sends a request in the background, outside any unit's budget (its own 5 s), its outcome ignored. */
     const detached = (request: HttpClientRequest.HttpClientRequest) =>

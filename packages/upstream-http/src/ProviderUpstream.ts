@@ -294,7 +294,8 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
               source: actor
             } satisfies U.UnitOutcome)
           }
-        )
+        ),
+        unit.run?.budgetMs
       )
     }
     const key = `${unit.platform}.${unit.op}`
@@ -363,7 +364,9 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
             }
           })
         }
-      )
+      ),
+      // a long call's run has the run budget (PROVIDER_RUN_TIMEOUT_S), not the per-request one (issue 21)
+      unit.run?.budgetMs
     )
   }
 

@@ -21,7 +21,12 @@ export interface UnitRequest {
    * A long call's run of this unit (issue 21): `resume` is the run an earlier attempt started (a process that died):
    * a run adapter polls it rather than starting another; `started` records a run this attempt starts.
    */
-  readonly run?: { readonly resume: string | undefined; readonly started: (runId: string) => void }
+  readonly run?: {
+    readonly resume: string | undefined
+    readonly started: (runId: string) => void
+    /** The unit's whole budget (PROVIDER_RUN_TIMEOUT_S): a run adapter's own time limit for the unit. */
+    readonly budgetMs: number
+  }
 }
 
 /** A history point as the upstream reports it; the domain normalizes `subject` with the platform's forms. */
