@@ -8,7 +8,8 @@
  *   the request waits up to N seconds, then answers 202. It runs with an idempotency key (the caller's, else one of
  *   its own), so its settle keeps its answer in the charge's transaction (D16): a process that dies mid-call leaves a
  *   running row whose lease runs out; another process claims it, and either finds the answer kept (settled: never
- *   billed twice) or runs it again (the dead attempt's hold is released by the expiry sweep, D8).
+ *   billed twice) or runs it again (the dead attempt's hold, recorded with the call, is released at the takeover, and
+ *   the provider runs it started are polled again, not started twice).
  */
 import { createHash } from "node:crypto"
 import {
