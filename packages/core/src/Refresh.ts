@@ -335,6 +335,10 @@ export const make = (settings: Settings) =>
         const accountId = yield* accountOf(task.pass)
         if (accountId === undefined) return yield* permanent(`no pass ${task.pass}`)
         if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom)
+        // a retry here (the attempt before ended in this runner: a dropped connection, say) finds that attempt's claim
+        // on the key still in flight when its end could not be written: it is stale, and dropped (a settled one stays)
+        else if (job.attempts > 1)
+          yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
         const caller = { accountId, keyId: holdKey(task.pass, runner), prefix: "refresh" }
         // the quote needs no balance (spendable given): no read of the account per entity
         const quote = yield* refreshing(
