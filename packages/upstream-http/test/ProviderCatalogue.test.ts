@@ -2,38 +2,13 @@
 // recorded-shape item (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows the
 // op's row Schema accepts, with the values expected; its error items are recognised. Every op that fetches is
 // either mapped or listed with the reason.
-import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
-import { decodeRow, unit } from "./support/Adapters.js"
-
-const recorded = (actor: string): ReadonlyArray<unknown> =>
-  JSON.parse(readFileSync(new URL(`./fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
-
-/** The rows of an actor's recorded items as the adapter makes them (error items apart), each decoded. */
-const mapped = (key: string) => {
-  const m = ProviderCatalogue.mappings[key]!
-  const [platform, op] = key.split(".") as [string, string]
-  const def = Catalogue.findOp(platform, op)!
-  const fields = Mapping.rowFields(def)
-  const errors: Array<ReturnType<typeof Mapping.errorItem>> = []
-  const rows = recorded(m.actor).flatMap((item) => {
-    const e = Mapping.errorItem(m, item)
-    if (e) {
-      errors.push(e)
-      return []
-    }
-    return Mapping.rowsOf(m, item, fields.nullable)
-  })
-  const positioned = rows.map((r, i) =>
-    fields.all.includes("position") && !("position" in m.rows) ? { ...r, position: i + 1 } : r
-  )
-  for (const row of positioned) decodeRow(platform, op, row)
-  return { rows: positioned, errors }
-}
+import { unit } from "./support/Adapters.js"
+import { mapped } from "./support/Catalogue.js"
 
 describe("ProviderCatalogue", () => {
   it("every shipped mapping decodes, cites its page, covers its row and names only its request fields", () => {

@@ -1,0 +1,17 @@
+/**
+ * The shipped provider catalogue's mappings for lodging_booking, home_rentals (issue 20): each one cites the actor's page where its
+ * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
+ * `unmapped` with the reason.
+ */
+import { noDocs } from "./Reasons.js"
+
+export const shipped = {} as const
+
+/** Why an op of these platforms that fetches has no shipped mapping. */
+export const unmapped: Readonly<Record<string, string>> = {
+  "lodging_booking.properties": noDocs,
+  "lodging_booking.search": noDocs,
+  "lodging_booking.reviews": noDocs,
+  "home_rentals.listings": noDocs,
+  "home_rentals.reviews": noDocs
+}

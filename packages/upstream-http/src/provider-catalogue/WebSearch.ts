@@ -1,0 +1,84 @@
+/**
+ * The shipped provider catalogue's mappings for web_search (issue 20): each one cites the actor's page where its
+ * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
+ * `unmapped` with the reason.
+ */
+import { noDocs } from "./Reasons.js"
+
+export const shipped = {
+  // https://apify.com/datacortex/google-search-scraper (input `queries`, API example: { "queries": ["adidas"] });
+  // its output schema https://apify.com/datacortex/google-search-scraper/output-schema and "Sample output (live)":
+  // query, type (organic | paid | error), position, page, title, url, urlShown, description, rankOrganic,
+  // rankOverall, sitelinks, errorCode / errorMessage on error rows; "from $1.00 / 1,000 search results".
+  "web_search.search": {
+    actor: "datacortex~google-search-scraper",
+    docs: "https://apify.com/datacortex/google-search-scraper",
+    usdPerItem: 0.001,
+    input: { queries: ["$query"] },
+    keep: { path: "type", in: ["organic"] },
+    errors: { when: ["errorMessage", "errorCode"], notFound: "empty_result" },
+    rows: {
+      page: { path: "page", as: "integer" },
+      position: { path: "position", as: "integer" },
+      title: "title",
+      url: "url",
+      snippet: { path: "description", as: "string", default: "" }
+    },
+    notMapped:
+      "pages beyond the first, country, language, site, relatedToSite, since, until and fileTypes: the actor documents no input for them (a request for more pages is delivered page 1, stored as incomplete)"
+  },
+  // https://apify.com/ultrix_excelence/google-news-scraper-real-urls (input: `queries`, `country` and `language` of
+  // the edition, `timeRange` 1h | 1d | 7d | 30d | 1y, `maxArticlesPerQuery` up to about 100, `decodeUrls` on by
+  // default; output: query, title, source, sourceUrl, url, googleNewsUrl, publishedAt); "$2.50 / 1,000 articles".
+  "web_search.news": {
+    actor: "ultrix_excelence~google-news-scraper-real-urls",
+    docs: "https://apify.com/ultrix_excelence/google-news-scraper-real-urls",
+    usdPerItem: 0.0025,
+    input: {
+      queries: ["$query"],
+      country: "$request.country",
+      language: "$request.language",
+      timeRange: {
+        $value: "request.postedWithin",
+        map: { "1h": "1h", "1d": "1d", "7d": "7d", "1y": "1y", any: "1y" },
+        default: "1y"
+      },
+      maxArticlesPerQuery: "$rows"
+    },
+    rows: {
+      title: "title",
+      url: { first: ["url", "googleNewsUrl"] },
+      publisher: { path: "source", as: "string", default: "" },
+      publishedAt: { path: "publishedAt", as: "datetime" },
+      snippet: { const: "" }
+    },
+    notMapped:
+      "snippet: the actor gives none (empty); postedWithin any is served as the past year, the actor's widest range"
+  },
+  // https://apify.com/coder_zoro/google-play-app-reviews-scraper (input `app_id`, `review_count`; one dataset item
+  // per app: `app_id` and `reviews`, each review with reviewId, userName, userImage, content, score, thumbsUpCount,
+  // reviewCreatedVersion, at, replyContent, repliedAt, appVersion); "from $2.99 / 1,000 results".
+  "web_search.playReviews": {
+    actor: "coder_zoro~google-play-app-reviews-scraper",
+    docs: "https://apify.com/coder_zoro/google-play-app-reviews-scraper",
+    usdPerItem: 0.00299,
+    input: { app_id: "$subject", review_count: "$rows" },
+    items: "reviews",
+    rows: {
+      reviewId: "reviewId",
+      author: { path: "userName", as: "string", default: "" },
+      rating: { path: "score", as: "integer" },
+      text: { path: "content", as: "string", default: "" },
+      thumbsUp: { path: "thumbsUpCount", as: "integer", default: 0 },
+      appVersion: { first: ["appVersion", "reviewCreatedVersion"] },
+      postedAt: { path: "at", as: "datetime" }
+    },
+    notMapped: "country, language and sort: the actor documents no input for them (its own order is served)"
+  }
+} as const
+
+/** Why an op of these platforms that fetches has no shipped mapping. */
+export const unmapped: Readonly<Record<string, string>> = {
+  "web_search.images": noDocs,
+  "web_search.shopping": noDocs
+}
