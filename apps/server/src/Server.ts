@@ -4,7 +4,7 @@ import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Core, Telemetry } from "@pdr/core"
-import { Audit, CallStore, IdempotencyStore, Keys, Ledger, LowBalance, Members } from "@pdr/domain"
+import { Audit, CallStore, IdempotencyStore, JobQueue, Keys, Ledger, LongCalls, LowBalance, Members } from "@pdr/domain"
 import { Document } from "@pdr/http-api"
 import { NodePasswordHasher, PgAccountSettings, PgAuditLog, PgMemberStore, PgUsageReports } from "@pdr/store-pg"
 import { Context, DateTime, Duration, Effect, Layer, Option, type Redacted, Schedule } from "effect"
@@ -100,12 +100,13 @@ export const services = (options: Options) =>
     )
   )
 
-/** The lease timing of long calls: a heartbeat every third of the lease, a look for orphans as often. */
+/** The lease timing of long calls: a heartbeat every third of the lease, a look for calls to take over every second. */
 const leaseLayer = (leaseMs: number) =>
   Layer.succeed(CallRunner.LeaseConfig, {
     leaseMs,
     heartbeatMs: Math.max(50, Math.floor(leaseMs / 3)),
-    claimEveryMs: Math.max(50, Math.floor(leaseMs / 3))
+    // a call given back by a process that stopped cleanly is taken over within a second
+    claimEveryMs: Math.max(50, Math.min(1000, Math.floor(leaseMs / 3)))
   })
 
 const apiLive = (options: Options) =>
@@ -158,7 +159,7 @@ export const adminHttp = (token: Redacted.Redacted<string>) =>
   // no span of the framework's own: its attributes would carry the path (account and key ids) (issue 25)
   AdminHttp.layer(token).pipe(HttpMiddleware.withTracerDisabledWhen(() => true))
 
-/** Background work: the hold sweep (D8), expired idempotency records (D16) and call records (issue 21), the flush of key call counts (D6). */
+/** Background work: the hold sweep (D8), expired idempotency records (D16), call records and their ended jobs (issue 21), the flush of key call counts (D6). */
 export const background = (sweepEveryMs: number) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
@@ -166,10 +167,19 @@ export const background = (sweepEveryMs: number) =>
       const keys = yield* Keys.Keys
       const idempotency = yield* IdempotencyStore.IdempotencyStore
       const callStore = yield* CallStore.CallStore
+      const jobs = yield* JobQueue.JobQueue
       const sweep = Effect.flatMap(DateTime.now, (now) =>
         Effect.zipLeft(
           ledger.releaseExpired(DateTime.toDate(now)),
-          Effect.zip(idempotency.purgeExpired(DateTime.toDate(now)), callStore.purgeExpired(DateTime.toDate(now)))
+          Effect.all([
+            idempotency.purgeExpired(DateTime.toDate(now)),
+            callStore.purgeExpired(DateTime.toDate(now)),
+            // a long call's ended job is of no use once its record is gone
+            jobs.cleanup(
+              LongCalls.queue,
+              new Date(DateTime.toEpochMillis(now) - Duration.toMillis(LongCalls.retention))
+            )
+          ])
         )
       ).pipe(Effect.tap((n) => (n > 0 ? Effect.logInfo(`released ${n} expired holds`) : Effect.void)))
       yield* Effect.forkScoped(

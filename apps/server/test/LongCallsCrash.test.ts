@@ -119,9 +119,14 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     assert.strictEqual(r.status, 200)
     const first = await r.text()
     const id = r.headers.get("call-id")!
-    // the record as a process that died after its settle and before its record's end would leave it
+    // the record and its job as a process that died after its settle and before its record's end would leave them
     await db.query(
-      "UPDATE calls SET status = 'running', answer = NULL, http_status = NULL, owner = 'proc_dead', lease_until = now() - interval '1 second' WHERE id = $1",
+      "UPDATE calls SET status = 'running', answer = NULL, http_status = NULL, owner = 'proc_dead' WHERE id = $1",
+      [id]
+    )
+    await db.query(
+      `UPDATE jobs SET state = 'running', worker = 'proc_dead', ended_at = NULL, lease_until = now() - interval '1 second'
+       WHERE queue = 'calls' AND key = $1`,
       [id]
     )
     const again = await collect(server, key.key, id)
@@ -190,6 +195,70 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     assert.strictEqual(JSON.parse(row.rows[0].answer).callId, id)
     const again = await collect(second, key.key, id)
     assert.strictEqual(again.text, done.text)
+  }, 90_000)
+
+  it("a process stopped cleanly (SIGTERM) gives its long call back: another takes it over at once, not after the lease", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    // a lease of a minute: only a job given back at the stop can be taken over within this test
+    const env = { DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "2500", CALL_LEASE_MS: "60000", HOLD_TTL_MS: "60000" }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "term", credits: 1000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "term" })
+    const id = await longCall(first, key.key, ["ChIJterm-1", "ChIJterm-2"])
+    // the call is a job of the engine's `calls` queue, run by the process that took the request
+    const job = await db.query("SELECT state, worker FROM jobs WHERE queue = 'calls' AND key = $1", [id])
+    assert.strictEqual(job.rows[0].state, "running")
+    const owner = await db.query("SELECT owner FROM calls WHERE id = $1", [id])
+    assert.strictEqual(job.rows[0].worker, owner.rows[0].owner)
+    await sleep(700)
+    const started = Date.now()
+    first.child.kill("SIGTERM")
+    await first.exited
+    const stopped = Date.now() - started
+    const done = await collect(second, key.key, id)
+    assert.strictEqual(done.status, 200, done.text)
+    assert.strictEqual(JSON.parse(done.text).cost.creditsCharged, 8)
+    // taken over within a second of the stop (the call then runs its 2.5 s units again), far under the minute's lease
+    assert.isBelow(Date.now() - started - stopped, 10_000, `stopped in ${stopped} ms`)
+    assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 992, held: 0, captures: 1 })
+    const ended = await db.query("SELECT state, taken_over_from FROM jobs WHERE queue = 'calls' AND key = $1", [id])
+    assert.deepStrictEqual(ended.rows[0], { state: "done", taken_over_from: owner.rows[0].owner })
+  }, 90_000)
+
+  it("a call whose processes keep dying is given up after its attempts: answered 500, nothing billed, nothing held", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const env = { DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "2500", CALL_LEASE_MS: "1500", HOLD_TTL_MS: "60000" }
+    const first = await spawnServer(env)
+    cleanups.push(async () => first.child.kill("SIGKILL"))
+    const account = await adminCall(first, "/admin/accounts", { name: "doomed", credits: 1000 })
+    const key = await adminCall(first, `/admin/accounts/${account.accountId}/keys`, { name: "doomed" })
+    const id = await longCall(first, key.key, ["ChIJdoomed-1"])
+    await sleep(700)
+    first.child.kill("SIGKILL")
+    await first.exited
+    // as if this were its fifth process to die under it
+    await db.query("UPDATE jobs SET attempts = 5 WHERE queue = 'calls' AND key = $1", [id])
+    const second = await spawnServer(env)
+    cleanups.push(async () => second.child.kill("SIGKILL"))
+    const done = await collect(second, key.key, id)
+    assert.strictEqual(done.status, 500, done.text)
+    const body = JSON.parse(done.text)
+    assert.strictEqual(body.error.code, "internal")
+    assert.match(body.error.message, /nothing was billed/)
+    assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 1000, held: 0, captures: 0 })
+    const job = await db.query("SELECT state, attempts FROM jobs WHERE queue = 'calls' AND key = $1", [id])
+    assert.deepStrictEqual(job.rows[0], { state: "done", attempts: 6 })
   }, 90_000)
 
   it("a long call that outlasts HOLD_TTL_MS keeps its hold (renewed with its lease) and is billed", async () => {

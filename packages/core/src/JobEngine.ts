@@ -7,7 +7,7 @@
  * A clean stop gives its running jobs back; a killed worker's are taken over when their lease runs out.
  */
 import { JobQueue } from "@pdr/domain"
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, Queue, Ref, Schedule, Schema } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Ref, Schedule, Schema } from "effect"
 
 /** A job that did not succeed: `transient` ones run again after a backoff, until their attempts are spent. */
 export class JobFailed extends Schema.TaggedError<JobFailed>()("JobFailed", {
@@ -250,11 +250,30 @@ export const run = <A>(options: Options<A>) =>
     yield* Effect.forkScoped(supervised("flusher", flusher))
     yield* Effect.forkScoped(supervised("dispatcher", dispatcher))
 
+    /**
+     * Adds a job already claimed by this worker and runs it here at once (work that starts in the process that asked
+     * for it); like a claimed job, its lease is renewed and it is taken over by any worker if this one stops. It does
+     * not wait for a free slot. None when its key is already in the queue.
+     */
+    const scope = yield* Effect.scope
+    const submit = (job: JobQueue.NewJob, maxAttempts: number) =>
+      Effect.gen(function* () {
+        const started = yield* queue.start({
+          queue: options.queue,
+          worker: options.worker,
+          job,
+          leaseMs: options.leaseMs,
+          maxAttempts
+        })
+        if (Option.isSome(started)) inflight.set(started.value.id, yield* Effect.forkIn(runJob(started.value), scope))
+        return started
+      })
+
     /** Waits until every job finished so far is recorded and completed. */
     const settled = Effect.gen(function* () {
       const d = yield* Deferred.make<void>()
       recording = d
       yield* Deferred.await(d)
     })
-    return { settled, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
+    return { settled, submit, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
   })

@@ -535,7 +535,7 @@ export const make = (settings: Settings) =>
     /** Old ended jobs and passes go (REFRESH_KEEP_DAYS). */
     const cleanup = Effect.gen(function* () {
       const before = new Date(DateTime.toEpochMillis(yield* DateTime.now) - settings.keepDays * 86_400_000)
-      const n = yield* jobs.cleanup(before)
+      const n = yield* jobs.cleanup(queueName, before)
       if (n > 0) yield* Effect.logInfo("refresh: ended jobs deleted", { jobs: n, before: before.toISOString() })
     }).pipe(Effect.catchAllCause((c) => Effect.logWarning("refresh: cleanup failed", String(c))))
 

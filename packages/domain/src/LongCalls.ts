@@ -7,6 +7,15 @@ import { Context, Deferred, Duration, Effect, FiberId, Schema } from "effect"
 /** How long a call's record and answer are kept after it started (collected free during that time). */
 export const retention = Duration.hours(24)
 
+/** The job engine's queue long calls are jobs of (JobQueue): the one the nightly refresh runs on, another queue name. */
+export const queue = "calls"
+
+/** How many times a call is run again after its process stopped under it before it ends failed (nothing billed). */
+export const maxAttempts = 5
+
+/** How many calls whose process stopped one process takes over at once (its own calls are not counted against it). */
+export const takeovers = 16
+
 /** The largest `Prefer: wait=N` honoured (seconds); above it is a 400 naming the header. */
 export const maxWaitSeconds = 600
 
@@ -100,6 +109,9 @@ export const makeControl = (long: boolean, earlierRuns: Readonly<Record<string, 
     })
     return { control, progress: progress as Progress, plannedSignal, heldSignal, runs, nextRun, cancel }
   })
+
+/** A call's control as made by `makeControl`. */
+export type Made = Effect.Effect.Success<ReturnType<typeof makeControl>>
 
 /** Whether a unit's fetch is to be skipped: the call was cancelled. */
 export const isCancelled = (control: CallControl["Type"]): boolean => control.isCancelled()

@@ -657,6 +657,17 @@ export const all = {
       token text NOT NULL,
       until timestamptz NOT NULL
     );
+  `),
+  // i21: long calls are jobs of the job engine's `calls` queue (its lease is the job's): a call running when this
+  // migration runs becomes a pending job to take over (its owner named, so its hold is released and it runs again or
+  // replays its kept answer); the call's own lease goes
+  "0024_calls_on_jobs": migration(`
+    INSERT INTO jobs (queue, key, payload, state, attempts, max_attempts, taken_over_from)
+    SELECT 'calls', id, jsonb_build_object('callId', id), 'pending', attempts, 6, coalesce(owner, 'unknown')
+    FROM calls WHERE status = 'running'
+    ON CONFLICT (queue, key) DO NOTHING;
+    DROP INDEX calls_running_lease;
+    ALTER TABLE calls DROP COLUMN lease_until;
   `)
 }
 

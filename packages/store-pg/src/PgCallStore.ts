@@ -1,7 +1,7 @@
 /**
- * The CallStore port on PostgreSQL (issue 21, migration 0013): one row per op call; a long call's lease is
- * `owner` + `lease_until`, renewed by its heartbeat; an expired lease is claimed with `FOR UPDATE SKIP LOCKED`, so two
- * processes never take the same call.
+ * The CallStore port on PostgreSQL (issue 21, migration 0013): one row per op call. A long call is a job of the job
+ * engine (its lease is the job's); the record's `owner` is the worker running its current attempt, which alone may
+ * write its progress and its end (a takeover makes the record the new worker's).
  */
 import { SqlClient } from "@effect/sql"
 import { CallStore } from "@pdr/domain"
@@ -34,15 +34,15 @@ export const make = Effect.gen(function* () {
   return CallStore.CallStore.of({
     begin: (c) =>
       sql`INSERT INTO calls (id, account_id, key_id, platform, op, body, idempotency_key, request_id, status, owner,
-                             lease_until, created_at, expires_at)
+                             created_at, expires_at)
           VALUES (${c.id}, ${c.accountId}, ${c.keyId}, ${c.platform}, ${c.op}, ${c.body}, ${c.idempotencyKey},
-                  ${c.requestId}, 'running', ${c.owner}, ${c.leaseUntil}, ${c.now}, ${c.expiresAt})`.pipe(
+                  ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})`.pipe(
         Effect.asVoid,
         Effect.orDie
       ),
     heartbeat: (h) =>
       sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
-                           lease_until = ${h.leaseUntil}, hold_id = coalesce(${h.holdId ?? null}, hold_id),
+                           hold_id = coalesce(${h.holdId ?? null}, hold_id),
                            runs = coalesce(${h.runs === undefined || Object.keys(h.runs).length === 0 ? null : JSON.stringify(h.runs)}, runs)
           WHERE id = ${h.id} AND owner = ${h.owner} AND status = 'running'
           RETURNING cancel_requested`.pipe(
@@ -55,7 +55,7 @@ export const make = Effect.gen(function* () {
     finish: (f) =>
       sql`UPDATE calls SET status = ${f.status}, http_status = ${f.httpStatus}, answer = ${f.answer},
                            units_done = GREATEST(units_done, ${f.unitsDone}), finished_at = ${f.now},
-                           expires_at = ${f.expiresAt}, owner = NULL, lease_until = NULL
+                           expires_at = ${f.expiresAt}, owner = NULL
           WHERE id = ${f.id} AND owner = ${f.owner} AND status = 'running'
           RETURNING 1`.pipe(
         Effect.map((rows) => rows.length > 0),
@@ -103,11 +103,8 @@ export const make = Effect.gen(function* () {
         Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(recordOf(rows[0])))),
         Effect.orDie
       ),
-    claimExpired: ({ owner, now, leaseUntil }) =>
-      sql`UPDATE calls SET owner = ${owner}, lease_until = ${leaseUntil}, attempts = attempts + 1
-          WHERE id = (SELECT id FROM calls WHERE status = 'running' AND lease_until < ${now}
-                        AND owner IS DISTINCT FROM ${owner}
-                      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
+    adopt: ({ id, owner }) =>
+      sql`UPDATE calls SET owner = ${owner}, attempts = attempts + 1 WHERE id = ${id} AND status = 'running'
           RETURNING id, account_id, key_id, platform, body, idempotency_key, request_id, cancel_requested, attempts,
             hold_id, runs`.pipe(
         Effect.map((rows) => {

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { JobQueue as Q } from "@pdr/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { num } from "./Rows.js"
 
 const unavailable = <A>(effect: Effect.Effect<A, SqlError>) =>
@@ -64,6 +64,14 @@ export const make = Effect.gen(function* () {
           ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(lanes.length === 0 ? [""] : lanes)}::jsonb)),
           ${laneLimit})`
       ).pipe(Effect.map((rows) => rows.map(toJob))),
+    start: ({ queue, worker, job, leaseMs, maxAttempts }) =>
+      unavailable(
+        sql`INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts, state, worker, attempts, lease_until)
+            VALUES (${queue}, ${job.key}, ${job.group ?? ""}, ${job.lane ?? ""}, ${job.priority ?? 0},
+              ${JSON.stringify(job.payload)}::jsonb, ${maxAttempts}, 'running', ${worker}, 1,
+              now() + ${Math.round(leaseMs)} * interval '1 millisecond')
+            ON CONFLICT (queue, key) DO NOTHING RETURNING *`
+      ).pipe(Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toJob(rows[0]))))),
     heartbeat: (worker, leaseMs) =>
       unavailable(
         sql`UPDATE jobs SET lease_until = now() + ${Math.round(leaseMs)} * interval '1 millisecond'
@@ -114,8 +122,10 @@ export const make = Effect.gen(function* () {
         sql`UPDATE jobs SET state = 'pending', attempts = 0, run_at = now(), ended_at = NULL, worker = NULL
             WHERE queue = ${queue} AND grp = ${group} AND state = 'failed' RETURNING id`
       ).pipe(Effect.map((rows) => rows.length)),
-    cleanup: (before) =>
-      unavailable(sql`DELETE FROM jobs WHERE state IN ('done', 'failed') AND ended_at < ${before} RETURNING id`).pipe(
+    cleanup: (queue, before) =>
+      unavailable(
+        sql`DELETE FROM jobs WHERE queue = ${queue} AND state IN ('done', 'failed') AND ended_at < ${before} RETURNING id`
+      ).pipe(
         Effect.map((rows) => rows.length)
       )
   })

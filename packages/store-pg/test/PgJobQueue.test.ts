@@ -106,15 +106,66 @@ for (const t of targets) {
           assert.strictEqual(c!.attempts, 1)
           yield* q.fail("w", c!.id, "permanent")
           assert.deepStrictEqual(yield* q.failures("t3", "g", 10), [{ key: "p", reason: "permanent" }])
-          // ended jobs older than the cut are deleted
-          assert.strictEqual(yield* q.cleanup(new Date(Date.now() - 60_000)), 0)
+          // ended jobs of the queue older than the cut are deleted; another queue's are not
+          yield* q.offer("t3other", [{ key: "o", payload: 0 }])
+          const [o] = yield* q.claim({
+            queue: "t3other",
+            worker: "w",
+            limit: 1,
+            leaseMs: 5000,
+            lanes: [],
+            laneLimit: 0
+          })
+          yield* q.complete("w", [o!.id])
+          assert.strictEqual(yield* q.cleanup("t3", new Date(Date.now() - 60_000)), 0)
           const sql = yield* SqlClient.SqlClient
-          const before = yield* sql`SELECT count(*)::int AS n FROM jobs WHERE state IN ('done', 'failed')`
-          assert.isAbove(Number(before[0]!["n"]), 0)
-          yield* q.cleanup(new Date(Date.now() + 60_000))
-          const after = yield* sql`SELECT count(*)::int AS n FROM jobs WHERE state IN ('done', 'failed')`
-          assert.strictEqual(Number(after[0]!["n"]), 0)
+          const count = (queue: string) =>
+            Effect.map(
+              sql`SELECT count(*)::int AS n FROM jobs WHERE queue = ${queue} AND state IN ('done', 'failed')`,
+              (rows) => Number(rows[0]!["n"])
+            )
+          assert.isAbove(yield* count("t3"), 0)
+          yield* q.cleanup("t3", new Date(Date.now() + 60_000))
+          assert.strictEqual(yield* count("t3"), 0)
+          assert.strictEqual(yield* count("t3other"), 1)
         })
+      )
+
+      it.effect(
+        "a started job runs under its worker at once; its lease is renewed, and taken over once it ran out",
+        () =>
+          Effect.gen(function* () {
+            const q = yield* JobQueue.JobQueue
+            const start = (key: string) =>
+              q.start({ queue: "t4", worker: "starter1", job: { key, payload: { key } }, leaseMs: 400, maxAttempts: 3 })
+            const started = yield* start("s1")
+            assert.isTrue(started._tag === "Some")
+            const job = (started as { value: JobQueue.Job }).value
+            assert.deepStrictEqual(
+              { key: job.key, attempts: job.attempts, maxAttempts: job.maxAttempts, takenOverFrom: job.takenOverFrom },
+              { key: "s1", attempts: 1, maxAttempts: 3, takenOverFrom: null }
+            )
+            // a key already in the queue is refused
+            assert.strictEqual((yield* start("s1"))._tag, "None")
+            // nobody else claims it while its lease is renewed
+            const claim = () => q.claim({ queue: "t4", worker: "starter2", limit: 5, leaseMs: 5000, lanes: [], laneLimit: 0 })
+            assert.deepStrictEqual(yield* claim(), [])
+            yield* sleep(250)
+            assert.deepStrictEqual(yield* q.heartbeat("starter1", 400), [job.id])
+            yield* sleep(250)
+            assert.deepStrictEqual(yield* claim(), [])
+            // its worker stops renewing it: the next claim takes it over and says from whom
+            yield* sleep(500)
+            const [taken] = yield* claim()
+            assert.deepStrictEqual(
+              { key: taken!.key, attempts: taken!.attempts, takenOverFrom: taken!.takenOverFrom },
+              { key: "s1", attempts: 2, takenOverFrom: "starter1" }
+            )
+            // the stalled worker's heartbeat no longer holds it, and it cannot end it
+            assert.deepStrictEqual(yield* q.heartbeat("starter1", 400), [])
+            assert.strictEqual(yield* q.complete("starter1", [job.id]), 0)
+            assert.strictEqual(yield* q.complete("starter2", [job.id]), 1)
+          })
       )
     })
   })

@@ -3,15 +3,18 @@
  * id, so `GET /api/v1/calls/<id>` collects it for 24 hours:
  * - a synchronous call (no `Prefer`) runs as before, in the request; its record is written after its answer, in
  *   batches (a buffer flushed every 250 ms), off the request path;
- * - a long call (`Prefer: respond-async` / `wait=N`) is recorded running, leased to this process (renewed by a
- *   heartbeat that also writes its progress and reads a cancel), and run on a fiber of its own, apart from the request:
- *   the request waits up to N seconds, then answers 202. It runs with an idempotency key (the caller's, else one of
- *   its own), so its settle keeps its answer in the charge's transaction (D16): a process that dies mid-call leaves a
- *   running row whose lease runs out; another process claims it, and either finds the answer kept (settled: never
- *   billed twice) or runs it again (the dead attempt's hold, recorded with the call, is released at the takeover, and
- *   the provider runs it started are polled again, not started twice).
+ * - a long call (`Prefer: respond-async` / `wait=N`) is a job of the job engine's `calls` queue (the engine and the
+ *   JobQueue the nightly refresh runs on: one lease concept), added already claimed by this process's worker and run
+ *   here at once, apart from the request: the request waits up to N seconds, then answers 202. The engine renews its
+ *   lease; a heartbeat of the call's own writes its progress and hold and reads a cancel. It runs with an idempotency
+ *   key (the caller's, else one of its own), so its settle keeps its answer in the charge's transaction (D16). A process
+ *   that dies mid-call leaves a running job whose lease runs out (one that stops cleanly gives it back at once); any
+ *   process's worker claims it and either finds the answer kept (settled: never billed twice) or runs it again (the dead
+ *   attempt's hold, recorded with the call, is released at the takeover, and the provider runs it started are polled
+ *   again, not started twice).
  */
 import { createHash } from "node:crypto"
+import { JobEngine } from "@pdr/core"
 import {
   CallStore,
   Calls,
@@ -19,12 +22,13 @@ import {
   Freshness,
   Idempotency,
   IdempotencyStore,
+  JobQueue,
   Keys,
   Ledger,
   LongCalls
 } from "@pdr/domain"
 import { Api, Failure } from "@pdr/http-api"
-import { DateTime, Deferred, Duration, Effect, Fiber, FiberRef, Option, Schedule } from "effect"
+import { DateTime, Deferred, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Option, Schedule } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -33,11 +37,11 @@ const versions = { contextVersion: Api.contextVersion, engineVersion }
 
 /** How long-call leases and heartbeats are timed. */
 export interface LeaseSettings {
-  /** A running call's lease; another process takes the call over once it ran out (CALL_LEASE_MS). */
+  /** A running call's job lease; another process takes the call over once it ran out (CALL_LEASE_MS). */
   readonly leaseMs: number
-  /** How often a running call renews its lease and writes its progress (a third of the lease). */
+  /** How often a running call writes its progress and reads a cancel (a third of the lease). */
   readonly heartbeatMs: number
-  /** How often this process looks for calls whose lease ran out. */
+  /** How often this process's worker looks for calls to take over when it found none. */
   readonly claimEveryMs: number
 }
 
@@ -91,13 +95,24 @@ const opOf = (platform: string, payload: unknown): string | null => {
   return typeof op === "string" && Catalogue.findOp(platform, op) !== undefined ? op : null
 }
 
-/** A call running in this process: its fiber, its control and progress. */
+/** A long call running in this process: what it runs, its control and progress, and its answer once done. */
 interface Local {
   readonly accountId: string
-  readonly fiber: Fiber.RuntimeFiber<Outcome>
+  readonly caller: Keys.Caller
+  readonly platform: string
+  readonly payload: unknown
+  readonly idempotencyKey: string
+  readonly requestId: string
+  readonly made: LongCalls.Made
   readonly progress: LongCalls.Progress
   readonly planned: Deferred.Deferred<void>
   readonly cancel: Effect.Effect<boolean>
+  /** Whether its record was written (the job runs only then). */
+  readonly begun: Deferred.Deferred<boolean>
+  /** Its answer, when this attempt ended it. */
+  readonly done: Deferred.Deferred<Outcome>
+  /** This attempt ended here, answered or not (stopped: its lease lost, or the process stopping). */
+  readonly ended: Deferred.Deferred<void>
 }
 
 /** The call runner. */
@@ -220,11 +235,11 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         })
       })
 
-    // ---- long calls: leased, run apart from the request, heartbeat, takeover ----
+    // ---- long calls: jobs of the `calls` queue on the job engine (JobQueue, JobEngine), run apart from the request ----
     const nowDate = Effect.map(DateTime.now, DateTime.toDate)
 
-    /** Runs a long call on a fiber of this process (not the request's) under its lease; its end is recorded. */
-    const runLong = Effect.fnUntraced(function* (
+    /** A call to run here: recorded in `local` before its job runs, so the request that started it can wait on it. */
+    const prepare = Effect.fnUntraced(function* (
       caller: Keys.Caller,
       platform: string,
       payload: unknown,
@@ -236,9 +251,33 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     ) {
       const made = yield* LongCalls.makeControl(true, earlierRuns)
       if (cancelledAlready) yield* made.cancel
-      // the lease was lost (this process stalled past it and another took the call over): this attempt stops at once,
-      // unsettled (its hold is released), and leaves the call to its new owner
-      const lost = yield* Deferred.make<void>()
+      const entry: Local = {
+        accountId: caller.accountId,
+        caller,
+        platform,
+        payload,
+        idempotencyKey,
+        requestId,
+        made,
+        progress: made.progress,
+        planned: made.plannedSignal,
+        cancel: Effect.as(made.cancel, true),
+        begun: yield* Deferred.make<boolean>(),
+        done: yield* Deferred.make<Outcome>(),
+        ended: yield* Deferred.make<void>()
+      }
+      local.set(id, entry)
+      return entry
+    })
+
+    /**
+     * Runs a prepared call under its job (this worker's lease, renewed by the engine): a heartbeat of its own writes its
+     * progress and hold, reads a cancel, and finds whether the call is still this worker's (a stalled process whose job
+     * was taken over stops at once, unsettled, its hold already released by the new owner). Its end is recorded.
+     */
+    const execute = (id: string, l: Local) => {
+      const made = l.made
+      const lost = Deferred.unsafeMake<void>(FiberId.none)
       let holdId: string | null = null
       const heartbeat = Effect.gen(function* () {
         const now = yield* nowDate
@@ -248,20 +287,19 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           quote: made.progress.quote,
           unitsDone: made.progress.unitsDone,
           unitsTotal: made.progress.unitsTotal,
-          leaseUntil: new Date(now.getTime() + lease.leaseMs),
           holdId,
           runs: Object.fromEntries(made.runs)
         })
         if (beat.cancelRequested) yield* made.cancel
         if (!beat.held) yield* Deferred.succeed(lost, undefined)
-        // the hold lives as long as the lease is renewed (a provider run may outlast HOLD_TTL_MS); a hold already
+        // the hold lives as long as the call is this worker's (a provider run may outlast HOLD_TTL_MS); a hold already
         // gone (settled, or released by a takeover) is left as it is: the settle is what refuses a stale attempt
         else if (holdId !== null) {
           const settings = yield* Calls.CallSettings
           yield* ledger.extend(holdId, new Date(now.getTime() + Duration.toMillis(settings.holdTtl)))
         }
       })
-      const run = Effect.gen(function* () {
+      return Effect.gen(function* () {
         const beating = yield* Effect.fork(
           Effect.repeat(Effect.ignoreLogged(heartbeat), Schedule.spaced(Duration.millis(lease.heartbeatMs)))
         )
@@ -276,10 +314,13 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         const recordingRuns = yield* Effect.fork(
           Effect.forever(Effect.zipRight(made.nextRun, Effect.ignoreLogged(heartbeat)))
         )
-        const o = yield* outcome(caller, platform, payload, idempotencyKey, { requestId, callId: id }).pipe(
+        const o = yield* outcome(l.caller, l.platform, l.payload, l.idempotencyKey, {
+          requestId: l.requestId,
+          callId: id
+        }).pipe(
           Effect.provideService(LongCalls.CallControl, made.control),
           // error answers of a call taken over carry its original request id
-          Effect.locally(RequestId.current, { id: requestId, headers: {} }),
+          Effect.locally(RequestId.current, { id: l.requestId, headers: {} }),
           Effect.raceFirst(Effect.zipRight(Deferred.await(lost), Effect.interrupt)),
           Effect.ensuring(
             Effect.all([Fiber.interrupt(recording), Fiber.interrupt(recordingRuns), Fiber.interrupt(beating)], {
@@ -298,20 +339,105 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           now,
           expiresAt: new Date(now.getTime() + Duration.toMillis(LongCalls.retention))
         })
-        return o
-      }).pipe(Effect.ensuring(Effect.sync(() => local.delete(id))))
-      const fiber = yield* Effect.forkDaemon(run)
-      local.set(id, {
-        accountId: caller.accountId,
-        fiber,
-        progress: made.progress,
-        planned: made.plannedSignal,
-        cancel: Effect.as(made.cancel, true)
+        yield* Deferred.succeed(l.done, o)
       })
-      return { fiber, progress: made.progress, planned: made.plannedSignal }
+    }
+
+    /**
+     * A call whose worker stopped (killed, stalled past its lease, or stopped cleanly and gave it back), claimed here by
+     * the engine: the dead attempt's hold is released now (a settled attempt's hold is captured: releasing it changes
+     * nothing), not after its TTL; its claim on the key is dropped: a settled call replays its kept answer, else it runs
+     * again, polling the provider runs the dead attempt started. After LongCalls.maxAttempts it ends failed instead.
+     */
+    const takeOver = (job: JobQueue.Job, id: string) =>
+      Effect.gen(function* () {
+        const adopted = yield* store.adopt({ id, owner })
+        // ended already, or never begun (its process died between the job and the record): nothing to do
+        if (Option.isNone(adopted)) return
+        const c = adopted.value
+        yield* Effect.logInfo("taking over a call whose process stopped", { call: c.id, attempt: job.attempts })
+        if (c.holdId !== null)
+          yield* ledger
+            .release(c.holdId)
+            .pipe(Effect.catchAllCause((cause) => Effect.logWarning("the dead attempt's hold was not released", cause)))
+        yield* idempotencyStore.abandon({ accountId: c.accountId, key: c.idempotencyKey })
+        if (job.attempts > LongCalls.maxAttempts) {
+          // its processes died under it too often: ended with an internal error, nothing billed (its hold released)
+          const f = Failure.make(
+            "internal",
+            `the call was stopped ${LongCalls.maxAttempts} times with its process and was not run again; nothing was billed`,
+            c.requestId
+          )
+          const now = yield* nowDate
+          yield* store.finish({
+            id,
+            owner,
+            status: "done",
+            httpStatus: Failure.statusOf(f) ?? 500,
+            answer: JSON.stringify({ error: (f as { error: Failure.Body["error"] }).error }),
+            unitsDone: 0,
+            now,
+            expiresAt: new Date(now.getTime() + Duration.toMillis(LongCalls.retention))
+          })
+          yield* Effect.logError("a call was given up after its processes stopped", {
+            call: id,
+            attempts: job.attempts
+          })
+          return
+        }
+        const l = yield* prepare(
+          { accountId: c.accountId, keyId: c.keyId, prefix: "" },
+          c.platform,
+          JSON.parse(c.body),
+          c.id,
+          c.idempotencyKey,
+          c.requestId,
+          c.cancelRequested,
+          c.runs
+        )
+        yield* Deferred.succeed(l.begun, true)
+        yield* execute(id, l)
+      })
+
+    /** The job of one call: the attempt started by a request of this process, or a takeover. */
+    const handle = (job: JobQueue.Job): Effect.Effect<void, JobEngine.JobFailed> => {
+      const id = job.key
+      const l = local.get(id)
+      const run =
+        l !== undefined && job.takenOverFrom === null && job.attempts === 1
+          ? Effect.flatMap(Deferred.await(l.begun), (begun) => (begun ? execute(id, l) : Effect.void))
+          : takeOver(job, id)
+      return run.pipe(
+        Effect.ensuring(
+          Effect.suspend(() => {
+            const mine = local.get(id)
+            local.delete(id)
+            return mine === undefined ? Effect.void : Deferred.succeed(mine.ended, undefined)
+          })
+        ),
+        // never retried by the engine as a failure: an attempt that did not end is taken over when its lease runs out
+        Effect.catchAllDefect((defect) =>
+          Effect.zipRight(
+            Effect.logError("a long call failed on a defect", { call: id }, defect),
+            Effect.fail(new JobEngine.JobFailed({ reason: String(defect), transient: true }))
+          )
+        )
+      )
+    }
+
+    const engine = yield* JobEngine.run({
+      queue: LongCalls.queue,
+      worker: owner,
+      // calls taken over at once (a call started here always runs here, whatever this number)
+      concurrency: LongCalls.takeovers,
+      leaseMs: lease.leaseMs,
+      lanes: [""],
+      laneLimit: 0,
+      idleMs: lease.claimEveryMs,
+      handle
     })
 
-    /** Starts a long call: recorded running under this process's lease, then run apart from the request. */
+    /** Starts a long call: its job is added already claimed by this worker, recorded running, then run here. */
     const startLong = Effect.fnUntraced(function* (
       caller: Keys.Caller,
       platform: string,
@@ -321,57 +447,32 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       const request = yield* FiberRef.get(RequestId.current)
       const id = `call_${RequestId.make().slice(4)}`
       const key = idempotencyKey ?? `pdr-call:${id}`
-      const now = yield* nowDate
-      yield* store.begin({
-        id,
-        accountId: caller.accountId,
-        keyId: caller.keyId,
-        platform,
-        op: opOf(platform, payload),
-        body: JSON.stringify(payload),
-        idempotencyKey: key,
-        requestId: request.id,
-        owner,
-        now,
-        leaseUntil: new Date(now.getTime() + lease.leaseMs),
-        expiresAt: new Date(now.getTime() + Duration.toMillis(LongCalls.retention))
-      })
-      const started = yield* runLong(caller, platform, payload, id, key, request.id, false)
-      return { id, ...started }
-    })
-
-    /** Claims one call whose process died and runs it here; true when one was claimed. */
-    const claimOne = Effect.gen(function* () {
-      const now = yield* nowDate
-      const claimed = yield* store.claimExpired({ owner, now, leaseUntil: new Date(now.getTime() + lease.leaseMs) })
-      if (Option.isNone(claimed)) return false
-      const c = claimed.value
-      yield* Effect.logInfo("taking over a call whose process stopped", { call: c.id, attempt: c.attempts })
-      // the dead attempt's hold is released now (a settled attempt's hold is captured: releasing it changes nothing),
-      // not after its TTL; its claim on the key is dropped: a settled call replays its kept answer, else it runs again
-      if (c.holdId !== null)
-        yield* ledger
-          .release(c.holdId)
-          .pipe(Effect.catchAllCause((cause) => Effect.logWarning("the dead attempt's hold was not released", cause)))
-      yield* idempotencyStore.abandon({ accountId: c.accountId, key: c.idempotencyKey })
-      yield* runLong(
-        { accountId: c.accountId, keyId: c.keyId, prefix: "" },
-        c.platform,
-        JSON.parse(c.body),
-        c.id,
-        c.idempotencyKey,
-        c.requestId,
-        c.cancelRequested,
-        c.runs
+      const l = yield* prepare(caller, platform, payload, id, key, request.id, false)
+      // the job first, then the record: a process that dies between the two leaves a job whose takeover finds no record
+      // (nothing was held or fetched) rather than a record no job will ever end
+      const job = yield* engine.submit({ key: id, payload: { callId: id } }, LongCalls.maxAttempts + 1).pipe(
+        Effect.tapError(() => Effect.sync(() => local.delete(id))),
+        Effect.orDie
       )
-      return true
+      if (Option.isNone(job)) return yield* Effect.dieMessage(`a call id was used twice: ${id}`)
+      const now = yield* nowDate
+      yield* store
+        .begin({
+          id,
+          accountId: caller.accountId,
+          keyId: caller.keyId,
+          platform,
+          op: opOf(platform, payload),
+          body: JSON.stringify(payload),
+          idempotencyKey: key,
+          requestId: request.id,
+          owner,
+          now,
+          expiresAt: new Date(now.getTime() + Duration.toMillis(LongCalls.retention))
+        })
+        .pipe(Effect.onExit((exit) => Deferred.succeed(l.begun, Exit.isSuccess(exit))))
+      return { id, done: l.done, ended: l.ended, progress: l.progress, planned: l.planned }
     })
-    yield* Effect.forkScoped(
-      Effect.repeat(
-        Effect.ignoreLogged(Effect.repeat(claimOne, { while: (claimed) => claimed })),
-        Schedule.spaced(Duration.millis(lease.claimEveryMs))
-      )
-    )
 
     /** A running call of this process, for its account. */
     const localCall = (accountId: string, id: string) => {

@@ -7,7 +7,7 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Calls, Catalogue, Envelope, LongCalls } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
-import { Deferred, Duration, Effect, Exit, Fiber, FiberRef, Layer, Option } from "effect"
+import { Deferred, Duration, Effect, FiberRef, Layer, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -96,11 +96,13 @@ const platformCall = Effect.gen(function* () {
       const started = yield* runner.startLong(caller, platform, payload, key)
       const done = yield* Deferred.await(started.planned).pipe(
         Effect.zipRight(Effect.sleep(Duration.millis(preference.waitMs))),
-        Effect.raceFirst(Effect.asVoid(Fiber.await(started.fiber))),
-        Effect.zipRight(Fiber.poll(started.fiber))
+        // answered, or this process's attempt stopped (its lease lost, or the process stopping): the call goes on elsewhere
+        Effect.raceFirst(Deferred.await(started.ended)),
+        Effect.zipRight(Deferred.poll(started.done)),
+        Effect.flatMap((polled) => (Option.isSome(polled) ? Effect.asSome(polled.value) : Effect.succeedNone))
       )
-      if (Option.isSome(done) && Exit.isSuccess(done.value)) {
-        const o = done.value.value
+      if (Option.isSome(done)) {
+        const o = done.value
         return yield* respond(o, {
           "call-id": o.replayed ? (callIdOf(o.text) ?? started.id) : started.id,
           ...(o.replayed ? { "idempotent-replayed": "true" } : {})

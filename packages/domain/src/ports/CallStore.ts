@@ -73,7 +73,6 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly requestId: string
       readonly owner: string
       readonly now: Date
-      readonly leaseUntil: Date
       readonly expiresAt: Date
     }) => Effect.Effect<void>
     /**
@@ -86,7 +85,6 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly quote: number | null
       readonly unitsDone: number
       readonly unitsTotal: number | null
-      readonly leaseUntil: Date
       /** The hold this attempt placed, once it has one (kept so a takeover can release it). */
       readonly holdId?: string | null
       /** The runs its units started so far (unit key -> run id). */
@@ -125,14 +123,10 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly now: Date
     }) => Effect.Effect<Option.Option<CallRecord>>
     /**
-     * Claims one running call whose lease ran out, for `owner` until `leaseUntil` (SKIP LOCKED); never one `owner`
-     * holds itself (a process that stalled past its lease renews it with its next heartbeat).
+     * Makes a running call `owner`'s (its job was taken over by `owner`'s worker), counting the attempt; the call as it
+     * was left (none when it ended, or was never recorded). The previous owner's heartbeats and finish are refused.
      */
-    readonly claimExpired: (input: {
-      readonly owner: string
-      readonly now: Date
-      readonly leaseUntil: Date
-    }) => Effect.Effect<Option.Option<Claimed>>
+    readonly adopt: (input: { readonly id: string; readonly owner: string }) => Effect.Effect<Option.Option<Claimed>>
     /** Deletes records past their retention; returns how many. */
     readonly purgeExpired: (now: Date) => Effect.Effect<number>
   }

@@ -5,7 +5,7 @@
  * lease it renews by heartbeat; a job whose lease ran out (its worker stopped) is claimed again, by anyone. A job ends
  * `done` or `failed` with its reason; transient failures come back after a delay until `maxAttempts` claims.
  */
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, type Option, Schema } from "effect"
 
 /** A job to add. */
 export interface NewJob {
@@ -75,6 +75,18 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
       readonly lanes: ReadonlyArray<string>
       readonly laneLimit: number
     }) => Effect.Effect<ReadonlyArray<Job>, JobQueueUnavailable>
+    /**
+     * Adds one job already claimed by `worker` (its first attempt, leased for `leaseMs`), for work that starts in the
+     * process that asked for it (a long call): it is run there at once, and taken over by any worker if its lease runs
+     * out. A key already in the queue is refused (the job is not added): None.
+     */
+    readonly start: (input: {
+      readonly queue: string
+      readonly worker: string
+      readonly job: NewJob
+      readonly leaseMs: number
+      readonly maxAttempts: number
+    }) => Effect.Effect<Option.Option<Job>, JobQueueUnavailable>
     /** Renews the lease of every job `worker` holds; returns the ids it still holds. */
     readonly heartbeat: (worker: string, leaseMs: number) => Effect.Effect<ReadonlyArray<string>, JobQueueUnavailable>
     /** Ends these jobs as done (only those `worker` still holds); returns how many. */
@@ -100,7 +112,7 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
     ) => Effect.Effect<ReadonlyArray<{ readonly key: string; readonly reason: string }>, JobQueueUnavailable>
     /** Makes the group's failed jobs pending again with fresh attempts; returns how many. */
     readonly retryFailed: (queue: string, group: string) => Effect.Effect<number, JobQueueUnavailable>
-    /** Deletes jobs that ended before `before`; returns how many. */
-    readonly cleanup: (before: Date) => Effect.Effect<number, JobQueueUnavailable>
+    /** Deletes the queue's jobs that ended before `before`; returns how many. */
+    readonly cleanup: (queue: string, before: Date) => Effect.Effect<number, JobQueueUnavailable>
   }
 >() {}
