@@ -3,18 +3,113 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
-import { noDocs } from "./Reasons.js"
 
-export const shipped = {} as const
+export const shipped = {
+  // https://apify.com/clockworks/tiktok-profile-scraper (Apify's own actor). Input `profiles`, a list of handles (API
+  // example on https://apify.com/clockworks/tiktok-profile-scraper/api/client/nodejs: { "profiles": ["apifyoffice"] }).
+  // Output: Apify's documentation of the actor (https://docs.apify.com/platform/integrations/make/tiktok, "Profile
+  // data, shortened sample") gives one item per profile video carrying `authorMeta` { id, name, profileUrl, nickName,
+  // verified, signature, bioLink, originalAvatarUrl, avatar, commerceUserInfo, privateAccount, region, roomId,
+  // ttSeller, following, friends, fans, heart, video, digg } and `input`. Price: "Pay $5.00 for 1,000 videos" on that
+  // API page, "from $2.50 / 1,000 results" on its issues page; the higher is kept so a run's charge limit always
+  // covers its item.
+  "short_video.profiles": {
+    actor: "clockworks~tiktok-profile-scraper",
+    docs: "https://apify.com/clockworks/tiktok-profile-scraper",
+    usdPerItem: 0.005,
+    input: { profiles: ["$subject"] },
+    rows: {
+      handle: "authorMeta.name",
+      name: { path: "authorMeta.nickName", as: "string", default: "" },
+      followers: { path: "authorMeta.fans", as: "integer" },
+      following: { path: "authorMeta.following", as: "integer" },
+      totalLikes: { path: "authorMeta.heart", as: "integer" },
+      videos: { path: "authorMeta.video", as: "integer" },
+      verified: { path: "authorMeta.verified", as: "boolean" },
+      bio: { path: "authorMeta.signature", as: "string", default: "" }
+    },
+    notMapped:
+      "the card is read from `authorMeta` of the profile's first video item (the run asks one item); a profile with no video item is answered not found"
+  },
+  // https://apify.com/happy_b/tiktok-comments-scraper. Input `videoUrls`, a list of video URLs (API example:
+  // { "videoUrls": ["https://www.tiktok.com/@khaby.lame/video/7617913537561693470"] }); its input schema also has a
+  // per-video comment cap and a replies switch whose field names the page does not show (not set: the run's item
+  // limit caps the rows). Output, "Data points extracted per comment": commentId, content, publishedAt (ISO 8601),
+  // likeCount, replyCount, replyLevel (0 = comment, 1 = reply), parentCommentId, commentLanguage, isPinned,
+  // isCreatorLiked, authorUniqueId, authorNickname, authorUid, authorAvatarUrl. "from $0.25 / 1,000 results".
+  "short_video.comments": {
+    actor: "happy_b~tiktok-comments-scraper",
+    docs: "https://apify.com/happy_b/tiktok-comments-scraper",
+    usdPerItem: 0.00025,
+    input: { videoUrls: ["$subject"] },
+    keep: { path: "replyLevel", in: [0] },
+    rows: {
+      commentId: { path: "commentId", as: "string" },
+      author: { path: "authorUniqueId", as: "string", default: "" },
+      text: { path: "content", as: "string", default: "" },
+      likes: { path: "likeCount", as: "integer", default: 0 },
+      replies: { path: "replyCount", as: "integer", default: 0 },
+      postedAt: { path: "publishedAt", as: "datetime" }
+    },
+    notMapped: "replies (replyLevel 1) are skipped: the op lists a post's comments, each with its reply count"
+  },
+  // https://apify.com/fetch_cat/tiktok-user-search-scraper. Input example: { "queries": ["coffee", "fitness coach"],
+  // "maxUsersPerQuery": 10 } (queries: one to 20 keywords; maxUsersPerQuery: profiles per query). Output example: query,
+  // rank, id, secUid, username, displayName, profileUrl, avatarUrl, bio, bioLink, verified, privateAccount, seller,
+  // followingCount, followerCount, heartCount, videoCount, diggCount, collectedAt, source. "from $2.40 / 1,000 user
+  // profiles".
+  "short_video.search": {
+    actor: "fetch_cat~tiktok-user-search-scraper",
+    docs: "https://apify.com/fetch_cat/tiktok-user-search-scraper",
+    usdPerItem: 0.0024,
+    input: { queries: ["$query"], maxUsersPerQuery: "$rows" },
+    rows: {
+      handle: "username",
+      name: { path: "displayName", as: "string", default: "" },
+      followers: { path: "followerCount", as: "integer" },
+      following: { path: "followingCount", as: "integer" },
+      totalLikes: { path: "heartCount", as: "integer" },
+      videos: { path: "videoCount", as: "integer" },
+      verified: { path: "verified", as: "boolean" },
+      bio: { path: "bio", as: "string", default: "" }
+    }
+  },
+  // https://apify.com/dami_studio/tiktok-followers-scraper. Input: `profiles` (handles, profile URLs or numeric user
+  // IDs), `listType` (following (default), followers, or both), `maxItemsPerProfile` (1 to 1,000). Output, "What you
+  // get per row": uniqueId, userId, secUid, nickname, signature (the bio), avatar, verified, region, followerCount,
+  // followingCount, videoCount, likesCount, profileUrl. "$0.35 / 1,000 tiktok profiles".
+  "short_video.followers": {
+    actor: "dami_studio~tiktok-followers-scraper",
+    docs: "https://apify.com/dami_studio/tiktok-followers-scraper",
+    usdPerItem: 0.00035,
+    input: {
+      profiles: ["$subject"],
+      listType: {
+        $value: "request.direction",
+        map: { followers: "followers", following: "following" },
+        default: "followers"
+      },
+      maxItemsPerProfile: "$rows"
+    },
+    rows: {
+      handle: { path: "uniqueId", as: "string" },
+      name: { path: "nickname", as: "string", default: "" },
+      followers: { path: "followerCount", as: "integer" },
+      verified: { path: "verified", as: "boolean" }
+    },
+    notMapped:
+      "direction followers: the page says follower lists (unlike following lists) now need the caller's own TikTok cookie, which the mapping does not pass, so such a run may come back empty"
+  }
+} as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "short_video.profiles": noDocs,
-  "short_video.posts": noDocs,
-  "short_video.videos": noDocs,
-  "short_video.searchPosts": noDocs,
-  "short_video.search": noDocs,
-  "short_video.comments": noDocs,
-  "short_video.followers": noDocs,
-  "short_video.shop": noDocs
+  "short_video.posts":
+    "no page read documents both the input and every row field (url, caption, views, likes, comments, shares, duration, date) of a profile's posts: clockworks/tiktok-profile-scraper's readable documentation shows only authorMeta of its video items; korado_labs/tiktok-posts-scraper, tom_mobi/tiktok-posts-scraper and harpoon/tiktok-profile-posts-scraper show neither their input names nor their field names",
+  "short_video.videos":
+    "no page read documents input, output and price together: clearfetch/tiktok-video-scraper lists every output field (playCount, diggCount, durationSeconds, musicTitle, webVideoUrl, ...) but not its input field name; piotrv1001/tiktok-video-scraper (input videoUrls) shows no sound field; vonsensey/tiktok-video-scraper-api (input videoUrls) shows no duration or sound field; clockworks/tiktok-video-scraper (input postURLs, $10.00 / 1,000 videos) shows no output fields",
+  "short_video.searchPosts":
+    "mapping-language gap: the request carries exactly one of query, hashtag, soundUrl, and an input template cannot leave out the keys of the two that are absent (they are sent as null) nor pick one of several actors by which field is set; xmolodtsov/tiktok-sound-scraper (input musics) serves soundUrl alone",
+  "short_video.shop":
+    "no page read documents every row field: datacortex/tiktok-shop-search-scraper (input keywords, $2.50 / 1,000 products) shows productId, title, price, soldCount, rating, shopName but no currency field; apimy/tiktok-shop-search-scraper (input keywords, country, maxProducts) shows price and currency but not the names of its product id, units sold, rating and shop fields"
 }

@@ -1,0 +1,130 @@
+// Issue 20: the shipped provider catalogue for short_video, jobs_in and jobs_global. Each mapping maps its actor's
+// recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows the
+// op's row Schema accepts, with the values expected, and builds the actor input from a request; the ops left
+// unmapped are listed with their reason.
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
+import { unit } from "./support/Adapters.js"
+import { mapped } from "./support/Catalogue.js"
+
+const mappedOps = ["short_video.profiles", "short_video.search", "short_video.comments", "short_video.followers"]
+const unmappedOps = [
+  "short_video.posts",
+  "short_video.videos",
+  "short_video.searchPosts",
+  "short_video.shop",
+  "jobs_in.search",
+  "jobs_global.search",
+  "jobs_global.jobs"
+]
+
+describe("ProviderCatalogue: short_video and jobs", () => {
+  it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
+    for (const key of mappedOps) {
+      const m = ProviderCatalogue.mappings[key]
+      assert.isDefined(m, key)
+      assert.isTrue(Either.isRight(Mapping.check(key, m!)), key)
+      assert.match(m!.docs ?? "", /^https:\/\/apify\.com\/[\w.-]+\/[\w.-]+$/, key)
+      assert.isFalse(key in ProviderCatalogue.unmapped, key)
+    }
+    for (const key of unmappedOps) {
+      assert.isFalse(key in ProviderCatalogue.mappings, key)
+      assert.isAbove((ProviderCatalogue.unmapped[key] ?? "").length, 40, key)
+    }
+  })
+
+  it("short_video.profiles (clockworks~tiktok-profile-scraper): the card from authorMeta", () => {
+    const { rows, errors } = mapped("short_video.profiles")
+    assert.deepStrictEqual(rows, [
+      {
+        handle: "nasaofficial",
+        name: "NASA",
+        followers: 2049,
+        following: 4,
+        totalLikes: 135,
+        videos: 0,
+        verified: false,
+        bio: "National Aeronautics Space Association"
+      }
+    ])
+    assert.deepStrictEqual(errors, [])
+    const m = ProviderCatalogue.mappings["short_video.profiles"]!
+    const u = unit("short_video", "profiles", { subjects: ["nasaofficial"] }, "nasaofficial")
+    assert.deepStrictEqual(Mapping.input(m.input, u), { profiles: ["nasaofficial"] })
+  })
+
+  it("short_video.search (fetch_cat~tiktok-user-search-scraper): accounts for a query", () => {
+    const { rows } = mapped("short_video.search")
+    assert.deepStrictEqual(rows, [
+      {
+        handle: "coffee01973",
+        name: "coffee",
+        followers: 91100,
+        following: 8,
+        totalLikes: 6700000,
+        videos: 184,
+        verified: false,
+        bio: "Hi! My name is Coffee!"
+      }
+    ])
+    const m = ProviderCatalogue.mappings["short_video.search"]!
+    const u = unit("short_video", "search", { query: "coffee", limit: 10 })
+    assert.deepStrictEqual(Mapping.input(m.input, u), { queries: ["coffee"], maxUsersPerQuery: 10 })
+  })
+
+  it("short_video.comments (happy_b~tiktok-comments-scraper): top-level comments, replies skipped", () => {
+    const { rows } = mapped("short_video.comments")
+    assert.deepStrictEqual(rows, [
+      {
+        commentId: "7617943801550832402",
+        author: "khaby.lame",
+        text: "This is hilarious 😂",
+        likes: 3998,
+        replies: 20,
+        postedAt: "2026-03-16T19:52:57.000Z",
+        position: 1
+      },
+      {
+        commentId: "7617960000111222333",
+        author: "travel.tom",
+        text: "Where is this?",
+        likes: 5,
+        replies: 1,
+        postedAt: "2026-03-17T08:00:00.000Z",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["short_video.comments"]!
+    const post = "https://www.tiktok.com/@khaby.lame/video/7617913537561693470"
+    const u = unit("short_video", "comments", { subjects: [post], limit: 50 }, post)
+    assert.deepStrictEqual(Mapping.input(m.input, u), { videoUrls: [post] })
+  })
+
+  it("short_video.followers (dami_studio~tiktok-followers-scraper): the accounts of the list, its direction chosen", () => {
+    const { rows } = mapped("short_video.followers")
+    assert.deepStrictEqual(rows, [
+      { handle: "rocket.fan", name: "Rocket Fan", followers: 312, verified: false, position: 1 },
+      { handle: "esa", name: "European Space Agency", followers: 1200000, verified: true, position: 2 }
+    ])
+    const m = ProviderCatalogue.mappings["short_video.followers"]!
+    const following = unit(
+      "short_video",
+      "followers",
+      { subjects: ["nasa"], direction: "following", limit: 10 },
+      "nasa"
+    )
+    assert.deepStrictEqual(Mapping.input(m.input, following), {
+      profiles: ["nasa"],
+      listType: "following",
+      maxItemsPerProfile: 10
+    })
+    const followers = unit("short_video", "followers", { subjects: ["nasa"] }, "nasa")
+    assert.deepStrictEqual(Mapping.input(m.input, followers), {
+      profiles: ["nasa"],
+      listType: "followers",
+      maxItemsPerProfile: 25
+    })
+  })
+})
