@@ -6,6 +6,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Upstream } from "@pdr/domain"
 import { Effect, Either, Option, Redacted } from "effect"
 import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
 import { decodeRow, delivered, policy, run, unit } from "./support/Adapters.js"
 import * as Fixtures from "./support/Fixtures.js"
@@ -44,6 +45,26 @@ const resolve = (a: Upstream.Adapter, platform: string, locator: Record<string, 
   Effect.runPromise(Effect.either(a.resolveStore!(platform, locator)))
 
 describe("quick-commerce through the provider", () => {
+  it("no shipped mapping: every op is listed with the actors checked and what they lack", () => {
+    for (const app of ["quick_commerce_a", "quick_commerce_b"])
+      for (const op of ["products", "search", "category"]) {
+        const key = `${app}.${op}`
+        assert.notProperty(ProviderCatalogue.mappings, key)
+        const why = ProviderCatalogue.unmapped[key] ?? ""
+        for (const actor of [
+          "automation-lab~blinkit-category-products-scraper",
+          "upscrape~blinkit-product-details-scraper",
+          "mindcase-co~blinkit-products-scraper",
+          "parsebird~zepto-product-scraper",
+          "ikmal_suzali_atr~rank-zepto",
+          "code-for-everyone~swiggy-instamart-scraper"
+        ])
+          assert.include(why, actor, key)
+        assert.match(why, /rating count/, key)
+        assert.notMatch(why, /resolves no .*stores/, key)
+      }
+  })
+
   it("a pincode its actors take is the store as given; a form they do not take resolves to no store", async () => {
     assert.deepStrictEqual(
       await resolve(adapter, "quick_commerce_a", { pincode: "560001", city: "Bengaluru" }),
