@@ -17,7 +17,12 @@
  *
  * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
- * interpolated, and `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration.
+ * interpolated, and `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration. A
+ * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
+ * is null, and the check at start refuses a name that is not a field of the op's request at every level.
+ *
+ * The adapter fills two row fields itself: `position` (the rank of a row in its list) and, for store-scoped ops,
+ * `store` (the store the unit was resolved to, D3), unless the mapping maps them.
  */
 import { Catalogue, type Measurements as M, type Upstream as U } from "@pdr/domain"
 import { Either, ParseResult, Schema, SchemaAST } from "effect"
@@ -266,14 +271,18 @@ export const rowsOf = (m: OpMapping, item: unknown, nulls: ReadonlyArray<string>
 // ---------------------------------------------------------------------------------------------------------------
 // input templates
 
-const requestRef = /^request\.([A-Za-z0-9_]+)$/
+/** `request.<field>` with its nested fields (`request.store.pincode`): the dotted path in the request. */
+const requestRef = /^request\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)$/
+
+/** A reference inside a longer string: `{subject}`, `{query}`, `{rows}`, `{request.<field>[.<nested>...]}`. */
+const interpolated = /\{(subject|query|rows|request\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\}/g
 
 const ref = (name: string, unit: U.UnitRequest): unknown => {
   if (name === "subject") return unit.subject ?? null
   if (name === "query") return unit.request["query"] ?? null
   if (name === "rows") return unit.rows
   const m = requestRef.exec(name)
-  return m ? (unit.request[m[1]!] ?? null) : undefined
+  return m ? at(unit.request, m[1]!) : undefined
 }
 
 /** The actor input of a unit: the template with its references replaced. */
@@ -283,7 +292,7 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       const v = ref(template.slice(1), unit)
       return v === undefined ? template : v
     }
-    return template.replace(/\{(subject|query|rows|request\.[A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    return template.replace(interpolated, (_, name: string) => {
       const v = ref(name, unit)
       return v === null || v === undefined ? "" : encodeURIComponent(String(v)).replace(/%40/g, "@")
     })
@@ -306,7 +315,7 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
 const references = (template: unknown, out: Set<string> = new Set()): Set<string> => {
   if (typeof template === "string") {
     if (template.startsWith("$")) out.add(template.slice(1))
-    for (const m of template.matchAll(/\{(subject|query|rows|request\.[A-Za-z0-9_]+)\}/g)) out.add(m[1]!)
+    for (const m of template.matchAll(interpolated)) out.add(m[1]!)
   } else if (Array.isArray(template)) for (const t of template) references(t, out)
   else if (template !== null && typeof template === "object") {
     const o = template as Record<string, unknown>
@@ -315,6 +324,10 @@ const references = (template: unknown, out: Set<string> = new Set()): Set<string
   }
   return out
 }
+
+/** The request fields an input template names, as dotted paths (`sort`, `store.pincode`); `query` included. */
+export const requestPaths = (template: unknown): ReadonlyArray<string> =>
+  [...references(template)].flatMap((r) => (r === "query" ? ["query"] : (requestRef.exec(r)?.slice(1, 2) ?? [])))
 
 // ---------------------------------------------------------------------------------------------------------------
 // checks at start
@@ -357,8 +370,37 @@ export const rowFields = (op: Catalogue.OpDef) => {
 export const filled = new Set(["position"])
 
 /**
+ * The row fields the adapter fills itself for an op: the position of a row in its list, and for store-scoped ops the
+ * store the unit was resolved to (D3).
+ */
+export const filledBy = (op: Catalogue.OpDef): ReadonlySet<string> =>
+  op.scope === "store" ? new Set([...filled, "store"]) : filled
+
+/** The properties of a struct Schema (through refinements, transformations, unions and suspensions). */
+const members = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.PropertySignature> => {
+  const lit = typeLiteral(ast)
+  if (lit !== undefined) return lit.propertySignatures
+  if (SchemaAST.isUnion(ast)) return ast.types.flatMap(members)
+  if (SchemaAST.isSuspend(ast)) return members(ast.f())
+  return []
+}
+
+/** Whether a dotted request path (`store.pincode`) names a field of the op's request at every level. */
+const requestField = (op: Catalogue.OpDef, path: string): boolean => {
+  const [first, ...nested] = path.split(".")
+  if (first === undefined || !(first in op.fields)) return false
+  let ast = members(op.request.ast).find((p) => p.name === first)?.type
+  for (const key of nested) {
+    ast = ast === undefined ? undefined : members(ast).find((p) => p.name === key)?.type
+    if (ast === undefined) return false
+  }
+  return true
+}
+
+/**
  * Checks one mapping against its op: the op exists and fetches, every row field it maps exists, every required row
- * field is mapped, every request field its input names exists. Left: `platform.op: field ...`.
+ * field is mapped (or filled by the adapter), every request field its input names exists, nested fields at every
+ * level (`request.store.pincode`). Left: `platform.op: field ...`.
  */
 export const check = (key: string, m: OpMapping): Either.Either<void, string> => {
   const [platform, name, ...rest] = key.split(".")
@@ -369,13 +411,14 @@ export const check = (key: string, m: OpMapping): Either.Either<void, string> =>
   const fields = rowFields(op)
   for (const f of Object.keys(m.rows))
     if (!fields.all.includes(f)) return Either.left(`${key}: rows.${f} is not a field of the ${key} row`)
+  const byAdapter = filledBy(op)
   for (const f of fields.required)
-    if (!filled.has(f) && !(f in m.rows))
+    if (!byAdapter.has(f) && !(f in m.rows))
       return Either.left(`${key}: rows.${f} is required by the ${key} row and not mapped`)
   for (const r of references(m.input)) {
     if (r === "rows" || r === "subject") continue
     const field = r === "query" ? "query" : requestRef.exec(r)?.[1]
-    if (field === undefined || !(field in op.fields))
+    if (field === undefined || !requestField(op, field))
       return Either.left(`${key}: input names "${r}", which is not a field of a ${key} request`)
   }
   return Either.void

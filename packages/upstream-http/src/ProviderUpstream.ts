@@ -4,6 +4,12 @@
  * run until it ends, then reads the run's dataset items. The synchronous endpoint is never used (it answers 408 after
  * 300 s while the run goes on). A per-op mapping (configuration) turns our request into the actor's input and its
  * items into our rows; it also serves explore `run` (source = actor id) and its sources.
+ *
+ * Quick-commerce stores (D3): the provider resolves nothing itself. A store locator whose form the platform's actors
+ * take directly (every mapped op's input names its fields) is the store identity as given, canonicalised (`storeId`
+ * -> `store:<id>`, `pincode` -> `pincode:<pincode>`, `lat`/`lon` -> `geo:<lat>,<lon>` at 4 decimals, about 11 m, and
+ * the actor is given those rounded coordinates); the actor finds the dark store serving it. A form the actors do not
+ * take resolves to no store (the port's answer for an unresolvable locator: a 400 naming `request.store`).
  */
 import { readFileSync } from "node:fs"
 import { HttpClientRequest } from "@effect/platform"
@@ -139,6 +145,60 @@ export const at = Mapping.at
 /** The actor input of a unit (Mapping.input). */
 export const input = Mapping.input
 
+/** The store locator forms (D3) and the request fields (`store.<field>`) an actor must take for each. */
+const locatorForms = [
+  { form: "storeId", fields: ["storeId"] },
+  { form: "pincode", fields: ["pincode"] },
+  { form: "geo", fields: ["lat", "lon"] }
+] as const
+type LocatorForm = (typeof locatorForms)[number]["form"]
+
+/** Coordinates rounded to 4 decimals (about 11 m): the precision of a `geo:` store identity. */
+const round4 = (x: number) => {
+  const r = Math.round(x * 1e4) / 1e4
+  return r === 0 ? 0 : r
+}
+
+/** The identity of a store locator as given, canonicalised, and its form; undefined for no known form. */
+export const storeIdentity = (
+  locator: Readonly<Record<string, unknown>>
+): { readonly form: LocatorForm; readonly id: string } | undefined => {
+  const { storeId, pincode, lat, lon } = locator
+  if (typeof storeId === "string") return { form: "storeId", id: `store:${storeId}` }
+  if (typeof pincode === "string") return { form: "pincode", id: `pincode:${pincode}` }
+  if (typeof lat === "number" && typeof lon === "number")
+    return { form: "geo", id: `geo:${round4(lat).toFixed(4)},${round4(lon).toFixed(4)}` }
+  return undefined
+}
+
+/**
+ * The locator forms each store-scoped platform's provider mappings take: a form whose fields every mapped op of the
+ * platform names in its input (`$request.store.pincode`, `{request.store.lat}` ...). Platforms without a mapping are
+ * absent.
+ */
+export const storeForms = (
+  ops: Readonly<Record<string, Mapping.OpMapping>>
+): ReadonlyMap<string, ReadonlySet<LocatorForm>> => {
+  const forms = new Map<string, Set<LocatorForm>>()
+  for (const [key, m] of Object.entries(ops)) {
+    const [platform = "", name = ""] = key.split(".")
+    const op = Catalogue.findOp(platform, name)
+    if (op === undefined || op.scope !== "store" || op.kind._tag !== "Measure") continue
+    const named = new Set(Mapping.requestPaths(m.input))
+    const taken = locatorForms.filter((f) => f.fields.every((field) => named.has(`store.${field}`))).map((f) => f.form)
+    const before = forms.get(platform)
+    forms.set(platform, new Set(before === undefined ? taken : taken.filter((f) => before.has(f))))
+  }
+  return forms
+}
+
+/** The request an actor is given for a store-scoped unit: coordinates rounded as the store identity has them. */
+const canonicalRequest = (request: Catalogue.OpRequest): Catalogue.OpRequest => {
+  const store = request["store"] as Readonly<Record<string, unknown>> | undefined
+  if (store === undefined || typeof store["lat"] !== "number" || typeof store["lon"] !== "number") return request
+  return { ...request, store: { ...store, lat: round4(store["lat"]), lon: round4(store["lon"]) } }
+}
+
 /** A run that ended and its items; `chargeLimited`: it stopped on (or at) its charge limit. */
 interface Ended {
   readonly items: ReadonlyArray<unknown>
@@ -151,6 +211,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
   const auth = HttpClientRequest.bearerToken(Redacted.value(settings.token))
   const exploreOp = Catalogue.platforms.flatMap((p) => p.ops).find(Catalogue.runsSource)
   const explore = new Map(settings.explore.map((s) => [s.actor, s]))
+  const forms = storeForms(settings.ops)
 
   /** A refusal of the provider: the mapping (or source) named, never the subject's fault (issue 20). */
   const refused = (reply: Policy.Reply, what: string, owner: string) => {
@@ -305,6 +366,9 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     const owner = `mapping ${key} (${mapping.actor})`
     const rowFields = fieldsOf(op)
     const positioned = rowFields.all.includes("position") && !("position" in mapping.rows)
+    // D3: a store-scoped row carries the store the unit was resolved to; its actor is given the locator as resolved
+    const stored = op.scope === "store" && rowFields.all.includes("store") && !("store" in mapping.rows)
+    const request = op.scope === "store" ? canonicalRequest(unit.request) : unit.request
     // items asked: the rows, or for ops priced per page about ten results a page; the run's charge limit is this
     // mapping's price per item for them, and its fee per run
     const items = itemsFor(op, unit.rows)
@@ -315,7 +379,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
         run(
           owner,
           mapping.actor,
-          Mapping.input(mapping.input, unit),
+          Mapping.input(mapping.input, request === unit.request ? unit : { ...unit, request }),
           items,
           chargeUsd,
           Mapping.readsHidden(mapping),
@@ -330,7 +394,9 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
             if (e === undefined) data.push(item)
             else notes.push(e)
           }
-          const rows = data.flatMap((item) => Mapping.rowsOf(mapping, item, rowFields.nullable))
+          const rows = data
+            .flatMap((item) => Mapping.rowsOf(mapping, item, rowFields.nullable))
+            .map((row) => (stored && unit.store !== undefined ? { ...row, store: unit.store } : row))
           if (rows.length === 0) {
             const said = notes.find((n) => n.notFound) ?? notes[0]
             if (said !== undefined && !said.notFound)
@@ -377,6 +443,15 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     actorFor: (platform, op) => settings.ops[`${platform}.${op}`]?.actor,
     // a unit is an actor run (start, poll, read its dataset): minutes, not one request (issue 21's run budget)
     runs: true,
+    resolveStore: (platform, locator) => {
+      const taken = forms.get(platform)
+      if (taken === undefined)
+        return Effect.fail(new U.UpstreamFailed({ source, detail: `the provider has no mapping for ${platform}` }))
+      const identity = storeIdentity(locator)
+      return Effect.succeed(
+        identity !== undefined && taken.has(identity.form) ? Option.some(identity.id) : Option.none()
+      )
+    },
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

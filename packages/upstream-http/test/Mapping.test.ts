@@ -1,6 +1,7 @@
 // Issue 20: the mapping language. Paths with indices and hidden `#` fields, constants, defaults, conversions, arrays
 // element by element, input templates; decoding and the start-time check name the op and the field.
 import { assert, describe, it } from "@effect/vitest"
+import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import { unit } from "./support/Adapters.js"
@@ -68,6 +69,81 @@ describe("Mapping", () => {
       ),
       { url: "https://forum.example/r/typescript/", max: 20, sort: "new", window: "7d", fixed: [1, true] }
     )
+  })
+
+  it("names nested request fields, typed or interpolated (a store locator), absent ones as null", () => {
+    const u = unit("quick_commerce_a", "search", { query: "atta 5kg", store: { pincode: "560001", city: "Bengaluru" } })
+    assert.deepStrictEqual(
+      Mapping.input(
+        {
+          keyword: "$query",
+          pincode: "$request.store.pincode",
+          where: "https://app.example/s?q={query}&pin={request.store.pincode}&city={request.store.city}",
+          city: { $value: "request.store.city", map: { Bengaluru: "BLR" }, default: "other" },
+          lat: "$request.store.lat",
+          at: "{request.store.lat},{request.store.lon}"
+        },
+        u
+      ),
+      {
+        keyword: "atta 5kg",
+        pincode: "560001",
+        where: "https://app.example/s?q=atta%205kg&pin=560001&city=Bengaluru",
+        city: "BLR",
+        lat: null,
+        at: ","
+      }
+    )
+    const geo = unit("quick_commerce_a", "search", { query: "milk", store: { lat: 12.9716, lon: 77.5946 } })
+    assert.deepStrictEqual(Mapping.input({ latitude: "$request.store.lat", longitude: "$request.store.lon" }, geo), {
+      latitude: 12.9716,
+      longitude: 77.5946
+    })
+    assert.deepStrictEqual(Mapping.requestPaths({ q: "$query", pin: "{request.store.pincode}", n: "$rows" }), [
+      "query",
+      "store.pincode"
+    ])
+  })
+
+  it("the start check accepts nested request fields that exist at every level, refuses the others, and fills store", () => {
+    const rows = {
+      name: "name",
+      brand: "brand",
+      packSize: "unit",
+      price: "price",
+      mrp: "mrp",
+      discountPct: "off",
+      inStock: "available",
+      stockCount: "quantity",
+      rating: "rating",
+      ratingCount: "ratings"
+    }
+    const m = (input: unknown) =>
+      Either.getOrThrow(
+        Mapping.decodeMappings({ "quick_commerce_a.search": { actor: "a~b", usdPerItem: 0.001, input, rows } }, "t")
+      )["quick_commerce_a.search"]!
+    // `store` is required by the row and filled by the adapter with the resolved store (D3)
+    assert.isTrue(
+      Either.isRight(Mapping.check("quick_commerce_a.search", m({ q: "$query", pin: "$request.store.pincode" })))
+    )
+    assert.isTrue(
+      Either.isRight(Mapping.check("quick_commerce_a.search", m({ at: "{request.store.lat},{request.store.lon}" })))
+    )
+    assert.deepStrictEqual(
+      Mapping.check("quick_commerce_a.search", m({ zip: "$request.store.zip" })),
+      Either.left(
+        'quick_commerce_a.search: input names "request.store.zip", which is not a field of a quick_commerce_a.search request'
+      )
+    )
+    assert.deepStrictEqual(
+      Mapping.check("quick_commerce_a.search", m({ q: { $value: "request.query.text" } })),
+      Either.left(
+        'quick_commerce_a.search: input names "request.query.text", which is not a field of a quick_commerce_a.search request'
+      )
+    )
+    assert.isTrue(Either.isLeft(Mapping.check("quick_commerce_a.search", m({ s: "{request.shop.pincode}" }))))
+    // outside store-scoped ops `store` is an ordinary row field: nothing fills it
+    assert.isFalse(Mapping.filledBy(Catalogue.findOp("maps", "places")!).has("store"))
   })
 
   it("decoding names the op and the field; unknown keys are refused", () => {

@@ -128,6 +128,41 @@ describe("Upstreams", () => {
       else assert.fail(message(o))
     })
 
+    it("a quick-commerce platform with every fetching op mapped goes to the provider whole: it resolves the stores its actors take", async () => {
+      const ops = Fixtures.quickCommerceJson("quick_commerce_a", "fixture~qc-pincode", "pincode")
+      const r = await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(ops) })
+      assert.isTrue(Either.isRight(r), message(r))
+      if (Either.isRight(r)) {
+        const up = r.right
+        assert.deepStrictEqual(up.servedBy?.("quick_commerce_a", "search"), {
+          adapter: "provider",
+          actor: "fixture~qc-pincode"
+        })
+        assert.strictEqual(up.sourceFor("quick_commerce_a", "history"), "provider")
+        const resolve = (locator: Record<string, unknown>) =>
+          Effect.runPromise(up.resolveStore("quick_commerce_a", locator))
+        assert.deepStrictEqual(await resolve({ pincode: "560001", city: "Bengaluru" }), Option.some("pincode:560001"))
+        assert.deepStrictEqual(await resolve({ lat: 12.97, lon: 77.59 }), Option.none())
+        assert.deepStrictEqual(up.servedBy?.("quick_commerce_b", "search"), { adapter: "synthetic" })
+      }
+      // two of its three ops mapped: the platform stays whole on the synthetic upstream
+      const { "quick_commerce_a.category": _, ...partial } = ops
+      const p = await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(partial) })
+      if (Either.isRight(p))
+        assert.deepStrictEqual(p.right.servedBy?.("quick_commerce_a", "search"), { adapter: "synthetic" })
+      else assert.fail(message(p))
+    })
+
+    it("a store-scoped platform split across adapters stops the start: one adapter would resolve, another fetch", async () => {
+      const ops = Fixtures.quickCommerceJson("quick_commerce_a", "fixture~qc-pincode", "pincode")
+      assert.match(
+        message(await start({ UPSTREAMS: "quick_commerce_a.search=provider", PROVIDER_OPS: JSON.stringify(ops) })),
+        /quick_commerce_a\.search: routed to "provider" while quick_commerce_a's stores are resolved by "synthetic"/
+      )
+      const whole = await start({ UPSTREAMS: "quick_commerce_a=provider", PROVIDER_OPS: JSON.stringify(ops) })
+      assert.isTrue(Either.isRight(whole), message(whole))
+    })
+
     it("an op routed to the provider by name without a mapping stops the start, naming the op", async () => {
       assert.match(
         message(await start({ UPSTREAMS: "maps.reviews=provider" })),

@@ -579,3 +579,62 @@ export const mapsPlacesJson = {
 
 /** The same, decoded as the adapter's settings hold it. */
 export const mapsPlaces = Either.getOrThrow(Mapping.decodeMappings(mapsPlacesJson, "fixture"))
+
+/** The product card of the quick-commerce fixture actors (fictional: an operator's actor, not a shipped one). */
+export const quickCommerceItem = {
+  rank: 1,
+  name: "Aashirvaad Whole Wheat Atta",
+  brand: "Aashirvaad",
+  unit: "5 kg",
+  price: 245,
+  mrp: 290,
+  off: 15.5,
+  available: true,
+  quantity: 12,
+  rating: 4.4,
+  ratings: 1532
+}
+
+const quickCommerceRows = {
+  name: "name",
+  brand: "brand",
+  packSize: "unit",
+  price: { path: "price", as: "number" },
+  mrp: { path: "mrp", as: "number" },
+  discountPct: { path: "off", as: "number" },
+  inStock: { path: "available", as: "boolean" },
+  stockCount: { path: "quantity", as: "integer" },
+  rating: { path: "rating", as: "number" },
+  ratingCount: { path: "ratings", as: "integer" }
+}
+
+/**
+ * An operator's mappings of the three fetching ops of a quick-commerce platform onto a fixture actor that takes the
+ * store as `locator` names it: `pincode` ({ pincode }) or `geo` ({ latitude, longitude }).
+ */
+export const quickCommerceJson = (platform: string, actor: string, locator: "pincode" | "geo") => {
+  const at =
+    locator === "pincode"
+      ? { pincode: "$request.store.pincode" }
+      : { latitude: "$request.store.lat", longitude: "$request.store.lon" }
+  return {
+    [`${platform}.products`]: {
+      actor,
+      usdPerItem: 0.002,
+      input: { productUrls: ["$subject"], ...at },
+      rows: quickCommerceRows
+    },
+    [`${platform}.search`]: {
+      actor,
+      usdPerItem: 0.002,
+      input: { keyword: "$query", maxItems: "$rows", ...at },
+      rows: { rank: { path: "rank", as: "integer" }, ...quickCommerceRows }
+    },
+    [`${platform}.category`]: {
+      actor,
+      usdPerItem: 0.002,
+      input: { category: "$request.category", subCategory: "$request.subCategory", maxItems: "$rows", ...at },
+      rows: { rank: { path: "rank", as: "integer" }, ...quickCommerceRows }
+    }
+  }
+}
