@@ -10,6 +10,10 @@
  *   "join": ", ", "split": ",", "default": ... }` — a path with a conversion (integer rounds; datetime reads ISO forms,
  *   `YYYY-MM-DD`, epoch seconds or milliseconds; join makes a string of an array, split an array of a string; scale
  *   multiplies a number; default replaces null);
+ * - `{ "path": "...", "map": { "Full-time": "full_time" } }` — a value table (applied before the conversion; a value
+ *   not in the table, compared exactly then case-insensitively, is null, then `default`);
+ * - `{ "request": "country" }` — a field of our request (dotted for nested ones: `store.pincode`), for a row value the
+ *   actor does not echo (the country a search was made in);
  * - `{ "const": value }` — a constant;
  * - `{ "first": [spec, ...] }` — the first spec whose value is not null;
  * - `{ "each": "path", "map": spec | { field: spec } }` — an array mapped element by element (paths inside `map` are
@@ -19,7 +23,9 @@
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
  * interpolated, and `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration. A
  * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
- * is null, and the check at start refuses a name that is not a field of the op's request at every level.
+ * is null, and the check at start refuses a name that is not a field of the op's request at every level. A key of an
+ * object whose value comes out null (a request field the caller left out, without a default) is left out of the
+ * input, so the actor applies its own default.
  *
  * The adapter fills two row fields itself: `position` (the rank of a row in its list) and, for store-scoped ops,
  * `store` (the store the unit was resolved to, D3), unless the mapping maps them.
@@ -32,11 +38,15 @@ export const Conversion = Schema.Literal("number", "integer", "boolean", "dateti
 
 interface PathSpec {
   readonly path: string
+  readonly map?: { readonly [raw: string]: unknown }
   readonly as?: typeof Conversion.Type
   readonly scale?: number
   readonly join?: string
   readonly split?: string
   readonly default?: unknown
+}
+interface RequestSpec {
+  readonly request: string
 }
 interface ConstSpec {
   readonly const: unknown
@@ -49,7 +59,7 @@ interface EachSpec {
   readonly map: FieldSpec | { readonly [field: string]: FieldSpec }
 }
 /** One row field's spec. */
-export type FieldSpec = string | PathSpec | ConstSpec | FirstSpec | EachSpec
+export type FieldSpec = string | PathSpec | RequestSpec | ConstSpec | FirstSpec | EachSpec
 
 const Path = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 && s.split(".").every((k) => k.length > 0), {
@@ -62,12 +72,14 @@ export const FieldSpec: Schema.Schema<FieldSpec> = Schema.Union(
   Path,
   Schema.Struct({
     path: Path,
+    map: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { exact: true }),
     as: Schema.optionalWith(Conversion, { exact: true }),
     scale: Schema.optionalWith(Schema.Number, { exact: true }),
     join: Schema.optionalWith(Schema.String, { exact: true }),
     split: Schema.optionalWith(Schema.String, { exact: true }),
     default: Schema.optionalWith(Schema.Unknown, { exact: true })
   }),
+  Schema.Struct({ request: Path }),
   Schema.Struct({ first: Schema.Array(Schema.suspend(() => FieldSpec)) }),
   Schema.Struct({
     each: Path,
@@ -167,8 +179,18 @@ const toNumber = (v: unknown): number | null => {
   return null
 }
 
+/** A raw value through a value table: exact, then case-insensitive; not in the table is null. */
+const translate = (v: unknown, table: { readonly [raw: string]: unknown }): unknown => {
+  if (v === null || v === undefined) return null
+  const raw = typeof v === "string" ? v.trim() : String(v)
+  if (Object.hasOwn(table, raw)) return table[raw]
+  const lower = raw.toLowerCase()
+  for (const [k, out] of Object.entries(table)) if (k.toLowerCase() === lower) return out
+  return null
+}
+
 const convert = (v: unknown, spec: PathSpec): unknown => {
-  let value = v
+  let value = spec.map === undefined ? v : translate(v, spec.map)
   if (spec.split !== undefined && typeof value === "string")
     value = value
       .split(spec.split)
@@ -210,13 +232,14 @@ const convert = (v: unknown, spec: PathSpec): unknown => {
   return value === null && "default" in spec ? spec.default : value
 }
 
-/** The value of a field spec on an item. */
-export const value = (item: unknown, spec: FieldSpec): unknown => {
+/** The value of a field spec on an item (of the unit whose request is `request`). */
+export const value = (item: unknown, spec: FieldSpec, request: unknown = {}): unknown => {
   if (typeof spec === "string") return at(item, spec)
   if ("const" in spec) return spec.const
+  if ("request" in spec) return at(request, spec.request)
   if ("first" in spec) {
     for (const s of spec.first) {
-      const v = value(item, s)
+      const v = value(item, s, request)
       if (v !== null && v !== undefined && v !== "") return v
     }
     return null
@@ -225,11 +248,11 @@ export const value = (item: unknown, spec: FieldSpec): unknown => {
     const list = at(item, spec.each)
     if (!Array.isArray(list)) return []
     const m = spec.map
-    const single = typeof m === "string" || "path" in m || "const" in m || "first" in m || "each" in m
+    const single = typeof m === "string" || "path" in m || "const" in m || "request" in m || "first" in m || "each" in m
     return list.map((el) =>
       single
-        ? value(el, m as FieldSpec)
-        : Object.fromEntries(Object.entries(m as Record<string, FieldSpec>).map(([k, s]) => [k, value(el, s)]))
+        ? value(el, m as FieldSpec, request)
+        : Object.fromEntries(Object.entries(m as Record<string, FieldSpec>).map(([k, s]) => [k, value(el, s, request)]))
     )
   }
   return convert(at(item, spec.path), spec)
@@ -253,15 +276,23 @@ export const errorItem = (
   return undefined
 }
 
-/** The rows of one item (one, or one per element of `items`), each field from its spec, unmapped nullable fields null. */
-export const rowsOf = (m: OpMapping, item: unknown, nulls: ReadonlyArray<string>): ReadonlyArray<M.Row> => {
+/**
+ * The rows of one item (one, or one per element of `items`), each field from its spec, unmapped nullable fields null;
+ * `request` is the unit's request (for `{ "request": ... }` specs).
+ */
+export const rowsOf = (
+  m: OpMapping,
+  item: unknown,
+  nulls: ReadonlyArray<string>,
+  request: unknown = {}
+): ReadonlyArray<M.Row> => {
   if (m.keep !== undefined && !m.keep.in.includes(at(item, m.keep.path))) return []
   const elements = m.items === undefined ? [item] : ((at(item, m.items) as Array<unknown> | null) ?? [])
   return (Array.isArray(elements) ? elements : []).map((el) => {
     const row: Record<string, unknown> = {}
     for (const f of nulls) row[f] = null
     for (const [field, spec] of Object.entries(m.rows)) {
-      const v = value(el, spec)
+      const v = value(el, spec, request)
       row[field] = v === undefined ? null : v
     }
     return row
@@ -306,7 +337,12 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       const mapped = table !== undefined && v !== null && v !== undefined ? table[String(v)] : v
       return mapped === null || mapped === undefined ? (o["default"] ?? null) : mapped
     }
-    return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, input(v, unit)]))
+    // a key whose value comes out null is left out: the actor applies its own default
+    return Object.fromEntries(
+      Object.entries(o)
+        .map(([k, v]) => [k, input(v, unit)] as const)
+        .filter(([, v]) => v !== null && v !== undefined)
+    )
   }
   return template
 }
@@ -328,6 +364,17 @@ const references = (template: unknown, out: Set<string> = new Set()): Set<string
 /** The request fields an input template names, as dotted paths (`sort`, `store.pincode`); `query` included. */
 export const requestPaths = (template: unknown): ReadonlyArray<string> =>
   [...references(template)].flatMap((r) => (r === "query" ? ["query"] : (requestRef.exec(r)?.slice(1, 2) ?? [])))
+
+/** Every request field the row specs read (`{ "request": ... }`), dotted. */
+const rowRequests = (spec: unknown, out: Set<string> = new Set()): Set<string> => {
+  if (Array.isArray(spec)) for (const s of spec) rowRequests(s, out)
+  else if (spec !== null && typeof spec === "object") {
+    const o = spec as Record<string, unknown>
+    if (typeof o["request"] === "string" && Object.keys(o).length === 1) out.add(o["request"])
+    else for (const v of Object.values(o)) rowRequests(v, out)
+  }
+  return out
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // checks at start
@@ -421,5 +468,8 @@ export const check = (key: string, m: OpMapping): Either.Either<void, string> =>
     if (field === undefined || !requestField(op, field))
       return Either.left(`${key}: input names "${r}", which is not a field of a ${key} request`)
   }
+  for (const field of rowRequests(m.rows))
+    if (!requestField(op, field))
+      return Either.left(`${key}: rows read request.${field}, which is not a field of a ${key} request`)
   return Either.void
 }

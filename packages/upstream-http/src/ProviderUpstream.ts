@@ -395,7 +395,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
             else notes.push(e)
           }
           const rows = data
-            .flatMap((item) => Mapping.rowsOf(mapping, item, rowFields.nullable))
+            .flatMap((item) => Mapping.rowsOf(mapping, item, rowFields.nullable, unit.request))
             .map((row) => (stored && unit.store !== undefined ? { ...row, store: unit.store } : row))
           if (rows.length === 0) {
             const said = notes.find((n) => n.notFound) ?? notes[0]

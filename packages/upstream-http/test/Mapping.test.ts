@@ -71,7 +71,7 @@ describe("Mapping", () => {
     )
   })
 
-  it("names nested request fields, typed or interpolated (a store locator), absent ones as null", () => {
+  it("names nested request fields, typed or interpolated (a store locator); a key whose value is absent is left out", () => {
     const u = unit("quick_commerce_a", "search", { query: "atta 5kg", store: { pincode: "560001", city: "Bengaluru" } })
     assert.deepStrictEqual(
       Mapping.input(
@@ -90,7 +90,6 @@ describe("Mapping", () => {
         pincode: "560001",
         where: "https://app.example/s?q=atta%205kg&pin=560001&city=Bengaluru",
         city: "BLR",
-        lat: null,
         at: ","
       }
     )
@@ -197,6 +196,40 @@ describe("Mapping", () => {
     )
     assert.isTrue(Either.isRight(Mapping.check("maps.places", { ...full, input: { placeIds: ["$subject"] } })))
     assert.isTrue(Either.isLeft(Mapping.check("maps.nothing", m)))
+  })
+
+  it("rows read request fields (dotted) and translate raw values through a table; the check names an unknown one", () => {
+    const spec = (s: unknown) => s as Mapping.FieldSpec
+    const request = { country: "DE", store: { pincode: "560001" } }
+    assert.strictEqual(Mapping.value(item, spec({ request: "country" }), request), "DE")
+    assert.strictEqual(Mapping.value(item, spec({ request: "store.pincode" }), request), "560001")
+    assert.strictEqual(Mapping.value(item, spec({ request: "absent" }), request), null)
+    const kind = { path: "verified", map: { Yes: "confirmed", no: "unconfirmed" } }
+    // exact first, then case-insensitive; a value not in the table is null, then the default
+    assert.strictEqual(Mapping.value(item, spec(kind)), "confirmed")
+    assert.strictEqual(Mapping.value({ verified: "maybe" }, spec(kind)), null)
+    assert.strictEqual(Mapping.value({ verified: "maybe" }, spec({ ...kind, default: "unknown" })), "unknown")
+    // the table is applied before the conversion
+    assert.strictEqual(Mapping.value({ size: "L" }, spec({ path: "size", map: { L: "3" }, as: "integer" })), 3)
+    const rows = {
+      placeId: "id",
+      name: { request: "query" },
+      address: "a",
+      lat: "la",
+      lon: "lo",
+      rating: "r",
+      reviewCount: "c",
+      categories: "k"
+    }
+    const m = Either.getOrThrow(
+      Mapping.decodeMappings({ "maps.search": { actor: "a~b", usdPerItem: 0.004, rows } }, "t")
+    )["maps.search"]!
+    assert.isTrue(Either.isRight(Mapping.check("maps.search", m)))
+    assert.deepStrictEqual(Mapping.rowsOf(m, { id: "p1" }, [], { query: "cafes" })[0]!["name"], "cafes")
+    assert.deepStrictEqual(
+      Mapping.check("maps.search", { ...m, rows: { ...m.rows, name: { request: "colour" } } }),
+      Either.left("maps.search: rows read request.colour, which is not a field of a maps.search request")
+    )
   })
 
   it("error and note items are recognised, and which say the subject does not exist", () => {
