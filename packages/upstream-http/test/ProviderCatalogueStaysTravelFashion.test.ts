@@ -1,0 +1,48 @@
+// Issue 20: the shipped provider catalogue for lodging_booking, home_rentals, travel_reviews and fashion_marketplace.
+// Each mapping maps its actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's
+// documented output) to rows the op's row Schema accepts, with the values expected; the actor input built from a
+// request is shown where the request has interesting fields.
+import { assert, describe, it } from "@effect/vitest"
+import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
+import { unit } from "./support/Adapters.js"
+import { mapped } from "./support/Catalogue.js"
+
+const placeUrl =
+  "https://www.tripadvisor.com/Restaurant_Review-g60763-d25324283-Reviews-Allora_Fifth_Ave-New_York_City_New_York.html"
+
+describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
+  it("travel_reviews.reviews (epctex~tripadvisor-reviews-scraper): one row per review, rating and date converted", () => {
+    const { rows, errors } = mapped("travel_reviews.reviews")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        reviewId: "930324997",
+        author: "C L",
+        rating: 5,
+        title: "Excellent Service For A Tired Group",
+        text: "We made a last-minute reservation after finishing our Empire State Building tour. The staff made some excellent wine and food recommendations.",
+        postedAt: "2023-12-19T20:16:48.000Z",
+        language: "en",
+        position: 1
+      },
+      {
+        reviewId: "928811402",
+        author: "martar_mi",
+        rating: 3,
+        title: "Buono ma lento",
+        text: "Cibo buono, servizio lento.",
+        postedAt: "2023-12-02T14:05:11.000Z",
+        language: "it",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["travel_reviews.reviews"]!
+    const u = unit("travel_reviews", "reviews", { subjects: [placeUrl], limit: 40 }, placeUrl)
+    assert.deepStrictEqual(Mapping.input(m.input, u), {
+      startUrls: [placeUrl],
+      maxItems: 40,
+      proxy: { useApifyProxy: true }
+    })
+  })
+})
