@@ -45,4 +45,33 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
       proxy: { useApifyProxy: true }
     })
   })
+
+  it("home_rentals.listings (plumblinedata~airbnb-listing-scraper): the listing card, unpriced; error rows skipped", () => {
+    const { rows, errors } = mapped("home_rentals.listings")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        roomId: "11984394",
+        title: "Salty Soul Beach House – Spacious Beach Retreat",
+        url: "https://www.airbnb.com/rooms/11984394",
+        ratingOverall: 4.96,
+        reviewsCount: 212,
+        bedrooms: 2,
+        guests: 5,
+        pricePerNight: null,
+        totalPrice: null,
+        currency: null,
+        priced: false
+      }
+    ])
+    const m = ProviderCatalogue.mappings["home_rentals.listings"]!
+    const room = "https://www.airbnb.com/rooms/11984394"
+    const u = unit(
+      "home_rentals",
+      "listings",
+      { subjects: [room], stay: { checkIn: "2026-07-01", checkOut: "2026-07-04", adults: 3 } },
+      room
+    )
+    assert.deepStrictEqual(Mapping.input(m.input, u), { listingIds: [room] })
+  })
 })
