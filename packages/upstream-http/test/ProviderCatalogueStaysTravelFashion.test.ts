@@ -74,4 +74,43 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
     )
     assert.deepStrictEqual(Mapping.input(m.input, u), { listingIds: [room] })
   })
+
+  it("lodging_booking.search (admo-solutions~booking-scraper): the location's cards, text numbers converted, empty ones 0", () => {
+    const { rows, errors } = mapped("lodging_booking.search")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        name: "Hôtel Le Marais Bastille",
+        url: "https://www.booking.com/hotel/fr/le-marais-bastille.html",
+        stars: 4,
+        guestScore: 8.7,
+        reviewCount: 1234,
+        address: "11th arr., Paris",
+        priceFrom: null,
+        currency: null,
+        nights: null,
+        available: null
+      },
+      {
+        name: "Appartement Canal Saint-Martin",
+        url: "https://www.booking.com/hotel/fr/appartement-canal-saint-martin.html",
+        stars: 0,
+        guestScore: 0,
+        reviewCount: 0,
+        address: "10th arr., Paris",
+        priceFrom: null,
+        currency: null,
+        nights: null,
+        available: null
+      }
+    ])
+    const m = ProviderCatalogue.mappings["lodging_booking.search"]!
+    const u = unit("lodging_booking", "search", {
+      location: "Paris, France",
+      minStars: 4,
+      sort: "price_low",
+      limit: 30
+    })
+    assert.deepStrictEqual(Mapping.input(m.input, u), { locations: ["Paris, France"] })
+  })
 })

@@ -32,13 +32,35 @@ export const shipped = {
     },
     notMapped:
       "pricePerNight, totalPrice and currency stay null and priced false: the actor documents no stay-date, guest or currency input (its price is often empty without dates), and a request's stay (checkIn, checkOut, adults, currency) cannot reach an input template, which names only top-level request fields; its error rows (type error) are skipped, so an unknown listing is not found"
+  },
+  // https://apify.com/admo-solutions/booking-scraper ("Scrape Booking.com hotel listings with prices, ratings, and
+  // reviews"; "from $4.00 / 1,000 results"): input `locations` (API example { "locations": ["Paris, France"] }); its
+  // output schema https://apify.com/admo-solutions/booking-scraper/output-schema: title (the property name on the
+  // search results card, empty on error rows), url (canonical, null on error rows), address ("address / district as
+  // shown on the card"), distance, reviewScore (1-10 as text, "8.7", empty when the card shows none), reviewCount
+  // (digits as text, empty when unknown), reviewBadge, price (nightly, digits, empty without dates), currency (USD when
+  // no price is shown), stars (1-5, empty when the result-page variant does not show them).
+  "lodging_booking.search": {
+    actor: "admo-solutions~booking-scraper",
+    docs: "https://apify.com/admo-solutions/booking-scraper",
+    usdPerItem: 0.004,
+    input: { locations: ["$request.location"] },
+    rows: {
+      name: "title",
+      url: "url",
+      stars: { path: "stars", as: "integer", default: 0 },
+      guestScore: { path: "reviewScore", as: "number", default: 0 },
+      reviewCount: { path: "reviewCount", as: "integer", default: 0 },
+      address: { path: "address", as: "string", default: "" }
+    },
+    notMapped:
+      "stay, propertyType, minStars, minRating, priceMin, priceMax and sort: the page documents only `locations` as input, so the location's cards come unfiltered in Booking's order and unpriced (priceFrom, currency, nights and available stay null; the card's price is nightly, not the stay's total); stars, guestScore and reviewCount are 0 when the card shows none (documented as empty); address is the card's address or district; the page documents error rows (empty title, null url) but not the field that marks them, so the default error paths are kept"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
   "lodging_booking.properties": noDocs,
-  "lodging_booking.search": noDocs,
   "lodging_booking.reviews": noDocs,
   "home_rentals.reviews": noDocs
 }
