@@ -113,4 +113,34 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
     })
     assert.deepStrictEqual(Mapping.input(m.input, u), { locations: ["Paris, France"] })
   })
+
+  it("home_rentals.reviews (thescrappa~airbnb-reviews-scraper): one row per rated review, in its own language", () => {
+    const { rows, errors } = mapped("home_rentals.reviews")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        reviewId: "1385527319845291021",
+        author: "Camille",
+        rating: 5,
+        title: "",
+        text: "Spotless flat, quiet street and a very responsive host. We would stay again.",
+        postedAt: "2026-03-14T09:31:02.000Z",
+        locale: "en",
+        position: 1
+      },
+      {
+        reviewId: "1371402283710038744",
+        author: "",
+        rating: 4,
+        title: "",
+        text: "",
+        postedAt: "2026-02-23T17:05:40.000Z",
+        locale: "",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["home_rentals.reviews"]!
+    const u = unit("home_rentals", "reviews", { subjects: ["29754402"], locale: "fr-FR", limit: 40 }, "29754402")
+    assert.deepStrictEqual(Mapping.input(m.input, u), { listings: [{ listing_id: "29754402" }], maxResults: 40 })
+  })
 })

@@ -33,6 +33,32 @@ export const shipped = {
     notMapped:
       "pricePerNight, totalPrice and currency stay null and priced false: the actor documents no stay-date, guest or currency input (its price is often empty without dates), and a request's stay (checkIn, checkOut, adults, currency) cannot reach an input template, which names only top-level request fields; its error rows (type error) are skipped, so an unknown listing is not found"
   },
+  // https://apify.com/thescrappa/airbnb-reviews-scraper ("from $0.67 / 1,000 results", pay per event; the pricing
+  // tab's table was not readable, so the advertised per-result price is the one used): public guest reviews of
+  // listings, newest first. Its README table of output fields: review_id (String, Airbnb ID of the review), rating
+  // (Integer or null, 1 to 5), comment (String or null, full text in its original language), language (String or
+  // null, two-letter code of the review), created_at (String, ISO 8601 date and time posted, in UTC),
+  // reviewer_first_name (String or null), stay_length (String or null, e.g. "Stayed a few nights"), listing_id
+  // (String). Input from its "Airbnb Guest Reviews" example: { "listings": [{ "listing_id": "29754402" }],
+  // "maxResults": 50, "maxPages": 100 }. One run per listing, so maxResults caps that listing's reviews.
+  "home_rentals.reviews": {
+    actor: "thescrappa~airbnb-reviews-scraper",
+    docs: "https://apify.com/thescrappa/airbnb-reviews-scraper",
+    usdPerItem: 0.00067,
+    input: { listings: [{ listing_id: "$subject" }], maxResults: "$rows" },
+    keep: { path: "rating", in: [1, 2, 3, 4, 5] },
+    rows: {
+      reviewId: "review_id",
+      author: { path: "reviewer_first_name", as: "string", default: "" },
+      rating: { path: "rating", as: "integer" },
+      title: { const: "" },
+      text: { path: "comment", as: "string", default: "" },
+      postedAt: { path: "created_at", as: "datetime" },
+      locale: { path: "language", as: "string", default: "" }
+    },
+    notMapped:
+      "the request's locale: the page documents no locale or translation input, so each review comes in its original language and `locale` is that review's two-letter language code (empty when Airbnb gives none); title is empty (Airbnb reviews have none); author is the reviewer's first name (empty when hidden); reviews without a star rating (null) are skipped; a listing URL without a room id is passed as listing_id unchanged (the example shows only ids); the page documents no error rows, so the default error paths are kept"
+  },
   // https://apify.com/admo-solutions/booking-scraper ("Scrape Booking.com hotel listings with prices, ratings, and
   // reviews"; "from $4.00 / 1,000 results"): input `locations` (API example { "locations": ["Paris, France"] }); its
   // output schema https://apify.com/admo-solutions/booking-scraper/output-schema: title (the property name on the
@@ -61,6 +87,5 @@ export const shipped = {
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
   "lodging_booking.properties": noDocs,
-  "lodging_booking.reviews": noDocs,
-  "home_rentals.reviews": noDocs
+  "lodging_booking.reviews": noDocs
 }
