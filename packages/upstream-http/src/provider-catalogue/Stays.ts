@@ -3,8 +3,6 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
-import { noDocs } from "./Reasons.js"
-
 export const shipped = {
   // https://apify.com/plumblinedata/airbnb-listing-scraper ("Airbnb listing details by ID or room URL"): input
   // `listingIds` (API example { "listingIds": ["11984394"] }; each the ID or URL submitted); output (its output schema
@@ -86,6 +84,8 @@ export const shipped = {
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "lodging_booking.properties": noDocs,
-  "lodging_booking.reviews": noDocs
+  "lodging_booking.properties":
+    "no actor taking Booking.com hotel page URLs was found whose readable page gives its input field, its output field names and shapes and a per-result price together: kawsar/booking-scraper (from $6.00 / 1,000; its field table lists name, stars, reviewScore, reviewCount, address, city, price, currency but no page URL field, and its input field is not shown), data_api/booking-scraper-cheap (from $2.99 / 1,000; field names only, no input field or value shapes), reapx/booking-hotel-scraper (startUrls; the examples read show propertyName, reviewScore, reviewsCount, addressFormatted but no star class, and no price was read), voyager/booking-scraper ($5.00 / 1,000; its output is not on the readable part of its page); admo-solutions/booking-scraper (used for search) takes only locations, not hotel URLs. The row's url cannot come from the subject either: a row spec reads only the actor's item",
+  "lodging_booking.reviews":
+    "the row's `band` must be one of superb, good, average, poor: no Booking review actor read (voyager/booking-reviews-scraper, $2.00 / 1,000 reviews, among them) documents a field holding these bands, and a row spec can neither translate values nor band a number into an enumeration (value maps exist only in input templates), so the band would be guessed; not shipped"
 }
