@@ -3,13 +3,15 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
-import { noDocs } from "./Reasons.js"
-
 export const shipped = {} as const
+
+/** Why the fashion ops have no shipped mapping. */
+const farfetch =
+  "the platform models a Farfetch-like marketplace (designer, stockQuantity, sizes in stock, numeric item ids), and no Farfetch actor found shows its output field names and value shapes on the readable part of its page: autofacts/farfetch (startUrls, withSizeFit, withRecommends; from $3.00 or $4.00 / 1,000 products on different copies of its page; output fields not shown), barking_kelp/farfetch-scraper (startUrls, search, category, brand; from $2.00 / 1,000 results; output fields not shown), crawloop/farfetch-scraper (keywords, listing and product URLs; pay per event, no per-product price read; output fields not shown), studio-amba/farfetch-scraper (from $1.20 / 1,000; output fields not shown), 123webdata/farfetch-scraper ($5.00 / 1,000; productUrls, categoryUrls; its simplified output example has no designer, stock or sizes), shahidirfan/farfetch-pricing-scraper (from $1.00 / 1,000; lists availability, no stock count or sizes)"
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "fashion_marketplace.products": noDocs,
-  "fashion_marketplace.listing": noDocs,
-  "fashion_marketplace.search": noDocs
+  "fashion_marketplace.products": farfetch,
+  "fashion_marketplace.listing": farfetch,
+  "fashion_marketplace.search": farfetch
 }
