@@ -12,6 +12,11 @@
  *   multiplies a number; default replaces null);
  * - `{ "path": "...", "map": { "Full-time": "full_time" } }` — a value table (applied before the conversion; a value
  *   not in the table, compared exactly then case-insensitively, is null, then `default`);
+ * - `{ "path": "...", "match": "#(\\d+) of" }` — the first capture group (else the whole match) of a regular expression
+ *   on the string value, before the value table and the conversion (a value that does not match is null);
+ * - `{ "path": "...", "bands": [{ "min": 9, "value": "superb" }, { "min": 7, "value": "good" }, ...] }` — a number
+ *   put in the first band whose `min` it reaches (bands in descending order; below them all is null), after the
+ *   conversion: our classification of a score, stated in the mapping;
  * - `{ "request": "country" }` — a field of our request (dotted for nested ones: `store.pincode`), for a row value the
  *   actor does not echo (the country a search was made in);
  * - `{ "const": value }` — a constant;
@@ -38,7 +43,9 @@ export const Conversion = Schema.Literal("number", "integer", "boolean", "dateti
 
 interface PathSpec {
   readonly path: string
+  readonly match?: string
   readonly map?: { readonly [raw: string]: unknown }
+  readonly bands?: ReadonlyArray<{ readonly min: number; readonly value: unknown }>
   readonly as?: typeof Conversion.Type
   readonly scale?: number
   readonly join?: string
@@ -72,7 +79,31 @@ export const FieldSpec: Schema.Schema<FieldSpec> = Schema.Union(
   Path,
   Schema.Struct({
     path: Path,
+    match: Schema.optionalWith(
+      Schema.String.pipe(
+        Schema.filter(
+          (r) => {
+            try {
+              new RegExp(r)
+              return true
+            } catch {
+              return false
+            }
+          },
+          { message: () => "a regular expression" }
+        )
+      ),
+      { exact: true }
+    ),
     map: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { exact: true }),
+    bands: Schema.optionalWith(
+      Schema.Array(Schema.Struct({ min: Schema.Number, value: Schema.Unknown })).pipe(
+        Schema.filter((bs) => bs.every((b, i) => i === 0 || bs[i - 1]!.min > b.min), {
+          message: () => "bands in descending order of min"
+        })
+      ),
+      { exact: true }
+    ),
     as: Schema.optionalWith(Conversion, { exact: true }),
     scale: Schema.optionalWith(Schema.Number, { exact: true }),
     join: Schema.optionalWith(Schema.String, { exact: true }),
@@ -189,8 +220,23 @@ const translate = (v: unknown, table: { readonly [raw: string]: unknown }): unkn
   return null
 }
 
+/** The first capture group (else the whole match) of `pattern` on a string value; null when it does not match. */
+const matched = (v: unknown, pattern: string): unknown => {
+  if (v === null || v === undefined) return null
+  const m = new RegExp(pattern).exec(typeof v === "string" ? v : String(v))
+  return m === null ? null : (m[1] ?? m[0])
+}
+
+/** The value of the first band whose `min` a number reaches; null below them all, or for a value not a number. */
+const banded = (v: unknown, bands: ReadonlyArray<{ readonly min: number; readonly value: unknown }>): unknown => {
+  const n = toNumber(v)
+  if (n === null) return null
+  return bands.find((b) => n >= b.min)?.value ?? null
+}
+
 const convert = (v: unknown, spec: PathSpec): unknown => {
-  let value = spec.map === undefined ? v : translate(v, spec.map)
+  const raw = spec.match === undefined ? v : matched(v, spec.match)
+  let value = spec.map === undefined ? raw : translate(raw, spec.map)
   if (spec.split !== undefined && typeof value === "string")
     value = value
       .split(spec.split)
@@ -229,6 +275,7 @@ const convert = (v: unknown, spec: PathSpec): unknown => {
     const n = toNumber(value)
     value = n === null ? null : n * spec.scale
   }
+  if (spec.bands !== undefined) value = banded(value, spec.bands)
   return value === null && "default" in spec ? spec.default : value
 }
 

@@ -209,6 +209,46 @@ describe("Mapping", () => {
     assert.strictEqual(Mapping.value(item, spec(kind)), "confirmed")
     assert.strictEqual(Mapping.value({ verified: "maybe" }, spec(kind)), null)
     assert.strictEqual(Mapping.value({ verified: "maybe" }, spec({ ...kind, default: "unknown" })), "unknown")
+    // a regular expression's first group, before the table and the conversion; bands after the conversion
+    assert.strictEqual(
+      Mapping.value({ r: "#60 of 183 hotels" }, spec({ path: "r", match: "#(\\d+) of", as: "integer" })),
+      60
+    )
+    assert.strictEqual(
+      Mapping.value({ r: "#60 of 183 hotels" }, spec({ path: "r", match: "of (\\d+)", as: "integer" })),
+      183
+    )
+    assert.strictEqual(Mapping.value({ r: "unranked" }, spec({ path: "r", match: "#(\\d+)", as: "integer" })), null)
+    const bands = [
+      { min: 9, value: "superb" },
+      { min: 7, value: "good" },
+      { min: 5, value: "average" },
+      { min: 0, value: "poor" }
+    ]
+    assert.deepStrictEqual(
+      ["9.4", 8.9, 7, 5.5, 2, null, "n/a"].map((x) =>
+        Mapping.value({ s: x }, spec({ path: "s", as: "number", bands }))
+      ),
+      ["superb", "good", "good", "average", "poor", null, null]
+    )
+    assert.isTrue(
+      Either.isLeft(
+        Mapping.decodeMappings(
+          {
+            "maps.places": { actor: "a~b", usdPerItem: 1, rows: { name: { path: "x", bands: [...bands].reverse() } } }
+          },
+          "t"
+        )
+      )
+    )
+    assert.isTrue(
+      Either.isLeft(
+        Mapping.decodeMappings(
+          { "maps.places": { actor: "a~b", usdPerItem: 1, rows: { name: { path: "x", match: "(" } } } },
+          "t"
+        )
+      )
+    )
     // the table is applied before the conversion
     assert.strictEqual(Mapping.value({ size: "L" }, spec({ path: "size", map: { L: "3" }, as: "integer" })), 3)
     const rows = {
