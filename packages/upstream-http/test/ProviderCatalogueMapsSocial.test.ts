@@ -1,0 +1,154 @@
+// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images. Each maps its
+// actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows
+// the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
+// request shapes it.
+import { assert, describe, it } from "@effect/vitest"
+import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
+import { unit } from "./support/Adapters.js"
+import { mapped } from "./support/Catalogue.js"
+
+const mapping = (key: string) => ProviderCatalogue.mappings[key]!
+
+describe("ProviderCatalogue: maps, social_network, web_search images", () => {
+  it("maps.places (compass~crawler-google-places): the place card from the documented item, hours null", () => {
+    const { rows } = mapped("maps.places")
+    assert.deepStrictEqual(rows, [
+      {
+        placeId: "ChIJJXTKRpmVC0cREdfm_mnO1e8",
+        name: "Pet Heroes shop",
+        address: "V Horkách 4, 140 00 Praha 4-Nusle, Czechia",
+        lat: 50.0616625,
+        lon: 14.4470878,
+        rating: 4.8,
+        reviewCount: 17,
+        categories: ["Non-governmental organization"],
+        phone: "+420 725 723 947",
+        website: "http://www.petheroes.cz/",
+        hours: null,
+        liveOccupancyPercent: null
+      },
+      {
+        placeId: "ChIJuxlGAU6UC0cRI_jkTCUIboA",
+        name: "Sdružení na ochranu zvířat v krajní nouzi",
+        address: "Na Pláni 2006, 150 00 Praha 5, Czechia",
+        lat: 50.062872,
+        lon: 14.3958755,
+        rating: 4.3,
+        reviewCount: 40,
+        categories: ["Pet adoption service"],
+        phone: "+420 603 225 948",
+        website: "https://www.kocici-utulek.cz/",
+        hours: null,
+        liveOccupancyPercent: null
+      }
+    ])
+    const u = unit("maps", "places", { subjects: ["ChIJJXTKRpmVC0cREdfm_mnO1e8"] }, "ChIJJXTKRpmVC0cREdfm_mnO1e8")
+    assert.deepStrictEqual(Mapping.input(mapping("maps.places").input, u), {
+      placeIds: ["ChIJJXTKRpmVC0cREdfm_mnO1e8"],
+      language: "en"
+    })
+  })
+
+  it("maps.places: a place item without a phone, website or categories maps them to null and []", () => {
+    const m = mapping("maps.places")
+    const [row] = Mapping.rowsOf(
+      m,
+      {
+        title: "Bench",
+        placeId: "ChIJ0000000000000000000",
+        location: { lat: 1.5, lng: -2.25 },
+        totalScore: 4,
+        reviewsCount: null,
+        phone: null,
+        website: null
+      },
+      ["phone", "website", "hours", "liveOccupancyPercent"]
+    )
+    assert.deepStrictEqual(row, {
+      placeId: "ChIJ0000000000000000000",
+      name: "Bench",
+      address: "",
+      lat: 1.5,
+      lon: -2.25,
+      rating: 4,
+      reviewCount: 0,
+      categories: [],
+      phone: null,
+      website: null,
+      hours: null,
+      liveOccupancyPercent: null
+    })
+  })
+
+  it("maps.search (compass~crawler-google-places): the same cards; the query, location, limit and filters as input", () => {
+    const { rows } = mapped("maps.search")
+    assert.deepStrictEqual(
+      rows.map((r) => [r["placeId"], r["name"], r["rating"]]),
+      [
+        ["ChIJJXTKRpmVC0cREdfm_mnO1e8", "Pet Heroes shop", 4.8],
+        ["ChIJuxlGAU6UC0cRI_jkTCUIboA", "Sdružení na ochranu zvířat v krajní nouzi", 4.3]
+      ]
+    )
+    const m = mapping("maps.search")
+    const filtered = unit("maps", "search", {
+      query: "pet shelter",
+      location: "Prague",
+      minRating: "4.5",
+      website: "with",
+      limit: 20
+    })
+    assert.deepStrictEqual(Mapping.input(m.input, filtered), {
+      searchStringsArray: ["pet shelter"],
+      locationQuery: "Prague",
+      maxCrawledPlacesPerSearch: 20,
+      language: "en",
+      placeMinimumStars: "fourAndHalf",
+      website: "withWebsite"
+    })
+    const plain = unit("maps", "search", { query: "pet shelter", location: "Prague" })
+    assert.deepStrictEqual(Mapping.input(m.input, plain), {
+      searchStringsArray: ["pet shelter"],
+      locationQuery: "Prague",
+      maxCrawledPlacesPerSearch: 10,
+      language: "en",
+      placeMinimumStars: "",
+      website: "allPlaces"
+    })
+  })
+
+  it("maps.reviews (reapx~google-maps-review-scraper): one row per review item, the instant from publishedAtMs", () => {
+    const { rows } = mapped("maps.reviews")
+    assert.deepStrictEqual(rows, [
+      {
+        reviewId: "ChZDSUhNMG9nS0VJQ0FnSUR3eTVLVmZBEAE",
+        author: "Claire Martin",
+        rating: 5,
+        title: "",
+        text: "Lovely terrace and friendly staff.",
+        postedAt: "2024-05-20T13:40:00.000Z",
+        position: 1
+      },
+      {
+        reviewId: "ChdDSUhNMG9nS0VJQ0FnSURncDRmRzF3RRAB",
+        author: "J. Weber",
+        rating: 3,
+        title: "",
+        text: "",
+        postedAt: "2024-04-29T10:00:00.000Z",
+        position: 2
+      }
+    ])
+    const u = unit(
+      "maps",
+      "reviews",
+      { subjects: ["ChIJaYIUUk9u5kcRfAhRNL_ZJgw"], limit: 40 },
+      "ChIJaYIUUk9u5kcRfAhRNL_ZJgw"
+    )
+    assert.deepStrictEqual(Mapping.input(mapping("maps.reviews").input, u), {
+      startUrls: ["https://www.google.com/maps/place/?q=place_id:ChIJaYIUUk9u5kcRfAhRNL_ZJgw"],
+      maxItems: 40,
+      maxReviewsPerPlace: 40
+    })
+  })
+})
