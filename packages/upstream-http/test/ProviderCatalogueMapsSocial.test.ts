@@ -151,4 +151,59 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       maxReviewsPerPlace: 40
     })
   })
+
+  it("social_network.posts (alfalfa~facebook-posts-scraper): the post, its date and counts; the page URL as input", () => {
+    const { rows } = mapped("social_network.posts")
+    assert.deepStrictEqual(rows, [
+      {
+        permalink: "https://www.facebook.com/TED/posts/pfbid02abcExample",
+        text: "Ideas change everything. Watch the full talk on TED.com.",
+        postedAt: "2024-05-14T16:00:03.000Z",
+        reactions: 1240,
+        comments: 87,
+        shares: 152,
+        position: 1
+      },
+      {
+        permalink: "https://www.facebook.com/TED/videos/1234567890123456",
+        text: "What makes a good life?",
+        postedAt: "2024-05-13T18:30:00.000Z",
+        reactions: 530,
+        comments: 41,
+        shares: 0,
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "posts", { subject: "TED", limit: 30 }, "TED")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.posts").input, u), {
+      startUrls: [{ url: "https://www.facebook.com/TED/" }],
+      resultsLimit: 30
+    })
+  })
+
+  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0", () => {
+    const { rows } = mapped("social_network.reels")
+    assert.deepStrictEqual(rows, [
+      {
+        permalink: "https://www.facebook.com/reel/3292750537522330/",
+        caption: "When the cat hears the treat bag",
+        plays: 184000,
+        reactions: 5630,
+        comments: 112,
+        postedAt: "2024-04-02T09:12:45.000Z",
+        position: 1
+      },
+      {
+        permalink: "https://www.facebook.com/9GAGCute/videos/1187654321098765/",
+        caption: "",
+        plays: 9100,
+        reactions: 342,
+        comments: 0,
+        postedAt: "2024-03-28T20:00:00.000Z",
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "reels", { subject: "9GAGCute" }, "9GAGCute")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.reels").input, u), { usernames: ["9GAGCute"] })
+  })
 })
