@@ -3,6 +3,7 @@
 // the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
 // request shapes it.
 import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import { unit } from "./support/Adapters.js"
@@ -11,6 +12,31 @@ import { mapped } from "./support/Catalogue.js"
 const mapping = (key: string) => ProviderCatalogue.mappings[key]!
 
 describe("ProviderCatalogue: maps, social_network, web_search images", () => {
+  it("every mapping here passes the check and is not also listed as unmapped", () => {
+    for (const key of [
+      "maps.places",
+      "maps.search",
+      "maps.reviews",
+      "social_network.posts",
+      "social_network.reels",
+      "web_search.images"
+    ]) {
+      assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
+      assert.isFalse(key in ProviderCatalogue.unmapped, key)
+    }
+    for (const key of [
+      "social_network.pages",
+      "social_network.reviews",
+      "social_network.followers",
+      "social_network.ads",
+      "social_network.events",
+      "social_network.marketplace",
+      "social_network.comments",
+      "web_search.shopping"
+    ])
+      assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
+  })
+
   it("maps.places (compass~crawler-google-places): the place card from the documented item, hours null", () => {
     const { rows } = mapped("maps.places")
     assert.deepStrictEqual(rows, [
@@ -205,5 +231,34 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
     ])
     const u = unit("social_network", "reels", { subject: "9GAGCute" }, "9GAGCute")
     assert.deepStrictEqual(Mapping.input(mapping("social_network.reels").input, u), { usernames: ["9GAGCute"] })
+  })
+
+  it("web_search.images (johnvc~google-images-api): image, page and size; the query and limit as input", () => {
+    const { rows } = mapped("web_search.images")
+    assert.deepStrictEqual(rows, [
+      {
+        title: "Mount Fuji - Wikipedia",
+        imageUrl: "https://upload.wikimedia.org/wikipedia/commons/f/f8/Mount_Fuji_from_Lake_Kawaguchi.jpg",
+        pageUrl: "https://en.wikipedia.org/wiki/Mount_Fuji",
+        width: 1920,
+        height: 1280,
+        position: 1
+      },
+      {
+        title: "Climbing Mount Fuji: a beginner's guide",
+        imageUrl: "https://www.japan-guide.com/g18/6901_01.jpg",
+        pageUrl: "https://www.japan-guide.com/e/e6901.html",
+        width: 640,
+        height: 427,
+        position: 2
+      }
+    ])
+    const u = unit("web_search", "images", { query: "mount fuji", limit: 50 })
+    assert.deepStrictEqual(Mapping.input(mapping("web_search.images").input, u), {
+      queries: ["mount fuji"],
+      maxResultsPerQuery: 50,
+      gl: "us",
+      hl: "en"
+    })
   })
 })
