@@ -3,8 +3,6 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
-import { noDocs } from "./Reasons.js"
-
 export const shipped = {
   // https://apify.com/datacortex/google-search-scraper (input `queries`, API example: { "queries": ["adidas"] });
   // its output schema https://apify.com/datacortex/google-search-scraper/output-schema and "Sample output (live)":
@@ -74,11 +72,30 @@ export const shipped = {
       postedAt: { path: "at", as: "datetime" }
     },
     notMapped: "country, language and sort: the actor documents no input for them (its own order is served)"
+  },
+  // https://apify.com/johnvc/google-images-api ("Google Images API - $0.10 per 1,000"; examples
+  // https://apify.com/johnvc/google-images-api/examples/get-google-images-results-in-python.md: input `queries`,
+  // `maxResultsPerQuery`, `gl`, `hl`; output query, position, title, imageUrl, imageWidth, imageHeight, source, link
+  // ("Page Link")); "Pay per image from $0.10 per 1,000 results, with no setup or per-run fee".
+  "web_search.images": {
+    actor: "johnvc~google-images-api",
+    docs: "https://apify.com/johnvc/google-images-api",
+    usdPerItem: 0.0001,
+    input: { queries: ["$query"], maxResultsPerQuery: "$rows", gl: "us", hl: "en" },
+    rows: {
+      title: { path: "title", as: "string", default: "" },
+      imageUrl: "imageUrl",
+      pageUrl: "link",
+      width: { path: "imageWidth", as: "integer" },
+      height: { path: "imageHeight", as: "integer" }
+    },
+    notMapped:
+      "the search is run in Google's US edition in English (gl us, hl en); source (the site's name) is not a row field"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "web_search.images": noDocs,
-  "web_search.shopping": noDocs
+  "web_search.shopping":
+    "no actor page read gives both its input names and every offer field: stevenkramp's page lists title, price, currency, merchant, rating and googleShoppingUrl ($1.50 / 1,000) but no input names; datacortex/google-shopping-scraper's sample item has title, url, price, currency and rating but no merchant; webdatatools' productUrl is null in its sample; s-r's and bgfc97's pages give no currency or offer URL"
 }

@@ -1,0 +1,264 @@
+// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images. Each maps its
+// actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows
+// the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
+// request shapes it.
+import { assert, describe, it } from "@effect/vitest"
+import { Either } from "effect"
+import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
+import { unit } from "./support/Adapters.js"
+import { mapped } from "./support/Catalogue.js"
+
+const mapping = (key: string) => ProviderCatalogue.mappings[key]!
+
+describe("ProviderCatalogue: maps, social_network, web_search images", () => {
+  it("every mapping here passes the check and is not also listed as unmapped", () => {
+    for (const key of [
+      "maps.places",
+      "maps.search",
+      "maps.reviews",
+      "social_network.posts",
+      "social_network.reels",
+      "web_search.images"
+    ]) {
+      assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
+      assert.isFalse(key in ProviderCatalogue.unmapped, key)
+    }
+    for (const key of [
+      "social_network.pages",
+      "social_network.reviews",
+      "social_network.followers",
+      "social_network.ads",
+      "social_network.events",
+      "social_network.marketplace",
+      "social_network.comments",
+      "web_search.shopping"
+    ])
+      assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
+  })
+
+  it("maps.places (compass~crawler-google-places): the place card from the documented item, hours null", () => {
+    const { rows } = mapped("maps.places")
+    assert.deepStrictEqual(rows, [
+      {
+        placeId: "ChIJJXTKRpmVC0cREdfm_mnO1e8",
+        name: "Pet Heroes shop",
+        address: "V Horkách 4, 140 00 Praha 4-Nusle, Czechia",
+        lat: 50.0616625,
+        lon: 14.4470878,
+        rating: 4.8,
+        reviewCount: 17,
+        categories: ["Non-governmental organization"],
+        phone: "+420 725 723 947",
+        website: "http://www.petheroes.cz/",
+        hours: null,
+        liveOccupancyPercent: null
+      },
+      {
+        placeId: "ChIJuxlGAU6UC0cRI_jkTCUIboA",
+        name: "Sdružení na ochranu zvířat v krajní nouzi",
+        address: "Na Pláni 2006, 150 00 Praha 5, Czechia",
+        lat: 50.062872,
+        lon: 14.3958755,
+        rating: 4.3,
+        reviewCount: 40,
+        categories: ["Pet adoption service"],
+        phone: "+420 603 225 948",
+        website: "https://www.kocici-utulek.cz/",
+        hours: null,
+        liveOccupancyPercent: null
+      }
+    ])
+    const u = unit("maps", "places", { subjects: ["ChIJJXTKRpmVC0cREdfm_mnO1e8"] }, "ChIJJXTKRpmVC0cREdfm_mnO1e8")
+    assert.deepStrictEqual(Mapping.input(mapping("maps.places").input, u), {
+      placeIds: ["ChIJJXTKRpmVC0cREdfm_mnO1e8"],
+      language: "en"
+    })
+  })
+
+  it("maps.places: a place item without a phone, website or categories maps them to null and []", () => {
+    const m = mapping("maps.places")
+    const [row] = Mapping.rowsOf(
+      m,
+      {
+        title: "Bench",
+        placeId: "ChIJ0000000000000000000",
+        location: { lat: 1.5, lng: -2.25 },
+        totalScore: 4,
+        reviewsCount: null,
+        phone: null,
+        website: null
+      },
+      ["phone", "website", "hours", "liveOccupancyPercent"]
+    )
+    assert.deepStrictEqual(row, {
+      placeId: "ChIJ0000000000000000000",
+      name: "Bench",
+      address: "",
+      lat: 1.5,
+      lon: -2.25,
+      rating: 4,
+      reviewCount: 0,
+      categories: [],
+      phone: null,
+      website: null,
+      hours: null,
+      liveOccupancyPercent: null
+    })
+  })
+
+  it("maps.search (compass~crawler-google-places): the same cards; the query, location, limit and filters as input", () => {
+    const { rows } = mapped("maps.search")
+    assert.deepStrictEqual(
+      rows.map((r) => [r["placeId"], r["name"], r["rating"]]),
+      [
+        ["ChIJJXTKRpmVC0cREdfm_mnO1e8", "Pet Heroes shop", 4.8],
+        ["ChIJuxlGAU6UC0cRI_jkTCUIboA", "Sdružení na ochranu zvířat v krajní nouzi", 4.3]
+      ]
+    )
+    const m = mapping("maps.search")
+    const filtered = unit("maps", "search", {
+      query: "pet shelter",
+      location: "Prague",
+      minRating: "4.5",
+      website: "with",
+      limit: 20
+    })
+    assert.deepStrictEqual(Mapping.input(m.input, filtered), {
+      searchStringsArray: ["pet shelter"],
+      locationQuery: "Prague",
+      maxCrawledPlacesPerSearch: 20,
+      language: "en",
+      placeMinimumStars: "fourAndHalf",
+      website: "withWebsite"
+    })
+    const plain = unit("maps", "search", { query: "pet shelter", location: "Prague" })
+    assert.deepStrictEqual(Mapping.input(m.input, plain), {
+      searchStringsArray: ["pet shelter"],
+      locationQuery: "Prague",
+      maxCrawledPlacesPerSearch: 10,
+      language: "en",
+      placeMinimumStars: "",
+      website: "allPlaces"
+    })
+  })
+
+  it("maps.reviews (reapx~google-maps-review-scraper): one row per review item, the instant from publishedAtMs", () => {
+    const { rows } = mapped("maps.reviews")
+    assert.deepStrictEqual(rows, [
+      {
+        reviewId: "ChZDSUhNMG9nS0VJQ0FnSUR3eTVLVmZBEAE",
+        author: "Claire Martin",
+        rating: 5,
+        title: "",
+        text: "Lovely terrace and friendly staff.",
+        postedAt: "2024-05-20T13:40:00.000Z",
+        position: 1
+      },
+      {
+        reviewId: "ChdDSUhNMG9nS0VJQ0FnSURncDRmRzF3RRAB",
+        author: "J. Weber",
+        rating: 3,
+        title: "",
+        text: "",
+        postedAt: "2024-04-29T10:00:00.000Z",
+        position: 2
+      }
+    ])
+    const u = unit(
+      "maps",
+      "reviews",
+      { subjects: ["ChIJaYIUUk9u5kcRfAhRNL_ZJgw"], limit: 40 },
+      "ChIJaYIUUk9u5kcRfAhRNL_ZJgw"
+    )
+    assert.deepStrictEqual(Mapping.input(mapping("maps.reviews").input, u), {
+      startUrls: ["https://www.google.com/maps/place/?q=place_id:ChIJaYIUUk9u5kcRfAhRNL_ZJgw"],
+      maxItems: 40,
+      maxReviewsPerPlace: 40
+    })
+  })
+
+  it("social_network.posts (alfalfa~facebook-posts-scraper): the post, its date and counts; the page URL as input", () => {
+    const { rows } = mapped("social_network.posts")
+    assert.deepStrictEqual(rows, [
+      {
+        permalink: "https://www.facebook.com/TED/posts/pfbid02abcExample",
+        text: "Ideas change everything. Watch the full talk on TED.com.",
+        postedAt: "2024-05-14T16:00:03.000Z",
+        reactions: 1240,
+        comments: 87,
+        shares: 152,
+        position: 1
+      },
+      {
+        permalink: "https://www.facebook.com/TED/videos/1234567890123456",
+        text: "What makes a good life?",
+        postedAt: "2024-05-13T18:30:00.000Z",
+        reactions: 530,
+        comments: 41,
+        shares: 0,
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "posts", { subject: "TED", limit: 30 }, "TED")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.posts").input, u), {
+      startUrls: [{ url: "https://www.facebook.com/TED/" }],
+      resultsLimit: 30
+    })
+  })
+
+  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0", () => {
+    const { rows } = mapped("social_network.reels")
+    assert.deepStrictEqual(rows, [
+      {
+        permalink: "https://www.facebook.com/reel/3292750537522330/",
+        caption: "When the cat hears the treat bag",
+        plays: 184000,
+        reactions: 5630,
+        comments: 112,
+        postedAt: "2024-04-02T09:12:45.000Z",
+        position: 1
+      },
+      {
+        permalink: "https://www.facebook.com/9GAGCute/videos/1187654321098765/",
+        caption: "",
+        plays: 9100,
+        reactions: 342,
+        comments: 0,
+        postedAt: "2024-03-28T20:00:00.000Z",
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "reels", { subject: "9GAGCute" }, "9GAGCute")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.reels").input, u), { usernames: ["9GAGCute"] })
+  })
+
+  it("web_search.images (johnvc~google-images-api): image, page and size; the query and limit as input", () => {
+    const { rows } = mapped("web_search.images")
+    assert.deepStrictEqual(rows, [
+      {
+        title: "Mount Fuji - Wikipedia",
+        imageUrl: "https://upload.wikimedia.org/wikipedia/commons/f/f8/Mount_Fuji_from_Lake_Kawaguchi.jpg",
+        pageUrl: "https://en.wikipedia.org/wiki/Mount_Fuji",
+        width: 1920,
+        height: 1280,
+        position: 1
+      },
+      {
+        title: "Climbing Mount Fuji: a beginner's guide",
+        imageUrl: "https://www.japan-guide.com/g18/6901_01.jpg",
+        pageUrl: "https://www.japan-guide.com/e/e6901.html",
+        width: 640,
+        height: 427,
+        position: 2
+      }
+    ])
+    const u = unit("web_search", "images", { query: "mount fuji", limit: 50 })
+    assert.deepStrictEqual(Mapping.input(mapping("web_search.images").input, u), {
+      queries: ["mount fuji"],
+      maxResultsPerQuery: 50,
+      gl: "us",
+      hl: "en"
+    })
+  })
+})
