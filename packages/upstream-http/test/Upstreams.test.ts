@@ -103,8 +103,8 @@ describe("Upstreams", () => {
           adapter: "provider",
           actor: "datacortex~google-search-scraper"
         })
-        assert.deepStrictEqual(r.right.servedBy?.("maps", "reviews"), { adapter: "synthetic" })
-        assert.strictEqual(r.right.sourceFor("maps", "reviews"), "synthetic")
+        assert.deepStrictEqual(r.right.servedBy?.("social_network", "events"), { adapter: "synthetic" })
+        assert.strictEqual(r.right.sourceFor("social_network", "events"), "synthetic")
       }
     })
 
@@ -165,8 +165,8 @@ describe("Upstreams", () => {
 
     it("an op routed to the provider by name without a mapping stops the start, naming the op", async () => {
       assert.match(
-        message(await start({ UPSTREAMS: "maps.reviews=provider" })),
-        /maps\.reviews: routed to the provider with no mapping/
+        message(await start({ UPSTREAMS: "social_network.events=provider" })),
+        /social_network\.events: routed to the provider with no mapping/
       )
     })
 
