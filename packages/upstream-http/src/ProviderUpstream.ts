@@ -29,8 +29,15 @@ export const OpMapping = Mapping.OpMapping
 /** An explore source served by an actor. */
 export const ExploreSource = Schema.Struct({
   actor: Schema.String,
-  price: Schema.Struct({ credits: Schema.Int, rows: Schema.Int })
+  // a source whose price is 0 credits could pay for no item of its run: refused when PROVIDER_EXPLORE is decoded
+  price: Schema.Struct({ credits: Schema.Int.pipe(Schema.positive()), rows: Schema.Int.pipe(Schema.positive()) })
 })
+
+/**
+ * A run's charge limit as the provider takes it (dollars with 4 decimals), rounded up: a limit rounded down could pay
+ * for less than the one item it was computed for (0.00012 would be 0.0001).
+ */
+export const chargeLimit = (usd: number) => (Math.ceil(Math.round(usd * 1e8) / 1e4) / 1e4).toFixed(4)
 
 /** The provider's settings. */
 export interface Settings {
@@ -39,7 +46,10 @@ export interface Settings {
   /** `platform.op` -> mapping: the shipped catalogue, overridden by PROVIDER_MAPPINGS then PROVIDER_OPS. */
   readonly ops: Readonly<Record<string, Mapping.OpMapping>>
   readonly explore: ReadonlyArray<typeof ExploreSource.Type>
-  /** What one credit of our quote is worth at the provider: a mapping whose item costs more than its op's price of one row is refused at start. */
+  /**
+   * What one credit of our quote is worth at the provider: the charge limit of an explore source's run (its price in
+   * credits for the rows asked); an op's mapping pays with its own price per item.
+   */
   readonly usdPerCredit: number
   /** Seconds each wait on the run may last (`waitForFinish`, at most 60). */
   readonly waitSeconds: number
@@ -262,7 +272,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
             HttpClientRequest.post(`${base}/v2/acts/${encodeURIComponent(actor)}/runs`, {
               urlParams: {
                 maxItems: String(maxItems),
-                maxTotalChargeUsd: chargeUsd.toFixed(4),
+                maxTotalChargeUsd: chargeLimit(chargeUsd),
                 waitForFinish: String(settings.waitSeconds)
               }
             }).pipe(auth, HttpClientRequest.bodyUnsafeJson(body))

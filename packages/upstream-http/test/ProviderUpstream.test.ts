@@ -1,7 +1,7 @@
 // D15 / issue 10: the provider adapter against a loopback actor-run API: start a run with maxItems and a charge limit
 // from our quote, keep its id, wait and poll until it ends, read the dataset; a per-op mapping and explore `run`.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Either, Redacted } from "effect"
+import { Either, Redacted, Schema } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
 import { delivered, failed, policy, run, unit } from "./support/Adapters.js"
@@ -86,6 +86,17 @@ describe("ProviderUpstream", () => {
       maxCrawledPlaces: 25
     })
     assert.strictEqual(host.started.at(-1)!.maxItems, 25)
+  })
+
+  it("a run's charge limit is rounded up to the provider's cents of cents; a source priced 0 credits is refused", () => {
+    assert.deepStrictEqual(
+      [0.00012, 0.02, 0.0001, 0.00025, 0.047999999999999994, 0.1].map(ProviderUpstream.chargeLimit),
+      ["0.0002", "0.0200", "0.0001", "0.0003", "0.0480", "0.1000"]
+    )
+    const decode = Schema.decodeUnknownEither(ProviderUpstream.ExploreSource)
+    assert.isTrue(Either.isLeft(decode({ actor: "a~b", price: { credits: 0, rows: 10 } })))
+    assert.isTrue(Either.isLeft(decode({ actor: "a~b", price: { credits: 1, rows: 0 } })))
+    assert.isTrue(Either.isRight(decode({ actor: "a~b", price: { credits: 1, rows: 10 } })))
   })
 
   it("explore run: the source is the actor id, rows raw, its price from configuration", async () => {
