@@ -7,6 +7,7 @@
  * Every input field, output field and price below was read on the cited page; nothing is guessed. Each mapping has a
  * recorded-shape item in test/fixtures/provider/<actor>.json built from that page's output and a mapping test.
  */
+import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "./Mapping.js"
 import * as Fashion from "./provider-catalogue/Fashion.js"
@@ -33,4 +34,41 @@ export const unmapped: Readonly<Record<string, string>> = {
   "contacts.reveal":
     "priced per contact part (D10): one row per person with parts bought separately; no actor sells parts",
   "explore.run": "served through PROVIDER_EXPLORE (its sources are actors named by the caller), not a mapping"
+}
+
+/** The ops of a platform that fetch and have no native adapter: what the catalogue must map or explain. */
+const nativePlatforms = new Set(["storefronts", "forum"])
+
+/**
+ * The catalogue as a Markdown document (docs/provider-catalogue.md, checked against this by a test): a summary, then
+ * one line per op that fetches — mapped (actor, its page, price per item and per run, what is not mapped) or not (why).
+ */
+export const markdown = (): string => {
+  const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim()
+  const ops = Catalogue.platforms
+    .filter((p) => !nativePlatforms.has(p.id))
+    .flatMap((p) => p.ops.filter((o) => o.price._tag !== "Free").map((o) => `${p.id}.${o.name}`))
+  const mapped = ops.filter((k) => k in mappings)
+  const platforms = new Set(mapped.map((k) => k.split(".")[0]))
+  const lines = [
+    "# The provider catalogue",
+    "",
+    "Generated from `packages/upstream-http/src/provider-catalogue/` (`pnpm --filter @pdr/upstream-http catalogue`);",
+    "a test fails when this file and the catalogue differ. Every actor field, input and price was read on the page",
+    "linked (cited beside each mapping in the source, with a recorded-shape item per actor in",
+    "`packages/upstream-http/test/fixtures/provider/`).",
+    "",
+    `Mapped: ${mapped.length} of the ${ops.length} ops that fetch on platforms without a native adapter, on ${platforms.size} platforms.`,
+    "",
+    "| op | actor | USD per item | USD per run | not mapped, and why |",
+    "| --- | --- | --- | --- | --- |",
+    ...ops.map((k) => {
+      const m = mappings[k]
+      if (m === undefined) return `| \`${k}\` | none | | | ${cell(unmapped[k] ?? "")} |`
+      const actor = m.docs === undefined ? `\`${m.actor}\`` : `[\`${m.actor}\`](${m.docs})`
+      return `| \`${k}\` | ${actor} | ${m.usdPerItem} | ${m.usdPerRun} | ${cell(m.notMapped ?? "")} |`
+    }),
+    ""
+  ]
+  return lines.join("\n")
 }

@@ -2,6 +2,7 @@
 // recorded-shape item (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows the
 // op's row Schema accepts, with the values expected; its error items are recognised. Every op that fetches is
 // either mapped or listed with the reason.
+import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
@@ -17,6 +18,11 @@ describe("ProviderCatalogue", () => {
       assert.match(m.docs ?? "", /^https:\/\/apify\.com\//, key)
       assert.isAbove(m.usdPerItem, 0, key)
     }
+  })
+
+  it("docs/provider-catalogue.md is the catalogue as it is (regenerate: pnpm --filter @pdr/upstream-http catalogue)", () => {
+    const doc = readFileSync(new URL("../../../docs/provider-catalogue.md", import.meta.url), "utf8")
+    assert.strictEqual(doc, ProviderCatalogue.markdown())
   })
 
   it("every op that fetches is mapped or listed with the reason, never both", () => {
