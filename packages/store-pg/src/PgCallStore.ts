@@ -36,10 +36,7 @@ export const make = Effect.gen(function* () {
       sql`INSERT INTO calls (id, account_id, key_id, platform, op, body, idempotency_key, request_id, status, owner,
                              created_at, expires_at)
           VALUES (${c.id}, ${c.accountId}, ${c.keyId}, ${c.platform}, ${c.op}, ${c.body}, ${c.idempotencyKey},
-                  ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      ),
+                  ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
     heartbeat: (h) =>
       sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
                            hold_id = coalesce(${h.holdId ?? null}, hold_id),

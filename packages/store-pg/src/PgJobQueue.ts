@@ -125,9 +125,7 @@ export const make = Effect.gen(function* () {
     cleanup: (queue, before) =>
       unavailable(
         sql`DELETE FROM jobs WHERE queue = ${queue} AND state IN ('done', 'failed') AND ended_at < ${before} RETURNING id`
-      ).pipe(
-        Effect.map((rows) => rows.length)
-      )
+      ).pipe(Effect.map((rows) => rows.length))
   })
 })
 

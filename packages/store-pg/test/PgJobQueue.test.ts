@@ -148,7 +148,8 @@ for (const t of targets) {
             // a key already in the queue is refused
             assert.strictEqual((yield* start("s1"))._tag, "None")
             // nobody else claims it while its lease is renewed
-            const claim = () => q.claim({ queue: "t4", worker: "starter2", limit: 5, leaseMs: 5000, lanes: [], laneLimit: 0 })
+            const claim = () =>
+              q.claim({ queue: "t4", worker: "starter2", limit: 5, leaseMs: 5000, lanes: [], laneLimit: 0 })
             assert.deepStrictEqual(yield* claim(), [])
             yield* sleep(250)
             assert.deepStrictEqual(yield* q.heartbeat("starter1", 400), [job.id])
