@@ -31,6 +31,39 @@ export const shipped = {
     notMapped:
       "the card is read from `authorMeta` of the profile's first video item (the run asks one item); a profile with no video item is answered not found"
   },
+  // https://apify.com/funny_ground/tiktok-creator-videos. Input table on the page: `creators` (array, required:
+  // usernames with or without @, or profile URLs), `maxVideos` (videos per creator; 0 = all), `proxyConfiguration`
+  // (example task https://apify.com/funny_ground/tiktok-creator-videos/examples/get-latest-mrbeast-tiktok-video.md:
+  // { "creators": ["mrbeast"], "maxVideos": 1, ... }). Output, one item per video (the page's output table and
+  // https://apify.com/funny_ground/tiktok-creator-videos/output-schema): id, url (canonical video URL), text (caption),
+  // createTime (ISO 8601, UTC), createTimeUnix (epoch seconds), durationSeconds, cover, dynamicCover, width, height,
+  // playCount, diggCount, commentCount, shareCount, collectCount, hashtags, music { id, title, authorName, isOriginal },
+  // isPinned, authorUsername, authorNickname, authorId, authorVerified. Price (its pricing page): "Result $0.50 / 1,000"
+  // and "Actor start $0.00005" (one event per GB of memory, minimum one; the minimum is kept as the run fee).
+  "short_video.posts": {
+    actor: "funny_ground~tiktok-creator-videos",
+    docs: "https://apify.com/funny_ground/tiktok-creator-videos",
+    usdPerItem: 0.0005,
+    usdPerRun: 0.00005,
+    input: { creators: ["$subject"], maxVideos: "$rows" },
+    rows: {
+      url: "url",
+      caption: { path: "text", as: "string", default: "" },
+      views: { path: "playCount", as: "integer" },
+      likes: { path: "diggCount", as: "integer" },
+      comments: { path: "commentCount", as: "integer" },
+      shares: { path: "shareCount", as: "integer" },
+      durationSec: { path: "durationSeconds", as: "integer" },
+      postedAt: {
+        first: [
+          { path: "createTime", as: "datetime" },
+          { path: "createTimeUnix", as: "datetime" }
+        ]
+      }
+    },
+    notMapped:
+      "the actor's own order is served (it reads the profile page, pinned videos included, `isPinned` marks them); postedAt is read from createTime, else createTimeUnix"
+  },
   // https://apify.com/happy_b/tiktok-comments-scraper. Input `videoUrls`, a list of video URLs (API example:
   // { "videoUrls": ["https://www.tiktok.com/@khaby.lame/video/7617913537561693470"] }); its input schema also has a
   // per-video comment cap and a replies switch whose field names the page does not show (not set: the run's item
@@ -104,8 +137,6 @@ export const shipped = {
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "short_video.posts":
-    "no page read documents both the input and every row field (url, caption, views, likes, comments, shares, duration, date) of a profile's posts: clockworks/tiktok-profile-scraper's readable documentation shows only authorMeta of its video items; korado_labs/tiktok-posts-scraper, tom_mobi/tiktok-posts-scraper and harpoon/tiktok-profile-posts-scraper show neither their input names nor their field names",
   "short_video.videos":
     "no page read documents input, output and price together: clearfetch/tiktok-video-scraper lists every output field (playCount, diggCount, durationSeconds, musicTitle, webVideoUrl, ...) but not its input field name; piotrv1001/tiktok-video-scraper (input videoUrls) shows no sound field; vonsensey/tiktok-video-scraper-api (input videoUrls) shows no duration or sound field; clockworks/tiktok-video-scraper (input postURLs, $10.00 / 1,000 videos) shows no output fields",
   "short_video.searchPosts":
