@@ -9,9 +9,14 @@ import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import { unit } from "./support/Adapters.js"
 import { mapped } from "./support/Catalogue.js"
 
-const mappedOps = ["short_video.profiles", "short_video.search", "short_video.comments", "short_video.followers"]
-const unmappedOps = [
+const mappedOps = [
+  "short_video.profiles",
   "short_video.posts",
+  "short_video.search",
+  "short_video.comments",
+  "short_video.followers"
+]
+const unmappedOps = [
   "short_video.videos",
   "short_video.searchPosts",
   "short_video.shop",
@@ -53,6 +58,42 @@ describe("ProviderCatalogue: short_video and jobs", () => {
     const m = ProviderCatalogue.mappings["short_video.profiles"]!
     const u = unit("short_video", "profiles", { subjects: ["nasaofficial"] }, "nasaofficial")
     assert.deepStrictEqual(Mapping.input(m.input, u), { profiles: ["nasaofficial"] })
+  })
+
+  it("short_video.posts (funny_ground~tiktok-creator-videos): a creator's videos, the date from createTime else createTimeUnix", () => {
+    const { rows, errors } = mapped("short_video.posts")
+    assert.deepStrictEqual(rows, [
+      {
+        url: "https://www.tiktok.com/@zachking/video/7655004069190192398",
+        caption: "Wait for it #magic #illusion",
+        views: 4800000,
+        likes: 512300,
+        comments: 3120,
+        shares: 18400,
+        durationSec: 27,
+        postedAt: "2026-09-14T18:03:11.000Z",
+        position: 1
+      },
+      {
+        url: "https://www.tiktok.com/@zachking/video/7651220914560781611",
+        caption: "",
+        views: 902000,
+        likes: 61200,
+        comments: 415,
+        shares: 1300,
+        durationSec: 15,
+        postedAt: "2026-09-05T13:20:00.000Z",
+        position: 2
+      }
+    ])
+    assert.deepStrictEqual(errors, [])
+    const m = ProviderCatalogue.mappings["short_video.posts"]!
+    assert.strictEqual(m.usdPerItem, 0.0005)
+    assert.strictEqual(m.usdPerRun, 0.00005)
+    const u = unit("short_video", "posts", { subject: "zachking", limit: 30 }, "zachking")
+    assert.deepStrictEqual(Mapping.input(m.input, u), { creators: ["zachking"], maxVideos: 30 })
+    const byDefault = unit("short_video", "posts", { subject: "zachking" }, "zachking")
+    assert.deepStrictEqual(Mapping.input(m.input, byDefault), { creators: ["zachking"], maxVideos: 15 })
   })
 
   it("short_video.search (fetch_cat~tiktok-user-search-scraper): accounts for a query", () => {

@@ -31,6 +31,39 @@ export const shipped = {
     notMapped:
       "the card is read from `authorMeta` of the profile's first video item (the run asks one item); a profile with no video item is answered not found"
   },
+  // https://apify.com/funny_ground/tiktok-creator-videos. Input table on the page: `creators` (array, required:
+  // usernames with or without @, or profile URLs), `maxVideos` (videos per creator; 0 = all), `proxyConfiguration`
+  // (example task https://apify.com/funny_ground/tiktok-creator-videos/examples/get-latest-mrbeast-tiktok-video.md:
+  // { "creators": ["mrbeast"], "maxVideos": 1, ... }). Output, one item per video (the page's output table and
+  // https://apify.com/funny_ground/tiktok-creator-videos/output-schema): id, url (canonical video URL), text (caption),
+  // createTime (ISO 8601, UTC), createTimeUnix (epoch seconds), durationSeconds, cover, dynamicCover, width, height,
+  // playCount, diggCount, commentCount, shareCount, collectCount, hashtags, music { id, title, authorName, isOriginal },
+  // isPinned, authorUsername, authorNickname, authorId, authorVerified. Price (its pricing page): "Result $0.50 / 1,000"
+  // and "Actor start $0.00005" (one event per GB of memory, minimum one; the minimum is kept as the run fee).
+  "short_video.posts": {
+    actor: "funny_ground~tiktok-creator-videos",
+    docs: "https://apify.com/funny_ground/tiktok-creator-videos",
+    usdPerItem: 0.0005,
+    usdPerRun: 0.00005,
+    input: { creators: ["$subject"], maxVideos: "$rows" },
+    rows: {
+      url: "url",
+      caption: { path: "text", as: "string", default: "" },
+      views: { path: "playCount", as: "integer" },
+      likes: { path: "diggCount", as: "integer" },
+      comments: { path: "commentCount", as: "integer" },
+      shares: { path: "shareCount", as: "integer" },
+      durationSec: { path: "durationSeconds", as: "integer" },
+      postedAt: {
+        first: [
+          { path: "createTime", as: "datetime" },
+          { path: "createTimeUnix", as: "datetime" }
+        ]
+      }
+    },
+    notMapped:
+      "the actor's own order is served (it reads the profile page, pinned videos included, `isPinned` marks them); postedAt is read from createTime, else createTimeUnix"
+  },
   // https://apify.com/happy_b/tiktok-comments-scraper. Input `videoUrls`, a list of video URLs (API example:
   // { "videoUrls": ["https://www.tiktok.com/@khaby.lame/video/7617913537561693470"] }); its input schema also has a
   // per-video comment cap and a replies switch whose field names the page does not show (not set: the run's item
@@ -104,12 +137,10 @@ export const shipped = {
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "short_video.posts":
-    "no page read documents both the input and every row field (url, caption, views, likes, comments, shares, duration, date) of a profile's posts: clockworks/tiktok-profile-scraper's readable documentation shows only authorMeta of its video items; korado_labs/tiktok-posts-scraper, tom_mobi/tiktok-posts-scraper and harpoon/tiktok-profile-posts-scraper show neither their input names nor their field names",
   "short_video.videos":
-    "no page read documents input, output and price together: clearfetch/tiktok-video-scraper lists every output field (playCount, diggCount, durationSeconds, musicTitle, webVideoUrl, ...) but not its input field name; piotrv1001/tiktok-video-scraper (input videoUrls) shows no sound field; vonsensey/tiktok-video-scraper-api (input videoUrls) shows no duration or sound field; clockworks/tiktok-video-scraper (input postURLs, $10.00 / 1,000 videos) shows no output fields",
+    "no page read documents the input, every row field (url, caption, author, views, likes, comments, shares, duration, sound, date) and the price together: clearfetch/tiktok-video-scraper lists every output field (webVideoUrl, text, authorUsername, playCount, diggCount, commentCount, shareCount, durationSeconds, musicTitle, createTimeISO) but no readable page names its input field; airy_armadillo/tiktok-detail lists the Clockworks-style fields (authorMeta.name, musicMeta.musicName, videoMeta.duration, ...) but not its input field; sones/tiktok-video-details-scraper-lowcost (input videoUrls) documents two different output shapes (its README: stats, author, music, media groups; its example tasks: webVideoUrl, diggCount, videoMeta.duration, musicMeta.musicName) and shows no author handle path; crawlerbros/tiktok-post-scraper (input postUrls) and myagizm/tiktok-video-scraper (input startUrls) name their outputs only by label; piotrv1001/tiktok-video-scraper (input videoUrls) shows no sound field; vonsensey/tiktok-video-scraper-api (input videoUrls) shows no duration or sound field; reapx/tiktok-video-scraper (input startUrls) shows no post date field; clockworks/tiktok-video-scraper (input postURLs, $10.00 / 1,000 videos) shows no output fields",
   "short_video.searchPosts":
-    "mapping-language gap: the request carries exactly one of query, hashtag, soundUrl, and an input template cannot leave out the keys of the two that are absent (they are sent as null) nor pick one of several actors by which field is set; xmolodtsov/tiktok-sound-scraper (input musics) serves soundUrl alone",
+    'mapping-language gap: the actors that serve a query, a hashtag and a sound take each as a list (dami_studio/tiktok-scraper: searchQueries, hashtags, no sound input; funny_ground/tiktok-scraper: searchKeywords, hashtags, no sound input; clover_folktale/tiktok-scraper: keywords, hashtags, musics as sound ids, chosen by a `mode` field; nextgensda/tiktok-scraper: searches as a list), and a template key holding ["$request.hashtag"] is sent as [null] when the hashtag is absent (only a key whose value is null is left out), nor can a template pick `mode` by which field is set; single-purpose actors (xmolodtsov/tiktok-sound-scraper, clockworks/tiktok-hashtag-scraper) serve one of the three only',
   "short_video.shop":
-    "no page read documents every row field: datacortex/tiktok-shop-search-scraper (input keywords, $2.50 / 1,000 products) shows productId, title, price, soldCount, rating, shopName but no currency field; apimy/tiktok-shop-search-scraper (input keywords, country, maxProducts) shows price and currency but not the names of its product id, units sold, rating and shop fields"
+    "no page read documents every row field (productId, title, price, currency, units sold, rating, shop) of a keyword search: datacortex/tiktok-shop-search-scraper (input keywords, $2.50 / 1,000 products) shows productId, title, price, soldCount, rating, shopName but no currency field; architekture/tiktok-shop-products-scraper (keyword search, $3.00 / 1,000) names price, currency, sellerId, sellerName, rating, soldCount and the product url, but neither a product id field nor its input field; powerai/tiktok-shop-scraper (mode shop_search, queries) and openclawai/tiktok-shop-scraper name their outputs only in prose; themineworks/tiktok-shop-products gives sold count and seller only for a shop URL with a session cookie; apimy/tiktok-shop-search-scraper (input keywords, country, maxProducts) shows price and currency but not the names of its product id, units sold, rating and shop fields; v0iddo/mint-tiktok-shop-product-scraper and apimy/tiktok-shop-product-scraper take product links or ids, not a query"
 }
