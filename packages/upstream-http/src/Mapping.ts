@@ -26,11 +26,13 @@
  *
  * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
- * interpolated, and `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration. A
+ * interpolated, `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration, and
+ * `{ "$present": { "request.query": "keyword", "request.hashtag": "hashtag" } }` is the value of the first listed
+ * reference the request has (a mode chosen by which field the caller gave). A
  * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
  * is null, and the check at start refuses a name that is not a field of the op's request at every level. A key of an
  * object whose value comes out null (a request field the caller left out, without a default) is left out of the
- * input, so the actor applies its own default.
+ * input, so the actor applies its own default; so is a list of references none of which the request has.
  *
  * The adapter fills two row fields itself: `position` (the rank of a row in its list) and, for store-scoped ops,
  * `store` (the store the unit was resolved to, D3), unless the mapping maps them.
@@ -375,9 +377,21 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       return v === null || v === undefined ? "" : encodeURIComponent(String(v)).replace(/%40/g, "@")
     })
   }
-  if (Array.isArray(template)) return template.map((t) => input(t, unit))
+  if (Array.isArray(template)) {
+    const list = template.map((t) => input(t, unit))
+    // a list of references none of which the request has ([$request.hashtag] for a query) is absent, not [null]
+    return list.length > 0 && list.every((v) => v === null) && references(template).size > 0 ? null : list
+  }
   if (template !== null && typeof template === "object") {
     const o = template as Record<string, unknown>
+    if (o["$present"] !== null && typeof o["$present"] === "object" && !Array.isArray(o["$present"])) {
+      // the value of the first listed reference the request has: a mode chosen by which field the caller gave
+      for (const [name, out] of Object.entries(o["$present"] as Record<string, unknown>)) {
+        const v = ref(name, unit)
+        if (v !== null && v !== undefined) return out
+      }
+      return null
+    }
     if (typeof o["$value"] === "string") {
       const v = ref(o["$value"], unit)
       const table = o["map"] as Record<string, unknown> | undefined
@@ -403,6 +417,8 @@ const references = (template: unknown, out: Set<string> = new Set()): Set<string
   else if (template !== null && typeof template === "object") {
     const o = template as Record<string, unknown>
     if (typeof o["$value"] === "string") out.add(o["$value"])
+    else if (o["$present"] !== null && typeof o["$present"] === "object")
+      for (const name of Object.keys(o["$present"] as object)) out.add(name)
     else for (const v of Object.values(o)) references(v, out)
   }
   return out

@@ -98,6 +98,23 @@ describe("Mapping", () => {
       latitude: 12.9716,
       longitude: 77.5946
     })
+    // a list of absent references is left out; $present picks a mode by which field the caller gave
+    const template = {
+      mode: { $present: { "request.store.pincode": "pincode", "request.store.lat": "geo" } },
+      pins: ["$request.store.pincode"],
+      at: ["$request.store.lat", "$request.store.lon"],
+      fixed: ["a", "$request.store.pincode"]
+    }
+    assert.deepStrictEqual(Mapping.input(template, geo), {
+      mode: "geo",
+      at: [12.9716, 77.5946],
+      fixed: ["a", null]
+    })
+    assert.deepStrictEqual(Mapping.input(template, u), {
+      mode: "pincode",
+      pins: ["560001"],
+      fixed: ["a", "560001"]
+    })
     assert.deepStrictEqual(Mapping.requestPaths({ q: "$query", pin: "{request.store.pincode}", n: "$rows" }), [
       "query",
       "store.pincode"
