@@ -6,7 +6,7 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh, Telemetry } from "@pdr/core"
-import { Cause, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
+import { Cause, Config, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Display from "./Display.js"
 import * as HealthServer from "./HealthServer.js"
 
@@ -42,6 +42,10 @@ const setCode = (code: number) =>
 const services = (serving: boolean) =>
   Effect.gen(function* () {
     const core = yield* Core.config
+    // the refresh's fetches are unique per (pass, entity) across runners (the job's key): the cross-instance fetch
+    // lease (SHARED_FETCHES) would only cost each entity its statements (about a sixth of a refresh's), so it is off
+    // in the runner unless set; a server call fetching the same entity at the same moment makes its own measurement
+    const sharedFetches = yield* Config.boolean("SHARED_FETCHES").pipe(Config.withDefault(false))
     const settings = yield* Refresh.settingsConfig
     // issue 25: probes and metrics on HEALTH_PORT while serving; traces when an OTLP endpoint is set (the runner's
     // logs keep their own format: Display.logger)
@@ -51,6 +55,7 @@ const services = (serving: boolean) =>
       Layer.provideMerge(
         Core.layer({
           ...core,
+          sharedFetches,
           refreshAccountId: settings.accountId,
           tracing: Option.isSome(telemetry.tracesUrl)
         })

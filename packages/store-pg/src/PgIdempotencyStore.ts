@@ -1,13 +1,20 @@
-/** The IdempotencyStore port on PostgreSQL: one row per (account, key); the claim is one atomic upsert. */
+/**
+ * The IdempotencyStore port on PostgreSQL: one row per (account, key); the claim is one atomic upsert, group-committed
+ * (GroupCommit: the claims of one turn of the event loop in one statement; the nightly refresh claims one key per
+ * entity, a thousand a second). A batch that fails (two claims of one key in it) is claimed again ask by ask.
+ */
 import { SqlClient } from "@effect/sql"
 import { IdempotencyStore as I } from "@pdr/domain"
-import { Effect, Layer } from "effect"
+import { Effect, Either, Layer } from "effect"
+import * as GroupCommit from "./GroupCommit.js"
+
+type Claim = Parameters<I.IdempotencyStore["Type"]["begin"]>[0]
 
 /** The IdempotencyStore adapter. */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  const claim = (input: Parameters<I.IdempotencyStore["Type"]["begin"]>[0]) =>
+  const claimAlone = (input: Claim) =>
     sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
         VALUES (${input.accountId}, ${input.key}, ${input.fingerprint}, 'in_flight', ${input.now}, ${input.expiresAt})
         ON CONFLICT (account_id, key) DO UPDATE SET
@@ -15,12 +22,40 @@ export const make = Effect.gen(function* () {
           started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
         WHERE idempotency.expires_at <= ${input.now}
            OR (idempotency.state = 'in_flight' AND idempotency.started_at < ${input.staleBefore})
-        RETURNING 1 AS claimed`
+        RETURNING 1 AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
+
+  // the same upsert for many claims: each row's stale bound read from the asks by its key (EXCLUDED is the new row)
+  const claimGrouped = yield* GroupCommit.make({
+    maxBatch: 128,
+    maxInFlight: 4,
+    run: (asks: ReadonlyArray<Claim>) =>
+      sql`WITH x AS (
+            SELECT * FROM unnest(${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.key)}::text[],
+              ${asks.map((a) => a.fingerprint)}::text[], ${asks.map((a) => a.now.toISOString())}::timestamptz[],
+              ${asks.map((a) => a.expiresAt.toISOString())}::timestamptz[],
+              ${asks.map((a) => a.staleBefore.toISOString())}::timestamptz[]) AS x(a, k, f, s, e, stale))
+          INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
+          SELECT a, k, f, 'in_flight', s, e FROM x
+          ON CONFLICT (account_id, key) DO UPDATE SET
+            fingerprint = EXCLUDED.fingerprint, state = 'in_flight', status = NULL, body = NULL,
+            started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+          WHERE idempotency.expires_at <= EXCLUDED.started_at
+             OR (idempotency.state = 'in_flight'
+                 AND idempotency.started_at < (SELECT stale FROM x WHERE x.a = EXCLUDED.account_id AND x.k = EXCLUDED.key))
+          RETURNING account_id, key`.pipe(
+        Effect.map((rows) => {
+          const claimed = new Set(rows.map((r) => `${String(r["account_id"])}\n${String(r["key"])}`))
+          return asks.map((a) => Either.right(claimed.has(`${a.accountId}\n${a.key}`)))
+        })
+      ),
+    alone: (input: Claim) => Effect.orDie(claimAlone(input)),
+    retry: (input: Claim) => Effect.orDie(claimAlone(input))
+  })
 
   const begin = (input: Parameters<I.IdempotencyStore["Type"]["begin"]>[0]): Effect.Effect<I.Begin> =>
     Effect.gen(function* () {
       for (let attempt = 0; attempt < 3; attempt++) {
-        if ((yield* claim(input)).length > 0) return { _tag: "Started" } as const
+        if (yield* attempt === 0 ? claimGrouped(input) : claimAlone(input)) return { _tag: "Started" } as const
         const rows = yield* sql`SELECT fingerprint, state, status, body FROM idempotency
                                 WHERE account_id = ${input.accountId} AND key = ${input.key}`
         const row = rows[0]

@@ -1,0 +1,106 @@
+// D16 idempotency claims, group-committed (issue 19: the refresh claims one key per entity): the claims of one turn
+// share a statement and each is answered as if alone, on both storage targets. Concurrent claims of one key: exactly
+// one is Started, the others InFlight (or Mismatch for another fingerprint); a completed key replays; an expired record
+// or a stale in-flight claim is claimed again, in a batch with others too; quotes and backslashes are one key.
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { IdempotencyStore } from "@pdr/domain"
+import { Effect, Layer } from "effect"
+import { Database, PgIdempotencyStore } from "../src/index.js"
+import * as Testing from "../src/Testing.js"
+
+const targets = await Testing.targets()
+
+/** The account the keys belong to. */
+const withAccount = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql`INSERT INTO accounts (id, name) VALUES ('acct_idem', 'idempotency') ON CONFLICT DO NOTHING`
+)
+
+const ask = (key: string, fingerprint: string, at: number, options: { staleMs?: number; ttlMs?: number } = {}) => ({
+  accountId: "acct_idem",
+  key,
+  fingerprint,
+  now: new Date(at),
+  staleBefore: new Date(at - (options.staleMs ?? 60_000)),
+  expiresAt: new Date(at + (options.ttlMs ?? 86_400_000))
+})
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`IdempotencyStore on ${t.name}`, () => {
+    const storeLayer = PgIdempotencyStore.layer.pipe(
+      Layer.provideMerge(Layer.unwrapScoped(Effect.map(t.target, Database.layer)))
+    )
+    layer(storeLayer, { timeout: "60 seconds" })((it) => {
+      it.effect("concurrent claims: each distinct key started once; one key asked 20 times started once", () =>
+        Effect.gen(function* () {
+          yield* withAccount
+          const store = yield* IdempotencyStore.IdempotencyStore
+          const now = Date.now()
+          const distinct = yield* Effect.all(
+            Array.from({ length: 50 }, (_, i) => store.begin(ask(`k-${i}-"q'\\`, "f", now))),
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(new Set(distinct.map((b) => b._tag)), new Set(["Started"]))
+          const same = yield* Effect.all(
+            Array.from({ length: 20 }, () => store.begin(ask("one-key", "f", now))),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(same.filter((b) => b._tag === "Started").length, 1)
+          assert.strictEqual(same.filter((b) => b._tag === "InFlight").length, 19)
+          // another fingerprint on a claimed key: a mismatch, in a batch or alone
+          const other = yield* Effect.all(
+            [
+              store.begin(ask("one-key", "g", now)),
+              store.begin(ask("k-0-\"q'\\", "g", now)),
+              store.begin(ask("k-1-\"q'\\", "f", now))
+            ],
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(
+            other.map((b) => b._tag),
+            ["Mismatch", "Mismatch", "InFlight"]
+          )
+        })
+      )
+
+      it.effect("a completed key replays; an expired record and a stale in-flight claim are claimed again", () =>
+        Effect.gen(function* () {
+          yield* withAccount
+          const store = yield* IdempotencyStore.IdempotencyStore
+          const now = Date.now()
+          const begun = yield* Effect.all(
+            [
+              store.begin(ask("done", "f", now)),
+              store.begin(ask("short", "f", now, { ttlMs: 1 })),
+              store.begin(ask("stuck", "f", now - 120_000))
+            ],
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(
+            begun.map((b) => b._tag),
+            ["Started", "Started", "Started"]
+          )
+          yield* store.complete({ accountId: "acct_idem", key: "done", status: 201, body: { ok: true } })
+          yield* store.complete({ accountId: "acct_idem", key: "short", status: 200, body: {} })
+          const later = now + 10
+          const again = yield* Effect.all(
+            [
+              store.begin(ask("done", "f", later)),
+              store.begin(ask("short", "f", later)),
+              // started two minutes ago, never completed: its caller died (stale after a minute)
+              store.begin(ask("stuck", "f", later)),
+              store.begin(ask("fresh-one", "f", later))
+            ],
+            { concurrency: "unbounded" }
+          )
+          assert.deepStrictEqual(again, [
+            { _tag: "Replay", status: 201, body: { ok: true } },
+            { _tag: "Started" },
+            { _tag: "Started" },
+            { _tag: "Started" }
+          ])
+        })
+      )
+    })
+  })
+}
