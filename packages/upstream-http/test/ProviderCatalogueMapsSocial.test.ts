@@ -138,7 +138,6 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       locationQuery: "Prague",
       maxCrawledPlacesPerSearch: 10,
       language: "en",
-      placeMinimumStars: "",
       website: "allPlaces"
     })
   })
@@ -207,7 +206,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
     })
   })
 
-  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0", () => {
+  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0 (a required count)", () => {
     const { rows } = mapped("social_network.reels")
     assert.deepStrictEqual(rows, [
       {

@@ -27,7 +27,7 @@ export const shipped = {
       comments: { path: "comments", as: "integer", default: 0 },
       shares: { path: "shares", as: "integer", default: 0 }
     },
-    notMapped: `since and until: the actor documents no date input (the newest posts are served); a count the actor leaves out is 0; ${urlSubjects}`
+    notMapped: `since and until: the actor documents no date input (the newest posts are served); reactions, comments and shares are required counts of the row (not nullable), so a count the actor leaves out is 0, not null; ${urlSubjects}`
   },
   // https://apify.com/fetch_cat/facebook-reels-scraper (output schema
   // https://apify.com/fetch_cat/facebook-reels-scraper/output-schema: inputUrl, normalizedUrl, sourceType, status,
@@ -50,7 +50,7 @@ export const shipped = {
       postedAt: { path: "timestamp", as: "datetime" }
     },
     notMapped:
-      "the number of reels is bounded by the run's item limit (the page shows no count input); a count the actor leaves out (missingFields) is 0; a page subject given as a full URL is sent as a username, a form the page does not document"
+      "the number of reels is bounded by the run's item limit (the page shows no count input); plays, reactions and comments are required counts of the row (not nullable), so a count the actor leaves out (missingFields) is 0, not null; a page subject given as a full URL is sent as a username, a form the page does not document"
   }
 } as const
 
