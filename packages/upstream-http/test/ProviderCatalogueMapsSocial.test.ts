@@ -19,6 +19,8 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "maps.reviews",
       "social_network.posts",
       "social_network.reels",
+      "social_network.comments",
+      "social_network.ads",
       "web_search.images"
     ]) {
       assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
@@ -28,10 +30,8 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "social_network.pages",
       "social_network.reviews",
       "social_network.followers",
-      "social_network.ads",
       "social_network.events",
       "social_network.marketplace",
-      "social_network.comments",
       "web_search.shopping"
     ])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
@@ -258,6 +258,64 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       maxResultsPerQuery: 50,
       gl: "us",
       hl: "en"
+    })
+  })
+
+  it("social_network.comments (mina_safwat~facebook-comments-scraper): the comment, its author, instant and reactions; the permalink as input", () => {
+    const { rows } = mapped("social_network.comments")
+    assert.deepStrictEqual(rows, [
+      {
+        commentId: "1187654321098765_123456789012345",
+        author: "Ana Souza",
+        text: "Loved this talk, sharing it with my class.",
+        reactions: 14,
+        postedAt: "2024-05-14T15:20:00.000Z",
+        position: 1
+      },
+      {
+        commentId: "1187654321098765_223456789012346",
+        author: "Tom Becker",
+        text: "Where can I find the transcript?",
+        reactions: 0,
+        postedAt: "2024-05-14T16:20:00.000Z",
+        position: 2
+      }
+    ])
+    const post = "https://www.facebook.com/TED/posts/1187654321098765"
+    const u = unit("social_network", "comments", { subjects: [post], limit: 30 }, post)
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.comments").input, u), {
+      start_urls: [{ url: post }],
+      comments_limit: 30
+    })
+  })
+
+  it("social_network.ads (easyapi~facebook-ads-scraper): the ad, its own status, start and platforms; the page URL as input", () => {
+    const { rows } = mapped("social_network.ads")
+    assert.deepStrictEqual(rows, [
+      {
+        adId: "1234567890123456",
+        status: "active",
+        startedAt: "2024-06-01T00:00:00.000Z",
+        platforms: ["FACEBOOK", "INSTAGRAM"],
+        body: "Up to 70% off summer styles. Shop now.",
+        landingUrl: "https://www.shein.com/summer-sale",
+        position: 1
+      },
+      {
+        adId: "2234567890123457",
+        status: "inactive",
+        startedAt: "2024-03-10T00:00:00.000Z",
+        platforms: ["FACEBOOK"],
+        body: "",
+        landingUrl: "https://www.shein.com/app",
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "ads", { subjects: ["sheinofficial"], limit: 40 }, "sheinofficial")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.ads").input, u), {
+      sourceUrls: ["https://www.facebook.com/sheinofficial"],
+      maxAdsPerUrl: 40,
+      adStatus: "all"
     })
   })
 })
