@@ -1,4 +1,4 @@
-// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images. Each maps its
+// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images and shopping. Each maps its
 // actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows
 // the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
 // request shapes it.
@@ -11,7 +11,7 @@ import { mapped } from "./support/Catalogue.js"
 
 const mapping = (key: string) => ProviderCatalogue.mappings[key]!
 
-describe("ProviderCatalogue: maps, social_network, web_search images", () => {
+describe("ProviderCatalogue: maps, social_network, web_search images and shopping", () => {
   it("every mapping here passes the check and is not also listed as unmapped", () => {
     for (const key of [
       "maps.places",
@@ -21,7 +21,8 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "social_network.reels",
       "social_network.comments",
       "social_network.ads",
-      "web_search.images"
+      "web_search.images",
+      "web_search.shopping"
     ]) {
       assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
       assert.isFalse(key in ProviderCatalogue.unmapped, key)
@@ -31,8 +32,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "social_network.reviews",
       "social_network.followers",
       "social_network.events",
-      "social_network.marketplace",
-      "web_search.shopping"
+      "social_network.marketplace"
     ])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
   })
@@ -317,5 +317,31 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       maxAdsPerUrl: 40,
       adStatus: "all"
     })
+  })
+
+  it("web_search.shopping (plumblinedata~google-shopping-scraper): product and grid items are offers, error items are not", () => {
+    const { rows } = mapped("web_search.shopping")
+    assert.deepStrictEqual(rows, [
+      {
+        title: "Google Pixel 9 128GB Obsidian",
+        price: 799,
+        currency: "USD",
+        merchant: "Best Buy",
+        rating: 4.6,
+        url: "https://www.google.com/shopping/product/1234567890123456789",
+        position: 1
+      },
+      {
+        title: "Google Pixel 8a 128GB Bay",
+        price: 499,
+        currency: "USD",
+        merchant: "",
+        rating: null,
+        url: "https://www.google.com/search?ibp=oshop&q=google+pixel&udm=28",
+        position: 2
+      }
+    ])
+    const u = unit("web_search", "shopping", { query: "google pixel", country: "DE", limit: 40 })
+    assert.deepStrictEqual(Mapping.input(mapping("web_search.shopping").input, u), { queries: ["google pixel"] })
   })
 })
