@@ -1,4 +1,4 @@
-// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images. Each maps its
+// Issue 20: the shipped provider catalogue's mappings for maps, social_network and web_search images and shopping. Each maps its
 // actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the actor's documented output) to rows
 // the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
 // request shapes it.
@@ -11,7 +11,7 @@ import { mapped } from "./support/Catalogue.js"
 
 const mapping = (key: string) => ProviderCatalogue.mappings[key]!
 
-describe("ProviderCatalogue: maps, social_network, web_search images", () => {
+describe("ProviderCatalogue: maps, social_network, web_search images and shopping", () => {
   it("every mapping here passes the check and is not also listed as unmapped", () => {
     for (const key of [
       "maps.places",
@@ -19,7 +19,10 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "maps.reviews",
       "social_network.posts",
       "social_network.reels",
-      "web_search.images"
+      "social_network.comments",
+      "social_network.ads",
+      "web_search.images",
+      "web_search.shopping"
     ]) {
       assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
       assert.isFalse(key in ProviderCatalogue.unmapped, key)
@@ -28,11 +31,8 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       "social_network.pages",
       "social_network.reviews",
       "social_network.followers",
-      "social_network.ads",
       "social_network.events",
-      "social_network.marketplace",
-      "social_network.comments",
-      "web_search.shopping"
+      "social_network.marketplace"
     ])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
   })
@@ -138,7 +138,6 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       locationQuery: "Prague",
       maxCrawledPlacesPerSearch: 10,
       language: "en",
-      placeMinimumStars: "",
       website: "allPlaces"
     })
   })
@@ -207,7 +206,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
     })
   })
 
-  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0", () => {
+  it("social_network.reels (fetch_cat~facebook-reels-scraper): reel URL or else post URL, a missing count is 0 (a required count)", () => {
     const { rows } = mapped("social_network.reels")
     assert.deepStrictEqual(rows, [
       {
@@ -260,5 +259,89 @@ describe("ProviderCatalogue: maps, social_network, web_search images", () => {
       gl: "us",
       hl: "en"
     })
+  })
+
+  it("social_network.comments (mina_safwat~facebook-comments-scraper): the comment, its author, instant and reactions; the permalink as input", () => {
+    const { rows } = mapped("social_network.comments")
+    assert.deepStrictEqual(rows, [
+      {
+        commentId: "1187654321098765_123456789012345",
+        author: "Ana Souza",
+        text: "Loved this talk, sharing it with my class.",
+        reactions: 14,
+        postedAt: "2024-05-14T15:20:00.000Z",
+        position: 1
+      },
+      {
+        commentId: "1187654321098765_223456789012346",
+        author: "Tom Becker",
+        text: "Where can I find the transcript?",
+        reactions: 0,
+        postedAt: "2024-05-14T16:20:00.000Z",
+        position: 2
+      }
+    ])
+    const post = "https://www.facebook.com/TED/posts/1187654321098765"
+    const u = unit("social_network", "comments", { subjects: [post], limit: 30 }, post)
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.comments").input, u), {
+      start_urls: [{ url: post }],
+      comments_limit: 30
+    })
+  })
+
+  it("social_network.ads (easyapi~facebook-ads-scraper): the ad, its own status, start and platforms; the page URL as input", () => {
+    const { rows } = mapped("social_network.ads")
+    assert.deepStrictEqual(rows, [
+      {
+        adId: "1234567890123456",
+        status: "active",
+        startedAt: "2024-06-01T00:00:00.000Z",
+        platforms: ["FACEBOOK", "INSTAGRAM"],
+        body: "Up to 70% off summer styles. Shop now.",
+        landingUrl: "https://www.shein.com/summer-sale",
+        position: 1
+      },
+      {
+        adId: "2234567890123457",
+        status: "inactive",
+        startedAt: "2024-03-10T00:00:00.000Z",
+        platforms: ["FACEBOOK"],
+        body: "",
+        landingUrl: "https://www.shein.com/app",
+        position: 2
+      }
+    ])
+    const u = unit("social_network", "ads", { subjects: ["sheinofficial"], limit: 40 }, "sheinofficial")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.ads").input, u), {
+      sourceUrls: ["https://www.facebook.com/sheinofficial"],
+      maxAdsPerUrl: 40,
+      adStatus: "all"
+    })
+  })
+
+  it("web_search.shopping (plumblinedata~google-shopping-scraper): product and grid items are offers, error items are not", () => {
+    const { rows } = mapped("web_search.shopping")
+    assert.deepStrictEqual(rows, [
+      {
+        title: "Google Pixel 9 128GB Obsidian",
+        price: 799,
+        currency: "USD",
+        merchant: "Best Buy",
+        rating: 4.6,
+        url: "https://www.google.com/shopping/product/1234567890123456789",
+        position: 1
+      },
+      {
+        title: "Google Pixel 8a 128GB Bay",
+        price: 499,
+        currency: "USD",
+        merchant: "",
+        rating: null,
+        url: "https://www.google.com/search?ibp=oshop&q=google+pixel&udm=28",
+        position: 2
+      }
+    ])
+    const u = unit("web_search", "shopping", { query: "google pixel", country: "DE", limit: 40 })
+    assert.deepStrictEqual(Mapping.input(mapping("web_search.shopping").input, u), { queries: ["google pixel"] })
   })
 })

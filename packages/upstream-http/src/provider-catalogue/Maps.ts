@@ -28,7 +28,7 @@ const placeRows = {
 
 /** What the place mappings do not give. */
 const placeGaps =
-  "hours: the actor gives openingHours as a list of { day, hours } texts and only from the place detail page (a paid add-on not requested); the mapping language builds no object from a list, so hours stay null; liveOccupancyPercent likewise comes only with the detail page and outside opening hours never, so it is usually null; a place the actor gives without totalScore (no reviews yet) has no rating and fails the unit"
+  "reviewCount is a required count of the row (not nullable): a place the actor gives without reviewsCount is 0; hours: the actor gives openingHours as a list of { day, hours } texts and only from the place detail page (a paid add-on not requested); the mapping language builds no object from a list, so hours stay null; liveOccupancyPercent likewise comes only with the detail page and outside opening hours never, so it is usually null; a place the actor gives without totalScore (no reviews yet) has no rating and fails the unit"
 
 export const shipped = {
   // https://apify.com/compass/crawler-google-places (Google Maps Scraper, maintained by Apify). Input as Apify
@@ -48,8 +48,9 @@ export const shipped = {
   // https://apify.com/compass/crawler-google-places, as above: `searchStringsArray`, `locationQuery` (the location
   // the search is run in), `maxCrawledPlacesPerSearch`, `language`; the search filter add-ons `placeMinimumStars`
   // ("" all | two | twoAndHalf | three | threeAndHalf | four | fourAndHalf) and `website` (allPlaces | withWebsite |
-  // withoutWebsite), "charged $0.001 per result per filter field used". Price: $0.007 per run, $0.004 per place, and
-  // $0.001 per place for each of the two filters a request can turn on: $0.006 per place at most.
+  // withoutWebsite), "charged $0.001 per result per filter field used"; a request without minRating leaves
+  // placeMinimumStars out of the input (the actor's own default applies, no filter charged). Price: $0.007 per run,
+  // $0.004 per place, and $0.001 per place for each of the two filters a request can turn on: $0.006 at most.
   "maps.search": {
     actor: "compass~crawler-google-places",
     docs: "https://apify.com/compass/crawler-google-places",
@@ -69,8 +70,7 @@ export const shipped = {
           "3.5": "threeAndHalf",
           "4": "four",
           "4.5": "fourAndHalf"
-        },
-        default: ""
+        }
       },
       website: {
         $value: "request.website",

@@ -27,7 +27,7 @@ export const shipped = {
       comments: { path: "comments", as: "integer", default: 0 },
       shares: { path: "shares", as: "integer", default: 0 }
     },
-    notMapped: `since and until: the actor documents no date input (the newest posts are served); a count the actor leaves out is 0; ${urlSubjects}`
+    notMapped: `since and until: the actor documents no date input (the newest posts are served); reactions, comments and shares are required counts of the row (not nullable), so a count the actor leaves out is 0, not null; ${urlSubjects}`
   },
   // https://apify.com/fetch_cat/facebook-reels-scraper (output schema
   // https://apify.com/fetch_cat/facebook-reels-scraper/output-schema: inputUrl, normalizedUrl, sourceType, status,
@@ -50,24 +50,66 @@ export const shipped = {
       postedAt: { path: "timestamp", as: "datetime" }
     },
     notMapped:
-      "the number of reels is bounded by the run's item limit (the page shows no count input); a count the actor leaves out (missingFields) is 0; a page subject given as a full URL is sent as a username, a form the page does not document"
+      "the number of reels is bounded by the run's item limit (the page shows no count input); plays, reactions and comments are required counts of the row (not nullable), so a count the actor leaves out (missingFields) is 0, not null; a page subject given as a full URL is sent as a username, a form the page does not document"
+  },
+  // https://apify.com/mina_safwat/facebook-comments-scraper ("An Apify Actor that scrapes comments from Facebook posts";
+  // its Input and Output tables): input `start_urls` (a list of { url } of post URLs) and `comments_limit` ("maximum
+  // comments to scrape per post", default 10, settable per URL); output one item per comment: comment_id, user_id,
+  // user_name, user_url, avatar, gender, content ("Comment text"), text ("Comment text (alias)"), likes_count ("Number
+  // of reactions"), create_time ("Comment timestamp (milliseconds)"). Price read on two snapshots of the page: "from
+  // $5.71 / 1,000 results" (https://apify.com/mina_safwat/facebook-comments-scraper) and "from $1.79 / 1,000 results"
+  // (its .md form); the higher is used.
+  "social_network.comments": {
+    actor: "mina_safwat~facebook-comments-scraper",
+    docs: "https://apify.com/mina_safwat/facebook-comments-scraper",
+    usdPerItem: 0.00571,
+    input: { start_urls: [{ url: "$subject" }], comments_limit: "$rows" },
+    rows: {
+      commentId: { path: "comment_id", as: "string" },
+      author: { path: "user_name", as: "string", default: "" },
+      text: { first: ["text", { path: "content", as: "string", default: "" }] },
+      reactions: { path: "likes_count", as: "integer", default: 0 },
+      postedAt: { path: "create_time", as: "datetime" }
+    },
+    notMapped:
+      "includeReplies and sort: the actor documents no input for replies or for the order (its own are served); replies: it gives no reply count, so the optional field is left out; reactions is a required count of the row (not nullable), so a count the actor leaves out is 0"
+  },
+  // https://apify.com/easyapi/facebook-ads-scraper ("Facebook Ads Library Scraper", "from $7.99 / 1,000 results"):
+  // input from its API example https://apify.com/easyapi/facebook-ads-scraper/api/python: `sourceUrls`
+  // (["https://www.facebook.com/SHEINOFFICIAL"]; its input schema page: "Facebook Page URLs and/or Meta Ad Library
+  // URLs"), `maxAdsPerUrl` ("Maximum number of ads to collect for each source URL"), `countOnly`, `includeAboutInfo`,
+  // `includeAdDetails`, `adStatus` ("all" in the example; "Filter by active/inactive", its other values not shown),
+  // `sortBy`; output schema https://apify.com/easyapi/facebook-ads-scraper/output-schema: pageName, archiveId ("Meta Ad
+  // Library archive ID"), isActive, title, body, ctaLabel, landingUrl ("Destination link from the ad"), platforms
+  // ("Publisher platforms such as FACEBOOK or INSTAGRAM"), mediaFormat, startedAt ("Ad start date (ISO)"), endedAt,
+  // pageUrl, sourceUrl, adsCount, scrapedAt.
+  "social_network.ads": {
+    actor: "easyapi~facebook-ads-scraper",
+    docs: "https://apify.com/easyapi/facebook-ads-scraper",
+    usdPerItem: 0.00799,
+    input: { sourceUrls: ["https://www.facebook.com/{subject}"], maxAdsPerUrl: "$rows", adStatus: "all" },
+    rows: {
+      adId: { path: "archiveId", as: "string" },
+      status: { path: "isActive", map: { true: "active", false: "inactive" } },
+      startedAt: { path: "startedAt", as: "datetime" },
+      platforms: { path: "platforms", default: [] },
+      body: { path: "body", as: "string", default: "" },
+      landingUrl: "landingUrl"
+    },
+    notMapped: `status: the actor's adStatus is documented only with the value all, so active and inactive ads are both fetched and each row carries its own status (isActive); a request for one status may get rows of the other; an ad the actor gives without landingUrl, startedAt or isActive fails the unit (the row requires them); ${urlSubjects}`
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
   "social_network.pages":
-    "no actor page read documents field names for all of the card's required fields together (talkingAbout, reviewCount and verified with followers and likes): checked apify/facebook-pages-scraper, data_minds/facebook-pages-scraper, locaihost/facebook-pages, dami_studio, scrapingmonkey/facebook-page-details-scraper, luzivanlt, silentflow and vortex_data/facebook-pages (its output schema read only in part)",
+    "no actor page read documents field names for all of the card's required fields together (talkingAbout, reviewCount and verified with followers and likes): checked apify/facebook-pages-scraper, data_minds/facebook-pages-scraper, locaihost/facebook-pages, dami_studio, scrapingmonkey/facebook-page-details-scraper, luzivanlt, silentflow and vortex_data/facebook-pages (its output schema read only in part); in the second round reapx/facebook-page-scraper (its example's output: name, pageId, followersCount, followersLabel, url) and khadinakbar/facebook-followers-scraper (follower and like counts, category and rating named in prose only, no field keys read); no page read names a talking-about count",
   "social_network.reviews":
-    "no actor page read gives both its input names and a posted instant with the reviewer and the recommendation: automation-lab/facebook-page-recommendations-scraper documents reviewerName, recommends and text but only timestampText (the displayed text, not an instant); maximedupre/facebook-reviews-scraper (input `targets`) and fetch_cat/facebook-reviews-scraper (input `startUrls`) show no output field names; memo23, quanmatrix, piotrv1001 and premiumscraper pages show neither",
+    "no actor page read gives its input names, a reviewer, the recommendation and a posted instant together: automation-lab/facebook-page-recommendations-scraper documents reviewerName, recommends and text but only timestampText (the displayed text, not an instant); scrapingmonkey/facebook-page-reviews-scraper (input inputList, pagesPerProfile; output id, url, text, timestamp, published_at, is_recommended, reactions_count; $1.00 / 1,000) names no reviewer field in the part of its examples read; maximedupre/facebook-reviews-scraper shows output labels (Reviewer name, Published at) but no field keys; fetch_cat/facebook-reviews-scraper (input startUrls, maxItems, maxReviewsPerPage) shows no output field names; memo23, offerastudio, neuro-scraper, alpha-scraper, quanmatrix, piotrv1001, premiumscraper and apify/facebook-reviews-scraper pages read (descriptions, openapi titles, an issue naming isRecommended) show neither",
   "social_network.followers":
-    "automation-lab/facebook-followers-following-scraper's example documents only relationshipType following and no price was read; harpoon/fb-followers-scraper (input targets, max_items, language; $0.50 / 1,000) shows no output field names",
-  "social_network.ads":
-    "easyapi/facebook-ads-scraper's output schema (archiveId, isActive, body, landingUrl, platforms, startedAt; $7.99 / 1,000) comes with no input names on its page; techbellys' page (input startUrls, resultsLimit, activeStatus; $5 / 1,000) shows no output names; firsthand, sol-arkis, microworlds and pulsedata pages are partial",
+    "no actor page read documents both directions (followers and following) with input and output names and a price: automation-lab/facebook-followers-following-scraper's example documents only relationshipType following and no price was read; harpoon/fb-followers-scraper (input targets, max_items, language; $0.50 / 1,000) is followers only and shows no output field names; scrapingmonkey/facebook-page-following-scraper ($1.00 / 1,000) is following only; icoe-man/facebook-followers-scraper has both modes (profile-followers and a following mode) but its input keys, item shape and price per profile are not in the part of its page read; scrapestorm's pay-per-result followers-following actor is deprecated and its other one is a monthly rental (no price per item)",
   "social_network.events":
-    "needs a keyword search of events: unfenced-group/facebook-events-scraper, themineworks and unseenuser document no keyword mode (or its input and output names are not on the page read)",
+    "needs a keyword search of events with going and interested counts: coregent/facebook-events-scraper has a keyword input (searchTerms, maxEvents in its API example) but no output field names or price were read; unseenuser/fb-events' changelog names start_timestamp, start_utc and responded_count and keyword discovery, but not the keyword input's name, going or interested field names, or its price; unfenced-group/facebook-events-scraper (keyword mode in its description), data_minds/facebook-event-scraper and scrapegeist pages read show no input or output names; themineworks and the other actors checked in the first round document no keyword mode",
   "social_network.marketplace":
-    "no actor page read documents a listing's posted date (a required row field): socialscrapers/facebook-marketplace-scraper (id, url, title, price, currency, location; $0.36 / 1,000) and maximedupre/facebook-marketplace-listings (listingId, listingUrl, title, price, currency, location, availabilityStatus, collectedAt; $0.90 / 1,000) have none, nor has fetch_cat's",
-  "social_network.comments":
-    "makework36's page (postUrl, commentUrl, text, date, authorName, likesCount, repliesCount; $0.65 / 1,000) gives no comment id and no input names; fetch_cat's gives only a relative date; harpoon's pushes one item per batch of comments; api-ninja/facebook-comments-scraper's page shows no output field names"
+    "no actor page read documents a listing's posted date (a required row field) by its field name together with input names: socialscrapers/facebook-marketplace-scraper's output schema (id, url, title, price, currency, location; from $0.36 / 1,000) names the date listed only in its description, the part of the schema read has no date field; automation_craft/facebook-marketplace-scraper's schema (listingId, url, title, price, priceFormatted, city, state; $0.38 / 1,000) has no currency code and its listed-date field was cut off; maximedupre/facebook-marketplace-listings (collectedAt only, $0.90 / 1,000), mrdoe (listing dates in prose only) and fetch_cat have none"
 }

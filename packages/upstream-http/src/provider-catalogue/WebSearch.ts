@@ -91,11 +91,32 @@ export const shipped = {
     },
     notMapped:
       "the search is run in Google's US edition in English (gl us, hl en); source (the site's name) is not a row field"
+  },
+  // https://apify.com/plumblinedata/google-shopping-scraper ("Google Shopping results by keyword: product title, image,
+  // price, previous price, store, rating, and reviews"; "from $2.00 / 1,000 shopping results"): input `queries` (its
+  // API example https://apify.com/plumblinedata/google-shopping-scraper/api/python: { "queries": ["google pixel"] });
+  // output schema https://apify.com/plumblinedata/google-shopping-scraper/output-schema: query, type (product, grid or
+  // error), position, page, title, url ("Shopping listing URL"), imageUrl, price ("Listed price as a number when
+  // present"), listPrice, currency ("ISO currency code when present"), merchant ("Store selling the item"), rating,
+  // reviews, productId, productToken, rankOrganic, rankOverall.
+  "web_search.shopping": {
+    actor: "plumblinedata~google-shopping-scraper",
+    docs: "https://apify.com/plumblinedata/google-shopping-scraper",
+    usdPerItem: 0.002,
+    input: { queries: ["$query"] },
+    keep: { path: "type", in: ["product", "grid"] },
+    rows: {
+      title: { path: "title", as: "string", default: "" },
+      price: { path: "price", as: "number" },
+      currency: "currency",
+      merchant: { path: "merchant", as: "string", default: "" },
+      rating: { path: "rating", as: "number" },
+      url: "url"
+    },
+    notMapped:
+      "country, language, postedWithin and limit: the pages read document no input but queries (the actor's own edition and number of results are served); merchant is empty when the actor gives none; a listing without a price or currency fails the unit (the row requires both); url is the Google Shopping listing page, not always the merchant's; items of type error are never rows"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
-export const unmapped: Readonly<Record<string, string>> = {
-  "web_search.shopping":
-    "no actor page read gives both its input names and every offer field: stevenkramp's page lists title, price, currency, merchant, rating and googleShoppingUrl ($1.50 / 1,000) but no input names; datacortex/google-shopping-scraper's sample item has title, url, price, currency and rating but no merchant; webdatatools' productUrl is null in its sample; s-r's and bgfc97's pages give no currency or offer URL"
-}
+export const unmapped: Readonly<Record<string, string>> = {}
