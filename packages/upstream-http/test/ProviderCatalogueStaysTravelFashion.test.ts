@@ -114,6 +114,47 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
     assert.deepStrictEqual(Mapping.input(m.input, u), { locations: ["Paris, France"] })
   })
 
+  it("lodging_booking.properties (voyager~booking-scraper): the hotel page's card, unpriced; the stay's language sent", () => {
+    const { rows, errors } = mapped("lodging_booking.properties")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        name: "Alfons Boutique Hotel",
+        url: "https://www.booking.com/hotel/cz/alfons.html",
+        stars: 4,
+        guestScore: 9.1,
+        reviewCount: 898,
+        address: "Legerova 41, Prague, 120 00, Czech Republic",
+        priceFrom: null,
+        currency: null,
+        nights: null,
+        available: null
+      },
+      {
+        name: "Vltava River Apartment",
+        url: "https://www.booking.com/hotel/cz/vltava-river-apartment.html",
+        stars: 0,
+        guestScore: 0,
+        reviewCount: 0,
+        address: "Dvořákovo nábřeží 8, Prague, 110 00, Czech Republic",
+        priceFrom: null,
+        currency: null,
+        nights: null,
+        available: null
+      }
+    ])
+    const m = ProviderCatalogue.mappings["lodging_booking.properties"]!
+    const page = "https://www.booking.com/hotel/cz/alfons.html"
+    const stay = { checkIn: "2026-07-01", checkOut: "2026-07-03", currency: "EUR" }
+    const u = unit("lodging_booking", "properties", { subjects: [page], stay: { ...stay, language: "de" } }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, u), { startUrls: [page], language: "de" })
+    // the default en-GB is one the actor lists; a tag it does not list is left out, so its own default applies
+    const plain = unit("lodging_booking", "properties", { subjects: [page] }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, plain), { startUrls: [page], language: "en-gb" })
+    const unlisted = unit("lodging_booking", "properties", { subjects: [page], stay: { language: "de-CH" } }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, unlisted), { startUrls: [page] })
+  })
+
   it("home_rentals.reviews (thescrappa~airbnb-reviews-scraper): one row per rated review, in its own language", () => {
     const { rows, errors } = mapped("home_rentals.reviews")
     assert.deepStrictEqual(errors, [])

@@ -3,6 +3,26 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
+
+/**
+ * The site language codes voyager~booking-scraper's `language` input takes (its INPUT_SCHEMA.json enum), keyed by the
+ * BCP-47 tag a stay names; a tag not listed is left out of the input, so the actor's own default (en-us) applies.
+ */
+const bookingLanguage: Readonly<Record<string, string>> = {
+  "en-GB": "en-gb",
+  "en-US": "en-us",
+  "es-AR": "es-ar",
+  "pt-PT": "pt-pt",
+  "pt-BR": "pt-br",
+  "zh-CN": "zh-cn",
+  "zh-TW": "zh-tw",
+  ...Object.fromEntries(
+    ["de", "nl", "fr", "es", "ca", "it", "no", "fi", "sv", "da", "cs", "hu", "ro", "ja", "pl", "el", "ru", "tr", "bg"]
+      .concat(["ar", "ko", "he", "lv", "uk", "id", "ms", "th", "et", "hr", "lt", "sk", "sr", "sl", "vi", "tl", "is"])
+      .map((code) => [code, code])
+  )
+}
+
 export const shipped = {
   // https://apify.com/plumblinedata/airbnb-listing-scraper ("Airbnb listing details by ID or room URL"): input
   // `listingIds` (API example { "listingIds": ["11984394"] }; each the ID or URL submitted); output (its output schema
@@ -79,13 +99,44 @@ export const shipped = {
     },
     notMapped:
       "stay, propertyType, minStars, minRating, priceMin, priceMax and sort: the page documents only `locations` as input, so the location's cards come unfiltered in Booking's order and unpriced (priceFrom, currency, nights and available stay null; the card's price is nightly, not the stay's total); stars, guestScore and reviewCount are 0 when the card shows none (documented as empty); address is the card's address or district; the page documents error rows (empty title, null url) but not the field that marks them, so the default error paths are kept"
+  },
+  // https://apify.com/voyager/booking-scraper (Apify's Booking Scraper, "Pay $5.00 for 1,000 results" on its Store
+  // pages; "You can crawl by keywords or URLs for hotel prices, ratings, addresses, number of reviews, stars"). Its
+  // Store page does not show its input and output on the readable part, so both were read in its open-source
+  // repository, github.com/dtrungtin/actor-booking-scraper (README.md at commit 76ffeea of 2022-06-14, INPUT_SCHEMA.json,
+  // src/extraction/detail-page-extraction.js; the Store actor is its successor, and its maintainers' answers on the Store
+  // issues match it: hotel page start URLs are scraped, the description carries Booking's "You're eligible for a
+  // Genius discount" text): input `startUrls` ("If the startURL is a hotel detail page, it will be scraped"; the README
+  // example lists them as strings), `language` (one of en-gb, en-us, de, nl, fr, es, es-ar, ..., zh-cn, zh-tw),
+  // `currency`, `checkIn`, `checkOut` (yyyy-mm-dd), `adults`, `rooms`; output of a detail page: url (with Booking's query
+  // parameters), name, type, description, stars (null when the page shows no star icons, per the extraction source),
+  // price (the first room's price, taxes added), rating (0-10), reviews, address { full, postalCode, street, country,
+  // region }, rooms [{ available, roomType, price, currency (a symbol, "€ ") }] (rooms and prices only with checkIn and
+  // checkOut), categoryReviews, userReviews. The Voyager changelog (https://apify.com/voyager/fast-booking-scraper/
+  // changelog) records address, rating and reviews extraction fixed for hotels (2025-06-19). One run per hotel page.
+  "lodging_booking.properties": {
+    actor: "voyager~booking-scraper",
+    docs: "https://apify.com/voyager/booking-scraper",
+    usdPerItem: 0.005,
+    input: {
+      startUrls: ["$subject"],
+      language: { $value: "request.stay.language", map: bookingLanguage }
+    },
+    rows: {
+      name: "name",
+      url: { path: "url", match: "^([^?#]+)" },
+      stars: { path: "stars", as: "integer", default: 0 },
+      guestScore: { path: "rating", as: "number", default: 0 },
+      reviewCount: { path: "reviews", as: "integer", default: 0 },
+      address: { first: ["address.full", { const: "" }] }
+    },
+    notMapped:
+      "priceFrom, currency, nights and available stay null, so the stay's dates and currency are not sent: the actor's price is the first room listed on the page (its source takes rooms[0].price), documented neither as the lowest offer nor as the total for the stay, and its currency is a symbol; stars, guestScore and reviewCount are 0 when the page shows none (null in the actor's item); url is the page URL without Booking's query parameters; the stay's language goes to the actor's language input when it is one the actor lists (en-GB, en-US, de, fr, ...), else the actor's default (en-us) applies; the actor's documentation shows no error items, so the default error paths are kept"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "lodging_booking.properties":
-    "no actor taking Booking.com hotel page URLs was found whose readable page gives its input field, its output field names and shapes and a per-result price together: kawsar/booking-scraper (from $6.00 / 1,000; its field table lists name, stars, reviewScore, reviewCount, address, city, price, currency but no page URL field, and its input field is not shown), data_api/booking-scraper-cheap (from $2.99 / 1,000; field names only, no input field or value shapes), reapx/booking-hotel-scraper (startUrls; the examples read show propertyName, reviewScore, reviewsCount, addressFormatted but no star class, and no price was read), voyager/booking-scraper ($5.00 / 1,000; its output is not on the readable part of its page); admo-solutions/booking-scraper (used for search) takes only locations, not hotel URLs. The row's url cannot come from the subject either: a row spec reads only the actor's item",
   "lodging_booking.reviews":
-    "the row's `band` must be one of superb, good, average, poor: no Booking review actor read (voyager/booking-reviews-scraper, $2.00 / 1,000 reviews, among them) documents a field holding these bands, and a row spec can neither translate values nor band a number into an enumeration (value maps exist only in input templates), so the band would be guessed; not shipped"
+    "the row's band (superb, good, average, poor) could now be our classification of the review's score (a row spec bands a number), but no Booking review actor read documents, on readable pages, the fields a review row needs (its id, author, score, date, title, text, traveller type) together with its input and a per-review price: voyager/booking-reviews-scraper ($2.00 / 1,000 reviews; its own pages show only the liked and disliked parts, reviewTextParts, in a maintainer's answer; id, userName, rating and reviewDate were read only in a third party's integration notes, with no traveller type), reapx/booking-review-scraper (reviewId, score, reviewedAt, authorName, title, positiveText, negativeText in its example pages; no traveller type field and no price read), mina_safwat/booking-reviews-scraper ($1.00 / 1,000 reviews; the key of its Review ID column is not on the readable part of its pages), scrapersdelight/booking-reviews-scraper (no review id or reviewer name in its output view), kestrel/booking-reviews-scraper ($0.005 a review; its review id and reviewer keys not readable), voyager/booking-scraper's userReviews (no review id; dates such as \"8, 2021\"); not shipped"
 }
