@@ -1,7 +1,8 @@
 // The refresh's failures with spawned runners on the real PostgreSQL server: a task that always fails ends the pass
 // reported failed (never a stall); a dropped database connection is survived; a task longer than its lease makes one
 // point and one charge; a task run a second time is answered from its kept answer and bills nothing; a SIGKILLed
-// runner's tasks are taken over within 10 s and its holds released; SIGINT mid-pass prints a summary and exits 130.
+// runner's tasks are taken over within 10 s and its holds released; a runner frozen past its lease (SIGSTOP) makes no
+// second point or charge when it wakes; SIGINT mid-pass prints a summary and exits 130.
 import { execFileSync } from "node:child_process"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterEach, describe, expect, it } from "vitest"
@@ -164,6 +165,41 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), s).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 180_000)
+
+  it("a runner frozen past its lease (SIGSTOP) makes no second point or charge when it wakes after the takeover", async () => {
+    const w = await open(16)
+    const env = w.env({ SYNTHETIC_LATENCY_MS: "4000", REFRESH_CONCURRENCY: "4", REFRESH_LEASE_MS: "3000" })
+    const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
+    const workerOf = async (pid: number) =>
+      (await F.query(w.url, "SELECT DISTINCT worker FROM jobs WHERE worker LIKE $1", [`%:${pid}:%`]).catch(() => []))[0]
+        ?.worker as string | undefined
+    const heldBy = (worker: string) =>
+      count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held' AND key_id LIKE $1", [`%:${worker}`])
+    let worker: string | undefined
+    expect(
+      await waitFor(async () => {
+        worker = await workerOf(a.child.pid!)
+        return worker !== undefined && (await workerOf(b.child.pid!)) !== undefined && (await heldBy(worker)) >= 4
+      }, 90_000),
+      a.output() + b.output()
+    ).toBe(true)
+    // frozen mid-fetch: its leases run out and the other runner takes its tasks over (releasing its holds)
+    a.child.kill("SIGSTOP")
+    const takenOver = await waitFor(
+      async () => (await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE taken_over_from = $1", [worker])) >= 4,
+      30_000
+    )
+    expect(takenOver, b.output()).toBe(true)
+    // it wakes: its fetches end at once and it tries to settle with holds the takeover released
+    a.child.kill("SIGCONT")
+    expect(await b.exited, b.output()).toBe(0)
+    await a.exited
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), `${s}\n${a.output()}`).toBe(2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
+    expect(await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")).toBe(0)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 
