@@ -316,9 +316,10 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         const r = await client.callTool({ name: "call", arguments: { platform: "maps", request, maxCredits: quote } })
         assert.notStrictEqual(r.isError, true, textOf(r))
         const out = r.structuredContent as any
-        assert.strictEqual(out.creditsCharged, quote)
-        assert.strictEqual(await balance(server, key), before - quote)
-        // the synthetic upstream may deliver a shorter list than asked (and say so in coverage)
+        // the synthetic upstream may deliver a shorter list than asked (and say so in coverage): billed for what came
+        if (out.coverage[0].rows === request.limit) assert.strictEqual(out.creditsCharged, quote)
+        else assert.isBelow(out.creditsCharged, quote)
+        assert.strictEqual(await balance(server, key), before - out.creditsCharged)
         assert.strictEqual(out.rowsTotal, out.coverage[0].rows)
         assert.isAbove(out.rowsOmitted, 0)
         assert.strictEqual(out.rows.length + out.rowsOmitted, out.rowsTotal)
@@ -347,7 +348,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
           await fetch(`${server.api}/api/v1/calls/${out.callId}`, { headers: { "x-api-key": key } })
         ).json()) as any
         assert.deepStrictEqual(rows, collected.data)
-        assert.strictEqual(await balance(server, key), before - quote)
+        assert.strictEqual(await balance(server, key), before - out.creditsCharged)
         // the columns asked for only; a column the rows do not have is a tool error naming the valid ones
         const narrow = await client.callTool({
           name: "read_rows",
@@ -370,7 +371,7 @@ describe.skipIf(!serverUp)("MCP server over the public API", () => {
         const unknown = await client.callTool({ name: "read_rows", arguments: { callId: "call_00000000000000000000" } })
         assert.strictEqual(unknown.isError, true)
         assert.include(textOf(unknown), "404")
-        assert.strictEqual(await balance(server, key), before - quote)
+        assert.strictEqual(await balance(server, key), before - out.creditsCharged)
       })
 
       it("a bad key is a tool error (stdio) or a 401 naming how to sign in (HTTP), and the server keeps serving", async () => {
