@@ -340,13 +340,11 @@ export const make = (settings: Settings) =>
         else if (job.attempts > 1)
           yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
         const caller = { accountId, keyId: holdKey(task.pass, runner), prefix: "refresh" }
-        // the quote needs no balance (spendable given): no read of the account per entity
-        const quote = yield* refreshing(
-          calls.call({ ...caller, spendable: 0 }, task.platform, { request: task.request, estimateOnly: true })
-        ).pipe(
-          Effect.map((a) => a.estimate?.credits ?? 0),
+        // planned once: the quote, then (once it is reserved) the call on the same plan; the store read once
+        const prepared = yield* refreshing(calls.prepare(caller, task.platform, { request: task.request })).pipe(
           Effect.mapError((e) => permanent(`quote refused: ${e.message}`))
         )
+        const quote = prepared.quote
         if (quote > 0) {
           const reserved = yield* reserve({ pass: task.pass, credits: quote })
           if (!reserved) {
@@ -374,7 +372,7 @@ export const make = (settings: Settings) =>
         const answer = yield* idempotency
           .run(
             { accountId, key, fingerprint },
-            refreshing(calls.call(caller, task.platform, { request: task.request }, { key, envelope: {} })).pipe(
+            refreshing(prepared.run({ key, envelope: {} })).pipe(
               Effect.map(({ kept, ...answer }) =>
                 kept === undefined
                   ? { status: 200, body: answer as unknown }

@@ -201,55 +201,74 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       } satisfies Answer
     })
 
-    /** Answers one call: `estimateOnly` quotes with the same plan; a read-only kind (a series) never bills or fetches. */
-    const callImpl = Effect.fnUntraced(function* (
-      caller: Caller,
-      platformId: string,
-      body: unknown,
-      keep: Keep | undefined
-    ) {
+    /**
+     * Plans one call (D8 step 1) and gives its quote and the rest of the call, to run on that plan: `estimateOnly`
+     * answers the quote; a read-only kind (a series) never bills or fetches. The nightly refresh reserves its pass
+     * budget for the quote between the two, so an entity is planned once (its store read once), not quoted and then
+     * planned again.
+     */
+    const prepareImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
       const steps = Kinds.stepsOf(decoded.op)
       if (steps._tag === "Reads") {
         const store = yield* resolveStore(decoded.op, decoded.request)
-        const answer = yield* steps.answer(measurements, decoded.op, decoded.request, store)
-        const available = yield* unspent(caller)
-        return {
-          ...answer,
-          cost: { creditsCharged: 0, creditsRemaining: available },
-          ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
-        } satisfies Answer
+        const read = Effect.gen(function* () {
+          const answer = yield* steps.answer(measurements, decoded.op, decoded.request, store)
+          const available = yield* unspent(caller)
+          return {
+            ...answer,
+            cost: { creditsCharged: 0, creditsRemaining: available },
+            ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
+          } satisfies Answer
+        })
+        return { quote: 0, run: (_keep?: Keep): Effect.Effect<Answer, CallError> => read }
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
       const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Effect.withSpan("Calls.plan", noStack))
-      // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
-      if (!decoded.estimateOnly && Demand.trackable(p.op))
-        yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
-      // issue 21: a long call reports its quote and its units (those stored count as done)
-      if (!decoded.estimateOnly) {
-        const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
-        ;(yield* CallControl).planned(p.quote, p.units.length, p.units.length - toFetch)
-      }
-      if (decoded.estimateOnly) {
-        const quoted = yield* estimate(caller, p, steps)
-        return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer
-      }
-      // D18: the cap is checked on the quote, before anything is held or fetched
-      if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
-        return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-      return yield* execute(caller, p, steps, keep)
+      const run = Effect.fnUntraced(function* (keep?: Keep) {
+        // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
+        if (!decoded.estimateOnly && Demand.trackable(p.op))
+          yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
+        // issue 21: a long call reports its quote and its units (those stored count as done)
+        if (!decoded.estimateOnly) {
+          const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
+          ;(yield* CallControl).planned(p.quote, p.units.length, p.units.length - toFetch)
+        }
+        if (decoded.estimateOnly) {
+          const quoted = yield* estimate(caller, p, steps)
+          return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer
+        }
+        // D18: the cap is checked on the quote, before anything is held or fetched
+        if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
+          return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
+        return yield* execute(caller, p, steps, keep)
+      })
+      return { quote: p.quote, run: (keep?: Keep): Effect.Effect<Answer, CallError> => run(keep) }
     })
+
+    /** A planned call: its quote, and the call to run on its plan (with `keep`, its answer kept by the settle). */
+    const prepare = (
+      caller: Caller,
+      platformId: string,
+      body: unknown
+    ): Effect.Effect<Prepared, CallError> => prepareImpl(caller, platformId, body)
 
     /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */
     const call = (caller: Caller, platformId: string, body: unknown, keep?: Keep): Effect.Effect<Answer, CallError> =>
-      callImpl(caller, platformId, body, keep)
+      Effect.flatMap(prepareImpl(caller, platformId, body), (prepared) => prepared.run(keep))
 
     const balance = (caller: Caller) => unspent(caller)
 
-    return { call, plan, balance } as const
+    return { call, prepare, plan, balance } as const
   })
 }) {}
+
+/** A call planned once: its quote, and the rest of the call on that plan. */
+export interface Prepared {
+  readonly quote: number
+  readonly run: (keep?: Keep) => Effect.Effect<Answer, CallError>
+}
 
 /** The errors a call can answer with. */
 export type CallError =
