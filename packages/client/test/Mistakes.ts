@@ -25,7 +25,7 @@ export const promiseMistakes = async () => {
   const places = await client.call("maps", { op: "places", subjects: ["x"] })
   if (places.ok) {
     // the answer's rows are narrowed to the op called (a history row has no `rating`): this line must compile
-    const rating: number | undefined = places.value.data[0]?.rating
+    const rating: number | null | undefined = places.value.data[0]?.rating
     void rating
     // @ts-expect-error wrong row field read (the row has `rating`)
     places.value.data[0]?.ratings
@@ -113,7 +113,7 @@ export const effectMistakes = Effect.gen(function* () {
   yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] }, { maxCredits: "10" })
   const places = yield* PdrClient.call(client, "maps", { op: "places", subjects: ["x"] })
   // narrowed to the op called (a history row has no `rating`): this line must compile
-  const rating: number | undefined = places.data[0]?.rating
+  const rating: number | null | undefined = places.data[0]?.rating
   void rating
   // @ts-expect-error a reviews row field read on a places answer
   places.data[0]?.reviewId

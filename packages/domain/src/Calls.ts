@@ -248,11 +248,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     })
 
     /** A planned call: its quote, and the call to run on its plan (with `keep`, its answer kept by the settle). */
-    const prepare = (
-      caller: Caller,
-      platformId: string,
-      body: unknown
-    ): Effect.Effect<Prepared, CallError> => prepareImpl(caller, platformId, body)
+    const prepare = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Prepared, CallError> =>
+      prepareImpl(caller, platformId, body)
 
     /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */
     const call = (caller: Caller, platformId: string, body: unknown, keep?: Keep): Effect.Effect<Answer, CallError> =>

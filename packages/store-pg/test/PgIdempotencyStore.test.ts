@@ -12,8 +12,9 @@ import * as Testing from "../src/Testing.js"
 const targets = await Testing.targets()
 
 /** The account the keys belong to. */
-const withAccount = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`INSERT INTO accounts (id, name) VALUES ('acct_idem', 'idempotency') ON CONFLICT DO NOTHING`
+const withAccount = Effect.flatMap(
+  SqlClient.SqlClient,
+  (sql) => sql`INSERT INTO accounts (id, name) VALUES ('acct_idem', 'idempotency') ON CONFLICT DO NOTHING`
 )
 
 const ask = (key: string, fingerprint: string, at: number, options: { staleMs?: number; ttlMs?: number } = {}) => ({

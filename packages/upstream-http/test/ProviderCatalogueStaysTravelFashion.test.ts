@@ -75,7 +75,7 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
     assert.deepStrictEqual(Mapping.input(m.input, u), { listingIds: [room] })
   })
 
-  it("lodging_booking.search (admo-solutions~booking-scraper): the location's cards, text numbers converted, empty ones 0", () => {
+  it("lodging_booking.search (admo-solutions~booking-scraper): the location's cards, text numbers converted, empty scores and stars null", () => {
     const { rows, errors } = mapped("lodging_booking.search")
     assert.deepStrictEqual(errors, [])
     assert.deepStrictEqual(rows, [
@@ -94,8 +94,8 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
       {
         name: "Appartement Canal Saint-Martin",
         url: "https://www.booking.com/hotel/fr/appartement-canal-saint-martin.html",
-        stars: 0,
-        guestScore: 0,
+        stars: null,
+        guestScore: null,
         reviewCount: 0,
         address: "10th arr., Paris",
         priceFrom: null,
@@ -133,8 +133,8 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
       {
         name: "Vltava River Apartment",
         url: "https://www.booking.com/hotel/cz/vltava-river-apartment.html",
-        stars: 0,
-        guestScore: 0,
+        stars: null,
+        guestScore: null,
         reviewCount: 0,
         address: "Dvořákovo nábřeží 8, Prague, 110 00, Czech Republic",
         priceFrom: null,

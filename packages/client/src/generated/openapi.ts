@@ -1391,8 +1391,7 @@ export interface components {
             readonly lat: number;
             /** @description longitude, in degrees (WGS 84) */
             readonly lon: number;
-            /** @description average rating, 1 to 5 */
-            readonly rating: number;
+            readonly rating: number | null;
             /**
              * int
              * @description number of reviews
@@ -1440,8 +1439,7 @@ export interface components {
             readonly lat: number;
             /** @description longitude, in degrees (WGS 84) */
             readonly lon: number;
-            /** @description average rating, 1 to 5 */
-            readonly rating: number;
+            readonly rating: number | null;
             /**
              * int
              * @description number of reviews
@@ -2240,13 +2238,8 @@ export interface components {
              * @description hotel page URL
              */
             readonly url: string;
-            /**
-             * int
-             * @description star class, 1 to 5
-             */
-            readonly stars: number;
-            /** @description guest score, 0 to 10 */
-            readonly guestScore: number;
+            readonly stars: number | null;
+            readonly guestScore: number | null;
             /**
              * int
              * @description guest reviews
@@ -2276,13 +2269,8 @@ export interface components {
              * @description hotel page URL
              */
             readonly url: string;
-            /**
-             * int
-             * @description star class, 1 to 5
-             */
-            readonly stars: number;
-            /** @description guest score, 0 to 10 */
-            readonly guestScore: number;
+            readonly stars: number | null;
+            readonly guestScore: number | null;
             /**
              * int
              * @description guest reviews

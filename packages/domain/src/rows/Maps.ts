@@ -11,7 +11,7 @@ export const place = {
   address: R.str("postal address"),
   lat: R.num("latitude, in degrees (WGS 84)"),
   lon: R.num("longitude, in degrees (WGS 84)"),
-  rating: R.num("average rating, 1 to 5"),
+  rating: R.nullable(R.num("average rating, 1 to 5; null when the place has no rating yet")),
   reviewCount: R.count("number of reviews"),
   categories: R.list(Schema.String, "categories of the place"),
   phone: R.nullable(R.str("phone number")),

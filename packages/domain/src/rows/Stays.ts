@@ -5,8 +5,8 @@ import * as R from "./Row.js"
 export const property = {
   name: R.str("property name"),
   url: R.url("hotel page URL"),
-  stars: R.int("star class, 1 to 5"),
-  guestScore: R.num("guest score, 0 to 10"),
+  stars: R.nullable(R.int("star class, 1 to 5; null when the property shows none (unrated)")),
+  guestScore: R.nullable(R.num("guest score, 0 to 10; null when the property shows none (too few reviews)")),
   reviewCount: R.count("guest reviews"),
   address: R.str("postal address"),
   priceFrom: R.nullable(R.num("lowest total price for the stay, in `currency`; null without stay dates")),

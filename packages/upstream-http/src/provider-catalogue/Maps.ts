@@ -28,7 +28,7 @@ const placeRows = {
 
 /** What the place mappings do not give. */
 const placeGaps =
-  "reviewCount is a required count of the row (not nullable): a place the actor gives without reviewsCount is 0; hours: the actor gives openingHours as a list of { day, hours } texts and only from the place detail page (a paid add-on not requested); the mapping language builds no object from a list, so hours stay null; liveOccupancyPercent likewise comes only with the detail page and outside opening hours never, so it is usually null; a place the actor gives without totalScore (no reviews yet) has no rating and fails the unit"
+  "reviewCount is a required count of the row (not nullable): a place the actor gives without reviewsCount is 0; hours: the actor gives openingHours as a list of { day, hours } texts and only from the place detail page (a paid add-on not requested); the mapping language builds no object from a list, so hours stay null; liveOccupancyPercent likewise comes only with the detail page and outside opening hours never, so it is usually null; a place the actor gives without totalScore (no reviews yet) has a null rating"
 
 export const shipped = {
   // https://apify.com/compass/crawler-google-places (Google Maps Scraper, maintained by Apify). Input as Apify

@@ -92,13 +92,13 @@ export const shipped = {
     rows: {
       name: "title",
       url: "url",
-      stars: { path: "stars", as: "integer", default: 0 },
-      guestScore: { path: "reviewScore", as: "number", default: 0 },
+      stars: { path: "stars", as: "integer" },
+      guestScore: { path: "reviewScore", as: "number" },
       reviewCount: { path: "reviewCount", as: "integer", default: 0 },
       address: { path: "address", as: "string", default: "" }
     },
     notMapped:
-      "stay, propertyType, minStars, minRating, priceMin, priceMax and sort: the page documents only `locations` as input, so the location's cards come unfiltered in Booking's order and unpriced (priceFrom, currency, nights and available stay null; the card's price is nightly, not the stay's total); stars, guestScore and reviewCount are 0 when the card shows none (documented as empty); address is the card's address or district; the page documents error rows (empty title, null url) but not the field that marks them, so the default error paths are kept"
+      "stay, propertyType, minStars, minRating, priceMin, priceMax and sort: the page documents only `locations` as input, so the location's cards come unfiltered in Booking's order and unpriced (priceFrom, currency, nights and available stay null; the card's price is nightly, not the stay's total); stars and guestScore are null when the card shows none (documented as empty: an unrated property), reviewCount 0; address is the card's address or district; the page documents error rows (empty title, null url) but not the field that marks them, so the default error paths are kept"
   },
   // https://apify.com/voyager/booking-scraper (Apify's Booking Scraper, "Pay $5.00 for 1,000 results" on its Store
   // pages; "You can crawl by keywords or URLs for hotel prices, ratings, addresses, number of reviews, stars"). Its
@@ -125,13 +125,13 @@ export const shipped = {
     rows: {
       name: "name",
       url: { path: "url", match: "^([^?#]+)" },
-      stars: { path: "stars", as: "integer", default: 0 },
-      guestScore: { path: "rating", as: "number", default: 0 },
+      stars: { path: "stars", as: "integer" },
+      guestScore: { path: "rating", as: "number" },
       reviewCount: { path: "reviews", as: "integer", default: 0 },
       address: { first: ["address.full", { const: "" }] }
     },
     notMapped:
-      "priceFrom, currency, nights and available stay null, so the stay's dates and currency are not sent: the actor's price is the first room listed on the page (its source takes rooms[0].price), documented neither as the lowest offer nor as the total for the stay, and its currency is a symbol; stars, guestScore and reviewCount are 0 when the page shows none (null in the actor's item); url is the page URL without Booking's query parameters; the stay's language goes to the actor's language input when it is one the actor lists (en-GB, en-US, de, fr, ...), else the actor's default (en-us) applies; the actor's documentation shows no error items, so the default error paths are kept"
+      "priceFrom, currency, nights and available stay null, so the stay's dates and currency are not sent: the actor's price is the first room listed on the page (its source takes rooms[0].price), documented neither as the lowest offer nor as the total for the stay, and its currency is a symbol; stars and guestScore are null when the page shows none (null in the actor's item: an unrated property), reviewCount 0; url is the page URL without Booking's query parameters; the stay's language goes to the actor's language input when it is one the actor lists (en-GB, en-US, de, fr, ...), else the actor's default (en-us) applies; the actor's documentation shows no error items, so the default error paths are kept"
   }
 } as const
 
