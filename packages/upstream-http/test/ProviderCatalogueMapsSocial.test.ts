@@ -20,6 +20,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       "social_network.posts",
       "social_network.reels",
       "social_network.comments",
+      "social_network.reviews",
       "social_network.ads",
       "web_search.images",
       "web_search.shopping"
@@ -29,7 +30,6 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
     }
     for (const key of [
       "social_network.pages",
-      "social_network.reviews",
       "social_network.followers",
       "social_network.events",
       "social_network.marketplace"
@@ -287,6 +287,30 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       start_urls: [{ url: post }],
       comments_limit: 30
     })
+  })
+
+  it("social_network.reviews (scrapingmonkey~facebook-page-reviews-scraper): the reviewer, the verdict, the text and the instant; the page as input", () => {
+    const { rows } = mapped("social_network.reviews")
+    assert.deepStrictEqual(rows, [
+      {
+        reviewer: "Ana Souza",
+        recommends: true,
+        text: "Great support team, they answered within an hour.",
+        postedAt: "2024-05-14T15:20:00.000Z",
+        position: 1
+      },
+      { reviewer: "Tom Becker", recommends: false, text: "", postedAt: "2024-05-14T16:20:00.000Z", position: 2 }
+    ])
+    const u = unit("social_network", "reviews", { subjects: ["Meta"], limit: 30 }, "Meta")
+    assert.deepStrictEqual(Mapping.input(mapping("social_network.reviews").input, u), { inputList: ["Meta"] })
+  })
+
+  it("social_network.reviews: a review without a reviewer name has an empty reviewer; without a verdict it is no row", () => {
+    const m = mapping("social_network.reviews")
+    const [row] = Mapping.rowsOf(m, { is_recommended: true, timestamp: 1715700000000, reviewer: { name: null } }, [])
+    assert.deepStrictEqual(row, { reviewer: "", recommends: true, text: "", postedAt: "2024-05-14T15:20:00.000Z" })
+    const [bad] = Mapping.rowsOf(m, { text: "x", published_at: "2024-05-14T15:20:00.000Z" }, [])
+    assert.strictEqual(bad?.["recommends"] ?? null, null)
   })
 
   it("social_network.ads (easyapi~facebook-ads-scraper): the ad, its own status, start and platforms; the page URL as input", () => {
