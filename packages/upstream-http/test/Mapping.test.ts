@@ -89,8 +89,7 @@ describe("Mapping", () => {
         keyword: "atta 5kg",
         pincode: "560001",
         where: "https://app.example/s?q=atta%205kg&pin=560001&city=Bengaluru",
-        city: "BLR",
-        at: ","
+        city: "BLR"
       }
     )
     const geo = unit("quick_commerce_a", "search", { query: "milk", store: { lat: 12.9716, lon: 77.5946 } })
@@ -105,6 +104,14 @@ describe("Mapping", () => {
       at: ["$request.store.lat", "$request.store.lon"],
       fixed: ["a", "$request.store.pincode"]
     }
+    // a string whose every reference is absent is left out; one with some is interpolated
+    assert.deepStrictEqual(
+      Mapping.input(
+        { tag: "https://t.example/tag/{request.store.pincode}", both: "{request.store.lat},{request.store.pincode}" },
+        geo
+      ),
+      { both: "12.9716," }
+    )
     assert.deepStrictEqual(Mapping.input(template, geo), {
       mode: "geo",
       at: [12.9716, 77.5946],
