@@ -40,8 +40,7 @@ export class Audit extends Effect.Service<Audit>()("@pdr/domain/Audit", {
     }) {
       yield* log.append({ ...entry, at: DateTime.toDate(yield* DateTime.now) })
     })
-    const page = (accountId: string, before: number | undefined, limit: number) =>
-      log.page(accountId, before, limit)
+    const page = (accountId: string, before: number | undefined, limit: number) => log.page(accountId, before, limit)
     /** Deletes the entries past their retention; how many. */
     const purgeExpired = Effect.fn("Audit.purgeExpired")(function* () {
       const now = yield* DateTime.now

@@ -66,7 +66,10 @@ export type Break = readonly [field: string, value: unknown]
  * string, and subjects in no accepted form.
  */
 export const breaks = (published: object, base: Readonly<Record<string, unknown>>): ReadonlyArray<Break> => {
-  const properties = Predicate.hasProperty(published, "properties") && Predicate.isRecord(published.properties) ? published.properties : {}
+  const properties =
+    Predicate.hasProperty(published, "properties") && Predicate.isRecord(published.properties)
+      ? published.properties
+      : {}
   const out: Array<Break> = [["unexpectedField", 1]]
   for (const [field, p] of Object.entries(properties)) {
     if (field === "op" || !Predicate.isRecord(p)) continue
