@@ -3,7 +3,7 @@
  * members invited / joined / removed, resets issued, with who, when and from which address; append-only, kept a year.
  */
 import { DateTime, Effect } from "effect"
-import { type AuditEntry, AuditLog } from "./ports/AuditLog.js"
+import { AuditLog } from "./ports/AuditLog.js"
 
 /** What an entry records. */
 export type Action =
@@ -40,8 +40,7 @@ export class Audit extends Effect.Service<Audit>()("@pdr/domain/Audit", {
     }) {
       yield* log.append({ ...entry, at: DateTime.toDate(yield* DateTime.now) })
     })
-    const page = (accountId: string, before: number | undefined, limit: number) =>
-      log.page(accountId, before, limit) as Effect.Effect<ReadonlyArray<AuditEntry>>
+    const page = (accountId: string, before: number | undefined, limit: number) => log.page(accountId, before, limit)
     /** Deletes the entries past their retention; how many. */
     const purgeExpired = Effect.fn("Audit.purgeExpired")(function* () {
       const now = yield* DateTime.now

@@ -13,6 +13,6 @@ export class CallSettings extends Context.Reference<CallSettings>()("@pdr/domain
     /** Units fetched at once per call. */
     concurrency: 10,
     /** A stored result older than this is not served even inside its window (the nightly refresh sets 20 hours). */
-    freshAtMost: Duration.infinity as Duration.Duration
+    freshAtMost: Duration.infinity
   })
 }) {}

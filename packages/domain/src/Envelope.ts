@@ -3,7 +3,7 @@
  * freshness controls `maxAgeSeconds` and `forceFresh` (issue 21). The decoder (Requests), the HttpApi contract and the
  * OpenAPI document read them from here.
  */
-import { Schema } from "effect"
+import { Record, Schema } from "effect"
 
 /** A whole number >= 0 (safe integer), published as `{type: integer, minimum: 0}` with its description. */
 const count = (description: string) =>
@@ -35,8 +35,11 @@ export const valid: { readonly [K in keyof typeof fields]: (u: unknown) => boole
   forceFresh: Schema.is(fields.forceFresh)
 }
 
+/** The names of the envelope fields beside `request`, typed as its keys. */
+export const fieldNames = Record.keys(fields)
+
 /** The names of the envelope's members. */
-export const names = ["request", ...Object.keys(fields)] as ReadonlyArray<string>
+export const names: ReadonlyArray<string> = ["request", ...fieldNames]
 
 /** What an envelope field must be, as a 400 says it. */
 export const problems: { readonly [K in keyof typeof fields]: string } = {

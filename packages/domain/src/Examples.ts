@@ -1,5 +1,5 @@
 /** Valid example requests for any op of the catalogue, derived from the op's own Schema and subject forms. */
-import { Either } from "effect"
+import { Either, Option, Schema } from "effect"
 import * as Catalogue from "./Catalogue.js"
 import * as Pricing from "./Pricing.js"
 import * as Subjects from "./Subjects.js"
@@ -30,9 +30,9 @@ export const subject = (op: Catalogue.OpDef, i = 0): string => {
 
 /** The smallest valid request of an op. */
 export const minimal = (op: Catalogue.OpDef, source = "known"): Record<string, unknown> => {
-  const schema = Catalogue.requestJsonSchema(op) as unknown as Record<string, unknown>
+  const schema = Catalogue.requestJsonSchema(op)
   const out: Record<string, unknown> = { op: op.name }
-  for (const field of (schema["required"] as Array<string>) ?? []) {
+  for (const field of "required" in schema ? schema.required : []) {
     if (field === "op") continue
     if (field === "subjects") out[field] = [subject(op)]
     else if (field === "subject") out[field] = subject(op)
@@ -47,19 +47,28 @@ export const minimal = (op: Catalogue.OpDef, source = "known"): Record<string, u
   return out
 }
 
+/** The published JSON Schema of one of an op's request fields (undefined when it has none). */
+const property = (op: Catalogue.OpDef, field: string): unknown => {
+  const schema = Catalogue.requestJsonSchema(op)
+  return "properties" in schema ? schema.properties[field] : undefined
+}
+
+const Bounds = Schema.Struct({ minimum: Schema.Number, maximum: Schema.Number })
+const MaxItems = Schema.Struct({ maxItems: Schema.Number })
+
 /** Bounds of an op's rows field (`limit` or `pages`). */
 export const rowsBounds = (op: Catalogue.OpDef): [number, number] => {
   if (!op.rowsField) return [1, 1]
-  const props = (
-    Catalogue.requestJsonSchema(op) as { properties: Record<string, { minimum: number; maximum: number }> }
-  ).properties
-  return [props[op.rowsField]!.minimum, props[op.rowsField]!.maximum]
+  const { minimum, maximum } = Schema.decodeUnknownSync(Bounds)(property(op, op.rowsField))
+  return [minimum, maximum]
 }
 
 /** The maximum number of subjects of an op. */
 export const maxSubjects = (op: Catalogue.OpDef): number => {
-  const props = (Catalogue.requestJsonSchema(op) as { properties: Record<string, { maxItems?: number }> }).properties
-  return props["subjects"]?.maxItems ?? 1
+  return Option.getOrElse(
+    Option.map(Schema.decodeUnknownOption(MaxItems)(property(op, "subjects")), (p) => p.maxItems),
+    () => 1
+  )
 }
 
 /** Every op a caller pays for: not history, available, not contacts. */

@@ -35,14 +35,8 @@ export const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
   })
 
 /** An optional field with a default: absent in the request, present once decoded. */
-export const withDefault = <S extends Schema.Schema.Any>(
-  schema: S,
-  value: Schema.Schema.Type<S> & Schema.Schema.Encoded<S>
-) =>
-  Schema.optionalWith(schema.annotations({ default: value } as never) as unknown as S, {
-    default: () => value as never,
-    exact: true
-  })
+export const withDefault = <A, I, R>(schema: Schema.Schema<A, I, R>, value: NoInfer<A & I>) =>
+  Schema.optionalWith(schema.annotations({ default: value }), { default: () => value, exact: true })
 
 /** An optional field without a default. */
 export const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { exact: true })
@@ -56,14 +50,14 @@ export const list = <S extends Schema.Schema.Any>(item: S, maxItems = 50) =>
         jsonSchema: { maxItems }
       })
     ),
-    [] as never
+    []
   )
 
 /** `limit` with its default and bounds. */
-export const limit = (fallback: number, min: number, max: number) => withDefault(int(min, max), fallback as never)
+export const limit = (fallback: number, min: number, max: number) => withDefault(int(min, max), fallback)
 
 const isRealDate = (s: string) => {
-  const [y, m, d] = s.split("-").map(Number) as [number, number, number]
+  const [y = Number.NaN, m = Number.NaN, d = Number.NaN] = s.split("-").map(Number)
   const date = new Date(Date.UTC(y, m - 1, d))
   return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
 }
@@ -142,7 +136,7 @@ export const subjects = (spec: Subjects.SubjectSpec, max: number) =>
 export const subject = (spec: Subjects.SubjectSpec) => subjectString(spec)
 
 /** `days` of a `history` op: integer 1-730, default 90. */
-export const days = withDefault(int(1, 730), 90 as never)
+export const days = withDefault(int(1, 730), 90)
 
 /** The `store` locator of quick-commerce ops: `storeId`; or `pincode` with `city`; or `lat` with `lon`. */
 export const Store = Schema.Struct({
@@ -156,8 +150,8 @@ export const Store = Schema.Struct({
 }).pipe(
   Schema.filter((s) => {
     const given = (["storeId", "pincode", "city", "lat", "lon"] as const).filter((k) => s[k] !== undefined)
-    const is = (...keys: ReadonlyArray<string>) =>
-      given.length === keys.length && keys.every((k) => given.includes(k as never))
+    const is = (...keys: ReadonlyArray<(typeof given)[number]>) =>
+      given.length === keys.length && keys.every((k) => given.includes(k))
     if (is("storeId") || is("pincode", "city") || is("lat", "lon")) return true
     if (given.length === 0) return "must give one locator: storeId; or pincode with city; or lat with lon"
     if (given.includes("pincode") && !given.includes("city"))
@@ -216,10 +210,10 @@ export const RentalStay = Schema.Struct({
   checkIn: optional(Day),
   checkOut: optional(Day),
   currency: withDefault(Currency, "USD"),
-  adults: withDefault(int(1, 16), 2 as never),
-  children: withDefault(int(0, 10), 0 as never),
-  infants: withDefault(int(0, 5), 0 as never),
-  pets: withDefault(int(0, 5), 0 as never),
+  adults: withDefault(int(1, 16), 2),
+  children: withDefault(int(0, 10), 0),
+  infants: withDefault(int(0, 5), 0),
+  pets: withDefault(int(0, 5), 0),
   locale: withDefault(text(10), "en-US")
 }).pipe(Schema.filter(stayDates))
 
@@ -229,12 +223,12 @@ export const TravelStay = Schema.Struct({ checkIn: optional(Day), checkOut: opti
 )
 
 /** A stay object that defaults to all members at their defaults. */
-export const stay = <S extends Schema.Schema.AnyNoContext>(schema: S) =>
-  Schema.optionalWith(schema, { default: () => Schema.decodeUnknownSync(schema)({}) as never, exact: true })
+export const stay = <A, I>(schema: Schema.Schema<A, I>) =>
+  Schema.optionalWith(schema, { default: () => Schema.decodeUnknownSync(schema)({}), exact: true })
 
 /** A `metric` enum with its default, for a `history` op. */
 export const metric = <const L extends ReadonlyArray<string>>(values: L, fallback: L[number]) =>
-  withDefault(oneOf(...values), fallback as never)
+  withDefault(oneOf(...values), fallback)
 
 /** `postedWithin` of the forum: `1h`, `1d`, `7d`, `30d`, `1y`, `any`. */
 export const ForumWindow = oneOf("1h", "1d", "7d", "30d", "1y", "any")
@@ -296,10 +290,10 @@ export const jsonObject = (limits: { readonly maxDepth: number; readonly maxByte
         for (let i = 0; i < v.length; i++) work.push({ v: v[i], path: [...path, i], depth: depth + 1 })
         continue
       }
-      for (const key of Object.keys(v)) {
+      for (const [key, value] of Object.entries(v)) {
         if (prototypeKeys.has(key)) return { path: [...path, key], message: "is a key that is not accepted" }
         if (!Subjects.isStorable(key)) return { path: [...path, key], message: `key ${Subjects.unstorableMessage}` }
-        work.push({ v: (v as Record<string, unknown>)[key], path: [...path, key], depth: depth + 1 })
+        work.push({ v: value, path: [...path, key], depth: depth + 1 })
       }
     }
     const bytes = utf8Length(JSON.stringify(input))
@@ -315,12 +309,13 @@ export const jsonObject = (limits: { readonly maxDepth: number; readonly maxByte
     "x-maxBytes": limits.maxBytes
   }
   // typed as what it accepts, an object of JSON values, on both sides (issue 23: typed clients take nothing else);
-  // the check itself runs on anything, so a wrong input is still answered with its own message
+  // the check itself runs on anything, so a wrong input is still answered with its own message; the one cast left:
+  // the check proves JSON-ness at run time, which a filter on `Unknown` cannot carry into either side's type
   return Schema.compose(
     Schema.Unknown.annotations({ jsonSchema }).pipe(Schema.filter(check, { jsonSchema: {} })),
     Schema.Record({ key: Schema.String, value: Schema.Unknown }),
     { strict: false }
-  ) as unknown as Schema.Schema<JsonObject, JsonObject>
+  ) as Schema.Schema<JsonObject, JsonObject>
 }
 
 /** A JSON value. */

@@ -31,7 +31,7 @@ export const canonicalJson = (value: unknown): string => {
       }
       work.push("[")
     } else if (v !== null && typeof v === "object") {
-      const entries = Object.entries(v as Record<string, unknown>)
+      const entries = Object.entries(v)
         .filter(([, x]) => x !== undefined)
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       work.push("}")

@@ -107,7 +107,8 @@ export const makeControl = (long: boolean, earlierRuns: Readonly<Record<string, 
       stopped = true
       return Deferred.succeed(cancelled, undefined)
     })
-    return { control, progress: progress as Progress, plannedSignal, heldSignal, runs, nextRun, cancel }
+    const view: Progress = progress
+    return { control, progress: view, plannedSignal, heldSignal, runs, nextRun, cancel }
   })
 
 /** A call's control as made by `makeControl`. */

@@ -80,22 +80,22 @@ export class MemberNotFound extends Schema.TaggedError<MemberNotFound>()("Member
 export class MemberSettings extends Context.Reference<MemberSettings>()("@pdr/domain/MemberSettings", {
   defaultValue: () => ({
     /** A session unused this long ends. */
-    idleTimeout: Duration.hours(2) as Duration.Duration,
+    idleTimeout: Duration.hours(2),
     /** A session ends this long after sign-in whatever its use. */
-    absoluteTimeout: Duration.hours(12) as Duration.Duration,
+    absoluteTimeout: Duration.hours(12),
     /** An invitation link is valid this long. */
-    invitationTtl: Duration.days(7) as Duration.Duration,
+    invitationTtl: Duration.days(7),
     /** A password reset link is valid this long. */
-    resetTtl: Duration.hours(1) as Duration.Duration,
+    resetTtl: Duration.hours(1),
     /** Failed sign-ins per client address: a burst, then a slow refill. */
-    failedPerAddress: { name: "signin-address", perSecond: 0.1, burst: 10 } as RateLimits.Policy,
+    failedPerAddress: { name: "signin-address", perSecond: 0.1, burst: 10 } satisfies RateLimits.Policy,
     /**
      * Failed sign-ins per email from one address: a client that has not failed is never locked out of a correct
      * password by someone else's failures (issue 24).
      */
-    failedPerEmail: { name: "signin-email-address", perSecond: 0.02, burst: 5 } as RateLimits.Policy,
+    failedPerEmail: { name: "signin-email-address", perSecond: 0.02, burst: 5 } satisfies RateLimits.Policy,
     /** "Forgot password" requests per client address. */
-    resetsPerAddress: { name: "reset-address", perSecond: 1 / 60, burst: 5 } as RateLimits.Policy
+    resetsPerAddress: { name: "reset-address", perSecond: 1 / 60, burst: 5 } satisfies RateLimits.Policy
   })
 }) {}
 

@@ -35,7 +35,10 @@ export const buckets = (policy: Policy, maxKeys = 100_000) => {
     b.tokens = Math.min(policy.burst, b.tokens + (Math.max(0, now - b.at) / 1000) * policy.perSecond)
     b.at = Math.max(b.at, now)
     if (!state.has(key)) {
-      if (state.size >= maxKeys) state.delete(state.keys().next().value as string)
+      if (state.size >= maxKeys) {
+        const oldest = state.keys().next()
+        if (!oldest.done) state.delete(oldest.value)
+      }
       state.set(key, b)
     }
     return b

@@ -76,7 +76,7 @@ export const tooDeep = (text: string, max: number = maxJsonDepth): string | unde
     } else if (c === 0x2c) {
       const top = stack[stack.length - 1]
       if (top !== undefined) {
-        if (top.array) top.key = (top.key as number) + 1
+        if (top.array) top.key = typeof top.key === "number" ? top.key + 1 : top.key
         else top.expectKey = true
       }
     }
@@ -153,11 +153,12 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
     if (!Envelope.names.includes(key))
       envelope.push({ path: key, message: `is unexpected, expected: ${Envelope.names.join(" | ")}` })
   }
-  for (const name of Object.keys(Envelope.fields) as Array<keyof typeof Envelope.fields>) {
+  for (const name of Envelope.fieldNames) {
     if (body[name] !== undefined && !Envelope.valid[name](body[name]))
       envelope.push({ path: name, message: Envelope.problems[name] })
   }
   const maxCredits = body["maxCredits"]
+  const maxAgeSeconds = body["maxAgeSeconds"]
   const request = body["request"]
   if (!isRecord(request)) {
     envelope.push({
@@ -189,8 +190,8 @@ const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call,
     op,
     request: decoded.right,
     estimateOnly: body["estimateOnly"] === true,
-    maxCredits: maxCredits as number | undefined,
-    maxAgeSeconds: body["maxAgeSeconds"] as number | undefined,
+    maxCredits: typeof maxCredits === "number" ? maxCredits : undefined,
+    maxAgeSeconds: typeof maxAgeSeconds === "number" ? maxAgeSeconds : undefined,
     forceFresh: body["forceFresh"] === true
   })
 }

@@ -1,5 +1,5 @@
 /** What several platforms' data share: price rules by their terms, common fields, a platform's history op. */
-import { Schema } from "effect"
+import { Array as Arr, Record as Rec, Schema } from "effect"
 import * as F from "../Fields.js"
 import { OpKind } from "../OpKind.js"
 import { PriceRule } from "../Pricing.js"
@@ -18,10 +18,11 @@ export const location = F.text(120)
 export const history = <const M extends string, Ex extends Schema.Struct.Fields = {}>(
   spec: S.SubjectSpec,
   sources: Readonly<Record<M, R.MetricSource>>,
-  extra: Ex = {} as Ex,
+  extra?: Ex,
   maxSubjects = 10
 ) => {
-  const metrics = Object.keys(sources) as unknown as readonly [M, ...Array<M>]
+  const metrics = Rec.keys(sources)
+  if (!Arr.isNonEmptyReadonlyArray(metrics)) throw new Error("a history op needs at least one metric")
   return op("history", {
     kind: OpKind.Series(),
     description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,

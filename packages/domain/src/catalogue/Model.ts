@@ -2,7 +2,7 @@
  * The catalogue's model: what an op and a platform are (request Schema, kind, price rule, window, subject forms,
  * rows), and how one op of the data is made into its definition.
  */
-import { Schema } from "effect"
+import { Predicate, Schema } from "effect"
 import { keepsResults, measure, type OpKind, type Part } from "../OpKind.js"
 import type { PriceRule } from "../Pricing.js"
 import * as R from "../rows/Row.js"
@@ -173,9 +173,8 @@ export const op =
     const kind: OpKind = input.kind ?? measure
     const stored = keepsResults(kind)
     const struct = Schema.Struct({ op: Schema.Literal(name), ...input.fields })
-    const checked = input.check
-      ? struct.pipe(Schema.filter((r) => input.check!(r as Record<string, unknown>) as never))
-      : struct
+    const check = input.check
+    const checked = check ? struct.pipe(Schema.filter((r) => check(r))) : struct
     const metricField = input.fields["metric"]
     return {
       platform,
@@ -185,8 +184,10 @@ export const op =
       price: input.price,
       freshSeconds: input.fresh ?? null,
       available: input.available ?? true,
+      // the one view of every op's request the core decodes with; a Schema is invariant in its type, so the op's own
+      // (a subtype of OpRequest) cannot widen to it without a cast
       schema: checked as unknown as Schema.Schema<OpRequest, unknown>,
-      request: struct as unknown as RequestStruct<N, Fl>,
+      request: struct,
       fields: input.fields,
       facets: facetsOf(input, kind),
       scope: "store" in input.fields ? "store" : "stay" in input.fields ? "stay" : "none",
@@ -205,10 +206,11 @@ export const op =
             ...R.envelope,
             ...input.rows,
             ...(stored ? {} : { unverified: unverifiedField })
-          } as unknown as Record<string, Schema.Schema.AnyNoContext>).annotations({
+          }).annotations({
             ...rowOptions,
             identifier: `${platform}.${name}.Row`
-          })) as unknown as AnswerRow<Rw, AR, Kd>,
+          })) as AnswerRow<Rw, AR, Kd>, // a conditional type on AR and Kd: a runtime branch cannot narrow it
+      // row fields need no context, but the compiler cannot see that through the generic `Rw`
       delivered:
         kind._tag === "Series"
           ? undefined
@@ -219,23 +221,17 @@ export const op =
   }
 
 const metricValues = (field: Schema.Struct.Field): ReadonlyArray<string> => {
-  const ast = Schema.isSchema(field) ? field.ast : (field as unknown as { ast: { type: { ast: unknown } } }).ast
   const found: Array<string> = []
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== "object") return
-    const n = node as {
-      _tag?: string
-      literal?: unknown
-      types?: ReadonlyArray<unknown>
-      from?: unknown
-      type?: unknown
-    }
-    if (n._tag === "Literal" && typeof n.literal === "string") found.push(n.literal)
-    n.types?.forEach(visit)
-    if (n.from) visit(n.from)
-    if (n.type) visit(n.type)
+    const read = (key: string): unknown => (Predicate.hasProperty(node, key) ? node[key] : undefined)
+    const [tag, literal, types, from, type] = [read("_tag"), read("literal"), read("types"), read("from"), read("type")]
+    if (tag === "Literal" && typeof literal === "string") found.push(literal)
+    if (Array.isArray(types)) types.forEach(visit)
+    if (from) visit(from)
+    if (type) visit(type)
   }
-  visit(ast)
+  visit(field.ast)
   return [...new Set(found)]
 }
 
@@ -249,8 +245,17 @@ export const platform = <const Id extends string, const Ops extends ReadonlyArra
   id,
   description,
   historyScope,
-  ops: ops.map((make) => make(id)) as { readonly [K in keyof Ops]: ReturnType<Ops[K]> }
+  ops: made(ops, id)
 })
+
+/** Each op made for its platform, the tuple's types kept (`Array.map` cannot say it: an overload does). */
+function made<const Ops extends ReadonlyArray<(platform: string) => OpDef>>(
+  ops: Ops,
+  platform: string
+): { readonly [K in keyof Ops]: ReturnType<Ops[K]> }
+function made(ops: ReadonlyArray<(platform: string) => OpDef>, platform: string): ReadonlyArray<OpDef> {
+  return ops.map((make) => make(platform))
+}
 
 /** Whether an op runs a named, priced explore source (D19). */
 export const runsSource = (o: OpDef): boolean => o.kind._tag === "Run" && o.kind.source

@@ -49,6 +49,7 @@ export type OpPath = {
   [P in TypedPlatform as P["id"]]: `${P["id"]}/${P["ops"][number]["name"]}`
 }[TypedPlatform["id"]]
 
+// the one cast left here: a platform and its op vary together, which a template of two unions cannot say
 const paths = new Map(platforms.flatMap((p) => p.ops.map((o) => [o, `${p.id}/${o.name}` as OpPath] as const)))
 
 /** The path of an op of the catalogue. */

@@ -19,18 +19,21 @@ export const requestJsonSchema = (
     definitions,
     ...(options ? { definitionPath: options.definitionPath } : {}),
     target: options ? "openApi3.1" : "jsonSchema2020-12"
-  }) as unknown as Record<string, unknown>
+  })
   // the rules a refinement of a struct states (dropped by the generator) are added from the op's facets
-  const properties = schema["properties"] as Record<string, Record<string, unknown>>
-  if (def.scope === "store") properties["store"] = { ...properties["store"], ...F.storeJsonRule }
-  if (def.scope === "stay") properties["stay"] = { ...properties["stay"], ...F.stayJsonRule }
+  // (a struct's schema has `properties`, and a store- or stay-scoped op has that field)
+  if ("properties" in schema) {
+    const { store, stay } = schema.properties
+    if (def.scope === "store" && store) schema.properties["store"] = { ...store, ...F.storeJsonRule }
+    if (def.scope === "stay" && stay) schema.properties["stay"] = { ...stay, ...F.stayJsonRule }
+  }
   const out = def.requestRule ? { ...schema, ...def.requestRule } : schema
-  if (options) return out as unknown as JSONSchema.JsonSchema7Root
+  if (options) return out
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",
     ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {}),
     ...out
-  } as JSONSchema.JsonSchema7Root
+  }
 }
 
 /** An explore source as the catalogue lists it under explore `run` (D19). */
@@ -71,11 +74,11 @@ export const publish = (
   }))
 
 /** A request schema whose `source` is one of the sources served now (D19): a name outside them is refused (400). */
-const withSources = (schema: JSONSchema.JsonSchema7Root, sources: ReadonlyArray<PublishedSource>) => {
-  if (sources.length === 0) return schema
-  const properties = (schema as { properties: Record<string, object> }).properties
-  return {
-    ...schema,
-    properties: { ...properties, source: { ...properties["source"], enum: sources.map((s) => s.name) } }
-  } as JSONSchema.JsonSchema7Root
+const withSources = (
+  schema: JSONSchema.JsonSchema7Root,
+  sources: ReadonlyArray<PublishedSource>
+): JSONSchema.JsonSchema7Root => {
+  if (sources.length === 0 || !("properties" in schema)) return schema
+  const source = { ...schema.properties["source"], enum: sources.map((s) => s.name) }
+  return { ...schema, properties: { ...schema.properties, source } }
 }

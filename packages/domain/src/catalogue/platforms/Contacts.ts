@@ -27,7 +27,7 @@ export const contacts = platform(
             Schema.minItems(1, { message: () => "must name at least one part" }),
             Schema.maxItems(2, { message: () => "must name at most two parts" })
           ),
-          ["email", "phone"] as never
+          ["email", "phone"]
         )
       }
     })

@@ -40,7 +40,7 @@ export const explore = platform(
           description:
             "a source this deployment serves: which sources are served depends on the deployment and changes without a new version of this document, so read them from the catalogue, GET /api/v1/platforms (explore, op run, its sources; D19)"
         }),
-        input: F.withDefault(F.jsonObject({ maxDepth: 8, maxBytes: 8192 }), {} as never),
+        input: F.withDefault(F.jsonObject({ maxDepth: 8, maxBytes: 8192 }), {}),
         limit: F.limit(10, 1, 100)
       },
       label: (r) => String(r["source"])

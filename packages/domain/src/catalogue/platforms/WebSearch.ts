@@ -21,7 +21,7 @@ export const webSearch = platform(
       price: PriceRule.PerPage({ credits: 1 }),
       fields: {
         query,
-        pages: F.withDefault(F.int(1, 5), 1 as never),
+        pages: F.withDefault(F.int(1, 5), 1),
         country: F.optional(F.Alpha2),
         language: F.optional(F.Bcp47),
         site: F.optional(F.text(120)),
