@@ -13,7 +13,17 @@ import { createHash, randomBytes } from "node:crypto"
 import { hostname } from "node:os"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Calls, Catalogue, Demand, Freshness, Idempotency, IdempotencyStore, JobQueue, Ledger } from "@pdr/domain"
+import {
+  Answers,
+  Calls,
+  Catalogue,
+  Demand,
+  Freshness,
+  Idempotency,
+  IdempotencyStore,
+  JobQueue,
+  Ledger
+} from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
 import { Config, Cron, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
 import * as JobEngine from "./JobEngine.js"
@@ -382,7 +392,9 @@ export const make = (settings: Settings) =>
           )
           .pipe(
             Effect.map((k) => {
-              const body = (typeof k.body === "string" ? JSON.parse(k.body) : k.body) as {
+              // a settle's kept record (this run's, or the first run's replayed) is read as the answer it stands for
+              const parsed: unknown = typeof k.body === "string" ? JSON.parse(k.body) : k.body
+              const body = (Answers.isKept(parsed) ? Answers.answerOf(parsed) : parsed) as {
                 cost?: { creditsCharged?: number }
                 coverage?: unknown
               }

@@ -4,6 +4,7 @@
  */
 
 import { type Context, DateTime, Duration, Effect, Exit } from "effect"
+import * as Answers from "./Answers.js"
 import { InsufficientCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
@@ -26,16 +27,12 @@ export interface Keep {
   readonly envelope: Readonly<Record<string, unknown>>
 }
 
-/** The kept answer of a paid call around its cost: `{"data":...,"cost":` and `,"coverage":...,<envelope>}`. */
-export const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => {
-  const envelope = JSON.stringify(keep.envelope)
-  return {
-    key: keep.key,
-    status: 200,
-    before: `{"data":${JSON.stringify(data)},"cost":`,
-    after: `,"coverage":${JSON.stringify(coverage)}${envelope === "{}" ? "}" : `,${envelope.slice(1)}`}`
-  }
-}
+/** The kept answer of a paid call: the answer without its cost, which the settle keeps with the cost it computes. */
+export const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => ({
+  key: keep.key,
+  status: 200,
+  answer: Answers.withoutCost(data, coverage, keep.envelope)
+})
 
 /** Billable quantity a delivery carries, as its op's kind counts it: pages or rows. */
 export const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>

@@ -1,4 +1,5 @@
 export * as Accounts from "./Accounts.js"
+export * as Answers from "./Answers.js"
 export * as Audit from "./Audit.js"
 export * as Calls from "./Calls.js"
 export * as Catalogue from "./Catalogue.js"

@@ -1,6 +1,7 @@
 // D1, D8, D10, D16: the delivered price, the settle's records and the answer kept with an idempotent settle.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
+import * as Answers from "../src/Answers.js"
 import type { Fetched } from "../src/Plan.js"
 import * as Pricing from "../src/Pricing.js"
 import { Crypto } from "../src/ports/Crypto.js"
@@ -50,20 +51,21 @@ describe("Settle", () => {
     assert.deepInclude(written.measurements[0]!, { entity: "place1", rowsAsked: 1, measuredAt: at, source: "src" })
   })
 
-  it("D16: the kept answer is the answer's JSON around its cost, the envelope after coverage", () => {
+  it("D16: the kept answer is data (the answer without its cost), rendered with its cost as the live answer is", () => {
     const keep = { key: "idem-1", envelope: { requestId: "req_1", contextVersion: 1 } }
     const kept = Settle.keptAnswer(keep, [{ a: 1 }], [])
-    const text = `${kept.before}{"creditsCharged":3}${kept.after}`
-    assert.deepStrictEqual(JSON.parse(text), {
-      data: [{ a: 1 }],
-      cost: { creditsCharged: 3 },
-      coverage: [],
-      requestId: "req_1",
-      contextVersion: 1
-    })
     assert.strictEqual(kept.key, "idem-1")
+    assert.strictEqual(kept.answer, '{"data":[{"a":1}],"coverage":[],"requestId":"req_1","contextVersion":1}')
+    const cost = { creditsCharged: 3, creditsRemaining: 7 }
+    // the record as the settle writes it (PostgreSQL's json_build_object spacing included) renders as the live answer
+    const record = `{"answer" : ${kept.answer}, "cost" : {"creditsCharged" : 3, "creditsRemaining" : 7}}`
+    const live = Answers.text({ data: [{ a: 1 }], cost, coverage: [], requestId: "req_1", contextVersion: 1 })
+    assert.strictEqual(Answers.renderKept(Answers.keptOf(record)!), live)
+    // an answer kept as it was sent (a free or an error answer) is not a record
+    assert.isUndefined(Answers.keptOf(live))
+    assert.isUndefined(Answers.keptOf({ error: { code: "internal" } }))
     const bare = Settle.keptAnswer({ key: "k", envelope: {} }, [], [])
-    assert.deepStrictEqual(JSON.parse(`${bare.before}0${bare.after}`), { data: [], cost: 0, coverage: [] })
+    assert.strictEqual(bare.answer, '{"data":[],"coverage":[]}')
   })
 
   it.effect("D8 (issue 14): a hold is released on any end but a success, kept on a success, never placed for 0", () =>

@@ -668,6 +668,51 @@ export const all = {
     ON CONFLICT (queue, key) DO NOTHING;
     DROP INDEX calls_running_lease;
     ALTER TABLE calls DROP COLUMN lease_until;
+  `),
+  // i18: the kept answer of an idempotent paid call is data: the answer without its cost (the caller's JSON) and the
+  // cost this settle computes, as one JSON record; the HTTP body is rendered from it by the same code as a live answer
+  // (pdr_settle_kept and the batch of 0014, which concatenated the body here, stay for servers of the previous release)
+  "0025_kept_answer_as_data": migration(`
+    CREATE FUNCTION pdr_settle_keep(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                                    p_points jsonb, p_reveals jsonb, p_key text, p_status integer, p_answer text)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      r record;
+      v_record text;
+    BEGIN
+      SELECT * INTO r FROM pdr_settle(p_hold, p_account, p_capture, p_reason, p_measurements, p_points, p_reveals);
+      IF NOT FOUND THEN RETURN; END IF;
+      -- json (not jsonb) keeps the answer's text as it is: its keys in their order
+      v_record := json_build_object('answer', p_answer::json, 'cost',
+        json_build_object('creditsCharged', r.captured, 'creditsRemaining', r.balance - r.held))::text;
+      UPDATE idempotency i SET state = 'done', status = p_status, body = v_record
+        WHERE i.account_id = p_account AND i.key = p_key;
+      RETURN QUERY SELECT r.id, r.name, r.balance, r.held, r.created_at, r.captured, v_record;
+    END $$;
+    CREATE FUNCTION pdr_settle_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[], p_reasons text[],
+                                          p_measurements text[], p_points text[], p_reveals text[], p_keys text[],
+                                          p_statuses integer[], p_answers text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        IF p_keys[i] IS NULL THEN
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+            FROM pdr_settle(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                            p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+        ELSE
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+            FROM pdr_settle_keep(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                                 p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_answers[i]) AS s;
+        END IF;
+      END LOOP;
+    END $$;
   `)
 }
 

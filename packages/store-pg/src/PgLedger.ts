@@ -133,14 +133,14 @@ const settleStatement = (
   kept: L.KeptAnswer | undefined
 ) => {
   const json = recordsJson(records, holdId)
-  // with an answer to keep, pdr_settle_kept (migration 0007) completes its idempotency record in the same transaction
+  // with an answer to keep, pdr_settle_keep (migration 0025) completes its idempotency record in the same transaction
   return againOnDeadlock(
     kept === undefined
       ? sql`SELECT * FROM pdr_settle(${holdId}, ${accountId}, ${capture}, ${reason},
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
-      : sql`SELECT * FROM pdr_settle_kept(${holdId}, ${accountId}, ${capture}, ${reason},
+      : sql`SELECT * FROM pdr_settle_keep(${holdId}, ${accountId}, ${capture}, ${reason},
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb,
-        ${kept.key}, ${kept.status}, ${kept.before}, ${kept.after})`
+        ${kept.key}, ${kept.status}, ${kept.answer})`
   )
 }
 
@@ -323,12 +323,12 @@ export const makeWith = (options: GroupCommitOptions) =>
       run: (asks: ReadonlyArray<Settle>) =>
         Effect.suspend(() => {
           const json = asks.map((a) => recordsJson(a.records, a.holdId))
-          return againOnDeadlock(sql`SELECT * FROM pdr_settle_batch(${asks.map((a) => a.holdId)}::text[],
+          return againOnDeadlock(sql`SELECT * FROM pdr_settle_batch_keep(${asks.map((a) => a.holdId)}::text[],
             ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
             ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
             ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
             ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
-            ${asks.map((a) => a.kept?.before ?? null)}::text[], ${asks.map((a) => a.kept?.after ?? null)}::text[])`)
+            ${asks.map((a) => a.kept?.answer ?? null)}::text[])`)
         }).pipe(
           Effect.map((rows) => {
             const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))

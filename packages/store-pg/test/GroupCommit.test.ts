@@ -114,7 +114,7 @@ for (const t of targets) {
                 SELECT ${account.id}, 'k' || g, 'f', 'in_flight', now(), now() + interval '1 day'
                 FROM generate_series(${i}::int, ${i + 249}::int) AS g WHERE g % 2 = 0`
             const kept = (i: number) =>
-              i % 2 === 0 ? { key: `k${i}`, status: 200, before: `{"data":[${i}],"cost":`, after: "}" } : undefined
+              i % 2 === 0 ? { key: `k${i}`, status: 200, answer: `{"data":[${i}]}` } : undefined
             const answers = yield* Effect.all(
               holds.map((h, i) =>
                 ledger.settle({
@@ -281,7 +281,7 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
                   capture: 1 + (i % 3),
                   reason: "lost",
                   records: recordOf(i === 0 ? `gc-slow-${account.id}` : `gc-lost-${account.id}-${i}`),
-                  kept: i % 2 === 0 ? { key: `k${i}`, status: 200, before: `{"n":${i},"cost":`, after: "}" } : undefined
+                  kept: i % 2 === 0 ? { key: `k${i}`, status: 200, answer: `{"data":[],"n":${i}}` } : undefined
                 })
               )
             ),

@@ -3,7 +3,7 @@
 import { createServer } from "node:net"
 import { SqlClient, SqlError } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Accounts, Ledger } from "@pdr/domain"
+import { Accounts, Answers, Ledger } from "@pdr/domain"
 import { Effect, Either, FastCheck as fc } from "effect"
 import pg from "pg"
 import { PgLedger } from "../src/index.js"
@@ -65,8 +65,7 @@ for (const t of targets) {
             const kept = (key: string) => ({
               key,
               status: 200,
-              before: '{"data":[{"subject":"\u00e9"}],"cost":',
-              after: ',"coverage":[],"requestId":"req_1"}'
+              answer: '{"data":[{"subject":"\u00e9"}],"coverage":[],"requestId":"req_1"}'
             })
             const empty = { measurements: [], points: [], reveals: [] }
             const settled = yield* ledger.settle({
@@ -77,10 +76,18 @@ for (const t of targets) {
               records: empty,
               kept: kept("k1")
             })
-            const text =
+            // the kept record: the answer as it was given (its text, keys in order) and the cost this settle computed
+            const text = settled.kept!
+            const record = Answers.keptOf(text)!
+            assert.deepStrictEqual(record, {
+              answer: { data: [{ subject: "\u00e9" }], coverage: [], requestId: "req_1" },
+              cost: { creditsCharged: 4, creditsRemaining: 46 }
+            })
+            // rendered as the live answer is: the cost after data
+            assert.strictEqual(
+              Answers.renderKept(record),
               '{"data":[{"subject":"\u00e9"}],"cost":{"creditsCharged":4,"creditsRemaining":46},"coverage":[],"requestId":"req_1"}'
-            assert.strictEqual(settled.kept, text)
-            assert.strictEqual(settled.kept, Ledger.keptText(kept("k1"), { charged: 4, remaining: 46 }))
+            )
             // the hold is no longer held: the settle is refused and the other key's record stays in flight
             const refused = yield* Effect.either(
               ledger.settle({

@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto"
 import { JobEngine } from "@pdr/core"
 import {
+  Answers,
   CallStore,
   Calls,
   Catalogue,
@@ -56,31 +57,19 @@ export interface Outcome {
   readonly originalRequestId?: string | undefined
 }
 
-/**
- * The JSON of answer rows served from the store: a stored view's rows are frozen and shared by every call that reads
- * them (Coverage.storedView), so each is serialized once; any other row is serialized each time.
- */
-const rowJson = new WeakMap<object, string>()
-const jsonOfRow = (row: object): string => {
-  if (!Object.isFrozen(row)) return JSON.stringify(row)
-  let json = rowJson.get(row)
-  if (json === undefined) {
-    json = JSON.stringify(row)
-    rowJson.set(row, json)
-  }
-  return json
-}
+/** A 200 op answer's JSON text (one renderer for live and kept answers: domain `Answers`). */
+export const okText = Answers.text
 
 /**
- * A 200 op answer's JSON text. The answer is built by the domain to the `OpResponse` shape the API publishes; it is
- * written as it is instead of being re-encoded through the Schema (the e2e tests validate every answer against the
- * OpenAPI document), its stored rows from their kept JSON.
+ * The text of an answer as the idempotency run gives it: a settle's kept record (live, or replayed from the store) is
+ * rendered as the live answer is; an answer kept as it was sent is that text.
  */
-export const okText = (body: { readonly data: ReadonlyArray<object> }) => {
-  const { data, ...rest } = body
-  const tail = JSON.stringify(rest)
-  const rows = data.map(jsonOfRow).join(",")
-  return tail === "{}" ? `{"data":[${rows}]}` : `{"data":[${rows}],${tail.slice(1)}`
+const textOf = (kept: { readonly body: unknown; readonly keptBySettle?: boolean }): string => {
+  if (typeof kept.body === "string") {
+    const record = kept.keptBySettle === true ? Answers.keptOf(kept.body) : undefined
+    return record === undefined ? kept.body : Answers.renderKept(record)
+  }
+  return Answers.isKept(kept.body) ? Answers.renderKept(kept.body) : JSON.stringify(kept.body)
 }
 
 /** The request fingerprint an idempotency key is bound to. */
@@ -180,10 +169,10 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         )
         .pipe(
           Effect.map((kept): Outcome => {
-            const text = typeof kept.body === "string" ? kept.body : JSON.stringify(kept.body)
+            const text = textOf(kept)
             if (!kept.replayed) return { status: kept.status, text, replayed: false }
             // a replay is the original answer: its request id too (D16, D17)
-            const body = (typeof kept.body === "string" ? JSON.parse(kept.body) : kept.body) as {
+            const body = JSON.parse(text) as {
               requestId?: unknown
               error?: { requestId?: unknown }
             }

@@ -78,13 +78,13 @@ export interface KeptAnswer {
   /** The account's idempotency key whose record the answer completes. */
   readonly key: string
   readonly status: number
-  readonly before: string
-  readonly after: string
+  /**
+   * The answer without its cost, as JSON text (`{"data":[...],"coverage":[...],<envelope>}`): the settle keeps it with
+   * the cost it computes as one record, `{"answer": ..., "cost": {"creditsCharged", "creditsRemaining"}}`, which
+   * `Answers.renderKept` renders as the live answer is rendered.
+   */
+  readonly answer: string
 }
-
-/** The JSON text of a kept answer with its cost (the settle writes the same text). */
-export const keptText = (kept: KeptAnswer, cost: { readonly charged: number; readonly remaining: number }) =>
-  `${kept.before}{"creditsCharged":${cost.charged},"creditsRemaining":${cost.remaining}}${kept.after}`
 
 /** Port: the credit ledger. */
 export class Ledger extends Context.Tag("@pdr/domain/Ledger")<

@@ -1,0 +1,69 @@
+/**
+ * The JSON text of an op answer (D4), one renderer for a live answer and a kept one (D16): the kept answer of an
+ * idempotent paid call is data, the answer without its cost and the cost its settle computed
+ * (`{"answer": {...}, "cost": {...}}`, written by the settle in its transaction), rendered here as the live answer is.
+ */
+import { Predicate } from "effect"
+
+/**
+ * The JSON of answer rows served from the store: a stored view's rows are frozen and shared by every call that reads
+ * them (Coverage.storedView), so each is serialized once; any other row is serialized each time.
+ */
+const rowJson = new WeakMap<object, string>()
+const jsonOfRow = (row: object): string => {
+  if (!Object.isFrozen(row)) return JSON.stringify(row)
+  let json = rowJson.get(row)
+  if (json === undefined) {
+    json = JSON.stringify(row)
+    rowJson.set(row, json)
+  }
+  return json
+}
+
+/**
+ * A 200 op answer's JSON text: `data` first, then the other members in their order. The answer is built by the domain
+ * to the `OpResponse` shape the API publishes and written as it is (the e2e tests validate every answer against the
+ * OpenAPI document), its stored rows from their kept JSON.
+ */
+export const text = (body: { readonly data: ReadonlyArray<object> } & Readonly<Record<string, unknown>>): string => {
+  const { data, ...rest } = body
+  const tail = JSON.stringify(rest)
+  const rows = data.map(jsonOfRow).join(",")
+  return tail === "{}" ? `{"data":[${rows}]}` : `{"data":[${rows}],${tail.slice(1)}`
+}
+
+/** The answer without its cost, as the settle keeps it (`coverage` and the envelope follow `data`). */
+export const withoutCost = (
+  data: ReadonlyArray<object>,
+  coverage: ReadonlyArray<object>,
+  envelope: Readonly<Record<string, unknown>>
+): string => text({ data, coverage, ...envelope })
+
+/** A kept record as the settle writes it. */
+export interface Kept {
+  readonly answer: { readonly data: ReadonlyArray<object>; readonly coverage: unknown } & Record<string, unknown>
+  readonly cost: { readonly creditsCharged: number; readonly creditsRemaining: number }
+}
+
+/** Whether a kept body (its JSON text, or parsed) is a settle's record rather than an answer kept as it was sent. */
+export const isKept = (body: unknown): body is Kept =>
+  Predicate.isRecord(body) &&
+  Object.keys(body).length === 2 &&
+  Predicate.isRecord(body["answer"]) &&
+  Array.isArray(body["answer"]["data"]) &&
+  Predicate.isRecord(body["cost"])
+
+/** A kept record, parsed when it is text; undefined when the body is not one. */
+export const keptOf = (body: unknown): Kept | undefined => {
+  const parsed = typeof body === "string" ? (JSON.parse(body) as unknown) : body
+  return isKept(parsed) ? parsed : undefined
+}
+
+/** The answer a kept record stands for, with its cost where a live answer has it (after `data`). */
+export const answerOf = (kept: Kept): { readonly data: ReadonlyArray<object> } & Record<string, unknown> => {
+  const { data, ...rest } = kept.answer
+  return { data, cost: kept.cost, ...rest }
+}
+
+/** A kept record's HTTP body: the live answer's text. */
+export const renderKept = (kept: Kept): string => text(answerOf(kept))
