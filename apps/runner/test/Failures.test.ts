@@ -43,6 +43,30 @@ const backendsOf = async (url: string, pid: number) => {
   )
 }
 
+/**
+ * Two runners on 16 entities with 4 s fetches: returned once both are working and the first holds credits for its 4
+ * running tasks (its worker id named).
+ */
+const twoWorking = async () => {
+  const w = await open(16)
+  const env = w.env({ SYNTHETIC_LATENCY_MS: "4000", REFRESH_CONCURRENCY: "4", REFRESH_LEASE_MS: "3000" })
+  const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
+  const workerOf = async (pid: number) =>
+    (await F.query(w.url, "SELECT DISTINCT worker FROM jobs WHERE worker LIKE $1", [`%:${pid}:%`]).catch(() => []))[0]
+      ?.worker as string | undefined
+  const heldBy = (worker: string) =>
+    count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held' AND key_id LIKE $1", [`%:${worker}`])
+  let worker: string | undefined
+  expect(
+    await waitFor(async () => {
+      worker = await workerOf(a.child.pid!)
+      return worker !== undefined && (await workerOf(b.child.pid!)) !== undefined && (await heldBy(worker)) >= 4
+    }, 90_000),
+    a.output() + b.output()
+  ).toBe(true)
+  return { w, a, b, worker: worker! }
+}
+
 describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
   it("a task that always fails (a result row the database refuses) ends the pass reported failed", async () => {
     const w = await open(12)
@@ -127,23 +151,8 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
   }, 120_000)
 
   it("a SIGKILLed runner's tasks are taken over within 10 s by the other runner and its holds released", async () => {
-    const w = await open(16)
-    const env = w.env({ SYNTHETIC_LATENCY_MS: "4000", REFRESH_CONCURRENCY: "4", REFRESH_LEASE_MS: "3000" })
-    const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
-    const workerOf = async (pid: number) =>
-      (await F.query(w.url, "SELECT DISTINCT worker FROM jobs WHERE worker LIKE $1", [`%:${pid}:%`]).catch(() => []))[0]
-        ?.worker as string | undefined
-    const heldBy = (worker: string) =>
-      count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held' AND key_id LIKE $1", [`%:${worker}`])
     // both runners are working, and the one to kill holds credits for its running tasks
-    let worker: string | undefined
-    expect(
-      await waitFor(async () => {
-        worker = await workerOf(a.child.pid!)
-        return worker !== undefined && (await workerOf(b.child.pid!)) !== undefined && (await heldBy(worker)) >= 4
-      }, 90_000),
-      a.output() + b.output()
-    ).toBe(true)
+    const { w, a, b, worker } = await twoWorking()
     a.child.kill("SIGKILL")
     await a.exited
     const killedAt = Date.now()
@@ -169,22 +178,7 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
   }, 180_000)
 
   it("a runner frozen past its lease (SIGSTOP) makes no second point or charge when it wakes after the takeover", async () => {
-    const w = await open(16)
-    const env = w.env({ SYNTHETIC_LATENCY_MS: "4000", REFRESH_CONCURRENCY: "4", REFRESH_LEASE_MS: "3000" })
-    const [a, b] = [F.spawnRunner(["once"], env), F.spawnRunner(["once"], env)]
-    const workerOf = async (pid: number) =>
-      (await F.query(w.url, "SELECT DISTINCT worker FROM jobs WHERE worker LIKE $1", [`%:${pid}:%`]).catch(() => []))[0]
-        ?.worker as string | undefined
-    const heldBy = (worker: string) =>
-      count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held' AND key_id LIKE $1", [`%:${worker}`])
-    let worker: string | undefined
-    expect(
-      await waitFor(async () => {
-        worker = await workerOf(a.child.pid!)
-        return worker !== undefined && (await workerOf(b.child.pid!)) !== undefined && (await heldBy(worker)) >= 4
-      }, 90_000),
-      a.output() + b.output()
-    ).toBe(true)
+    const { w, a, b, worker } = await twoWorking()
     // frozen mid-fetch: its leases run out and the other runner takes its tasks over (releasing its holds)
     a.child.kill("SIGSTOP")
     const takenOver = await waitFor(
