@@ -155,6 +155,53 @@ describe("ProviderCatalogue: stays, travel reviews, fashion", () => {
     assert.deepStrictEqual(Mapping.input(m.input, unlisted), { startUrls: [page] })
   })
 
+  it("lodging_booking.reviews (thescrappa~booking-reviews-scraper): one row per review, the score rounded and banded", () => {
+    const { rows, errors } = mapped("lodging_booking.reviews")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        reviewId: "review-884210",
+        author: "Jordan Lee",
+        rating: 9,
+        title: "A comfortable city stay",
+        text: "The room was quiet, the staff were attentive, and the location made museums easy to reach.",
+        postedAt: "2026-09-18T00:00:00.000Z",
+        band: "superb",
+        travellerType: "Couple",
+        position: 1
+      },
+      {
+        reviewId: "review-884163",
+        author: "Anonymous",
+        rating: 7,
+        title: "",
+        text: "",
+        postedAt: "2026-08-30T00:00:00.000Z",
+        band: "good",
+        travellerType: "Solo traveller",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["lodging_booking.reviews"]!
+    const page = "https://www.booking.com/hotel/de/adlon-kempinski-berlin.html"
+    const newest = unit("lodging_booking", "reviews", { subjects: [page], sort: "newest", limit: 40 }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, newest), {
+      hotels: [{ url: page }],
+      sort: "recent_desc",
+      limit: 25,
+      maxPages: 4,
+      maxResults: 40
+    })
+    // relevance (the default) is the actor's own order: no sort is sent
+    const plain = unit("lodging_booking", "reviews", { subjects: [page], limit: 25 }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, plain), {
+      hotels: [{ url: page }],
+      limit: 25,
+      maxPages: 4,
+      maxResults: 25
+    })
+  })
+
   it("home_rentals.reviews (thescrappa~airbnb-reviews-scraper): one row per rated review, in its own language", () => {
     const { rows, errors } = mapped("home_rentals.reviews")
     assert.deepStrictEqual(errors, [])

@@ -132,11 +132,55 @@ export const shipped = {
     },
     notMapped:
       "priceFrom, currency, nights and available stay null, so the stay's dates and currency are not sent: the actor's price is the first room listed on the page (its source takes rooms[0].price), documented neither as the lowest offer nor as the total for the stay, and its currency is a symbol; stars and guestScore are null when the page shows none (null in the actor's item: an unrated property), reviewCount 0; url is the page URL without Booking's query parameters; the stay's language goes to the actor's language input when it is one the actor lists (en-GB, en-US, de, fr, ...), else the actor's default (en-us) applies; the actor's documentation shows no error items, so the default error paths are kept"
+  },
+  // https://apify.com/thescrappa/booking-reviews-scraper (Scrappa's Booking.com Reviews Scraper; "$0.30 per 1,000
+  // results. Apify saves one dataset item per result and applies the Actor's per-result price to saved items"). Its
+  // README and input schema are published by the author in github.com/userlip/scrappa-apify-actors
+  // (actors/booking-reviews-scraper/.actor/README.md at commit 274d398, input_schema.json at commit 572892b; the
+  // README's API example names the actor thescrappa~booking-reviews-scraper). Input: `hotels` [{ url }] (required),
+  // `sort` (recent_desc, recent_asc, score_desc, score_asc), `limit` (reviews a page, 1 to 25), `maxPages` (pages per
+  // hotel, 1 to 100, default 1), `maxResults` (dataset items across the run, 1 to 1,000), `lang`, `currency`. Output
+  // (the README's table and example): review_id, rating (a string, "9.2"), title, text, positive_text,
+  // negative_text, author, traveler_type ("Couple"), stay_date ("September 2026"), created_at ("2026-09-18"),
+  // language, input_url, scraped_at. One run per hotel page: four pages of 25 cover the op's largest limit (100),
+  // and maxResults stops the run at the rows asked.
+  "lodging_booking.reviews": {
+    actor: "thescrappa~booking-reviews-scraper",
+    docs: "https://apify.com/thescrappa/booking-reviews-scraper",
+    usdPerItem: 0.0003,
+    input: {
+      hotels: [{ url: "$subject" }],
+      sort: {
+        $value: "request.sort",
+        map: { newest: "recent_desc", oldest: "recent_asc", rating_high: "score_desc", rating_low: "score_asc" }
+      },
+      limit: 25,
+      maxPages: 4,
+      maxResults: "$rows"
+    },
+    rows: {
+      reviewId: "review_id",
+      author: { path: "author", as: "string", default: "" },
+      rating: { path: "rating", as: "integer" },
+      title: { path: "title", as: "string", default: "" },
+      text: { path: "text", as: "string", default: "" },
+      postedAt: { path: "created_at", as: "datetime" },
+      band: {
+        path: "rating",
+        as: "integer",
+        bands: [
+          { min: 9, value: "superb" },
+          { min: 7, value: "good" },
+          { min: 5, value: "average" },
+          { min: 0, value: "poor" }
+        ]
+      },
+      travellerType: { path: "traveler_type", as: "string", default: "" }
+    },
+    notMapped:
+      "since and scoreBands: the actor documents no date or score filter, so a hotel's reviews come unfiltered in the order asked (relevance leaves the actor's own order); rating is the review's score rounded to a whole point (the actor gives it as text, \"9.2\" is 9) and band our classification of that rating (superb 9 and up, good 7, average 5, poor below); text is the review's text (its liked and disliked parts, positive_text and negative_text, are not joined in); postedAt is created_at, a date (midnight UTC); author and travellerType are empty when the review gives none; the README documents no error items (a failed hotel is logged, not saved), so the default error paths are kept"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
-export const unmapped: Readonly<Record<string, string>> = {
-  "lodging_booking.reviews":
-    "the row's band (superb, good, average, poor) could now be our classification of the review's score (a row spec bands a number), but no Booking review actor read documents, on readable pages, the fields a review row needs (its id, author, score, date, title, text, traveller type) together with its input and a per-review price: voyager/booking-reviews-scraper ($2.00 / 1,000 reviews; its own pages show only the liked and disliked parts, reviewTextParts, in a maintainer's answer; id, userName, rating and reviewDate were read only in a third party's integration notes, with no traveller type), reapx/booking-review-scraper (reviewId, score, reviewedAt, authorName, title, positiveText, negativeText in its example pages; no traveller type field and no price read), mina_safwat/booking-reviews-scraper ($1.00 / 1,000 reviews; the key of its Review ID column is not on the readable part of its pages), scrapersdelight/booking-reviews-scraper (no review id or reviewer name in its output view), kestrel/booking-reviews-scraper ($0.005 a review; its review id and reviewer keys not readable), voyager/booking-scraper's userReviews (no review id; dates such as \"8, 2021\"); not shipped"
-}
+export const unmapped: Readonly<Record<string, string>> = {}
