@@ -15,15 +15,10 @@ const mappedOps = [
   "short_video.search",
   "short_video.comments",
   "short_video.followers",
-  "short_video.videos"
+  "short_video.videos",
+  "short_video.shop"
 ]
-const unmappedOps = [
-  "short_video.searchPosts",
-  "short_video.shop",
-  "jobs_in.search",
-  "jobs_global.search",
-  "jobs_global.jobs"
-]
+const unmappedOps = ["short_video.searchPosts", "jobs_in.search", "jobs_global.search", "jobs_global.jobs"]
 
 describe("ProviderCatalogue: short_video and jobs", () => {
   it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
@@ -123,6 +118,40 @@ describe("ProviderCatalogue: short_video and jobs", () => {
     const short = Mapping.rowsOf(m, { videoUrl: "https://vm.tiktok.com/ZMabc123/", views: 1 }, ["shares"])
     assert.strictEqual(short[0]!["author"], "")
     assert.strictEqual(short[0]!["shares"], null)
+  })
+
+  it("short_video.shop (datacortex~tiktok-shop-search-scraper): products for a query, priced in USD, its error row not a row", () => {
+    const { rows, errors } = mapped("short_video.shop")
+    assert.deepStrictEqual(rows, [
+      {
+        productId: "1731987113638072822",
+        title: "junk phone case",
+        price: 7.99,
+        currency: "USD",
+        sold: 10432,
+        rating: 4.6,
+        shop: "CaseCraft Store",
+        position: 1
+      },
+      {
+        productId: "1729800000000000001",
+        title: "Clear MagSafe case for iPhone 16",
+        price: 12.5,
+        currency: "USD",
+        sold: 1500,
+        rating: 4.2,
+        shop: "Northwind Accessories",
+        position: 2
+      }
+    ])
+    assert.deepStrictEqual(errors, [{ text: "The search page could not be read for this term", notFound: false }])
+    const m = ProviderCatalogue.mappings["short_video.shop"]!
+    assert.strictEqual(m.usdPerItem, 0.0025)
+    assert.strictEqual(m.usdPerRun, 0.001)
+    const u = unit("short_video", "shop", { query: "phone case", limit: 10 })
+    assert.deepStrictEqual(Mapping.input(m.input, u), { keywords: ["phone case"] })
+    // a row of another type than product is not a row
+    assert.deepStrictEqual(Mapping.rowsOf(m, { type: "summary", productId: "1" }, []), [])
   })
 
   it("short_video.search (fetch_cat~tiktok-user-search-scraper): accounts for a query", () => {

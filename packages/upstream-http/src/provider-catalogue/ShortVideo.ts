@@ -161,13 +161,40 @@ export const shipped = {
     },
     notMapped:
       "direction followers: the page says follower lists (unlike following lists) now need the caller's own TikTok cookie, which the mapping does not pass, so such a run may come back empty"
+  },
+  // https://apify.com/datacortex/tiktok-shop-search-scraper ("TikTok Shop search results as rows"). Input, its API
+  // example (https://apify.com/datacortex/tiktok-shop-search-scraper/api): { "keywords": ["phone case"] } (no count input
+  // shown: the run's item limit caps the rows). Output, its page's "What you get" table and field names: query, type
+  // ("product or error"), position, page, productId ("TikTok Shop product ID"), title, url, price, originalPrice,
+  // discountPercent, rating, reviewsCount, soldCount, shopName, sellerId, labels; its changelog
+  // (https://apify.com/datacortex/tiktok-shop-search-scraper/changelog.md): "one row per TikTok Shop (US) product for each
+  // search term", "Search terms that fail get an error row with errorCode and a plain-language errorMessage". Price, its
+  // pricing page (https://apify.com/datacortex/tiktok-shop-search-scraper/pricing): "Product $2.50 / 1,000" and "Actor
+  // Start $0.001", platform costs included.
+  "short_video.shop": {
+    actor: "datacortex~tiktok-shop-search-scraper",
+    docs: "https://apify.com/datacortex/tiktok-shop-search-scraper",
+    usdPerItem: 0.0025,
+    usdPerRun: 0.001,
+    input: { keywords: ["$query"] },
+    keep: { path: "type", in: ["product"] },
+    errors: { when: ["errorMessage", "errorCode"] },
+    rows: {
+      productId: { path: "productId", as: "string" },
+      title: { path: "title", as: "string" },
+      price: { path: "price", as: "number" },
+      currency: { const: "USD" },
+      sold: { path: "soldCount", as: "integer" },
+      rating: { path: "rating", as: "number" },
+      shop: { path: "shopName", as: "string" }
+    },
+    notMapped:
+      "currency: the actor gives none; it searches the US storefront only (its changelog: one row per TikTok Shop (US) product), so its prices are read as USD; the number of products is bounded by the run's item limit (the page shows no count input)"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
   "short_video.searchPosts":
-    "no page read documents one actor that takes a query, a hashtag and a sound together with its output field names and its price per result (the two template gaps, a list none of whose references is given and a mode picked by the field given, are closed): dami_studio/tiktok-scraper (https://apify.com/dami_studio/tiktok-scraper: profile, hashtag, keyword search or video URL) and funny_ground/tiktok-scraper (https://apify.com/funny_ground/tiktok-scraper: profiles, hashtags, search, direct URLs) have no sound input; the stored copies hold no page of clover_folktale/tiktok-scraper or nextgensda/tiktok-scraper to re-read; apidojo/tiktok-scraper ($0.30 / 1,000 posts) and novi/tiktok-scraper-ultimate take `keywords` and `startUrls` of search, tag and music pages (https://apify.com/apidojo/tiktok-scraper/api/javascript, https://apify.com/novi/tiktok-scraper-ultimate/api/python), but no page read names their output fields, and a hashtag would have to be written into a tag URL (`https://www.tiktok.com/tag/{request.hashtag}`), which a template sends as `.../tag/` when the caller gave a sound instead; novi's Fast TikTok API input (https://apify.com/novi/fast-tiktok-api-with-simple-result: `type` SEARCH, HASHTAG or MUSIC, one `url` for a hashtag or a music page) puts the hashtag page and the sound page in the same field, and an issue of novi/fast-tiktok-scraper ($3.00 / 1,000 videos) says a user was banned for asking fewer than 50 results many times; netdesignr/tiktok-scraper-pro (search, hashtag and sound pages, from $3.00 / 1,000 videos) shows neither its input nor its output field names; trev0n/tiktok-scraper (hashtags, sound URLs) has no keyword search; xmolodtsov/tiktok-search-scraper serves keywords and hashtags only",
-  "short_video.shop":
-    "no page read documents every row field (productId, title, price, currency, units sold, rating, shop) of a keyword search: datacortex/tiktok-shop-search-scraper (input keywords, $2.50 / 1,000 products) shows productId, title, price, soldCount, rating, shopName but no currency field; architekture/tiktok-shop-products-scraper (keyword search, $3.00 / 1,000) names price, currency, sellerId, sellerName, rating, soldCount and the product url, but neither a product id field nor its input field; powerai/tiktok-shop-scraper (mode shop_search, queries) and openclawai/tiktok-shop-scraper name their outputs only in prose; themineworks/tiktok-shop-products gives sold count and seller only for a shop URL with a session cookie; apimy/tiktok-shop-search-scraper (input keywords, country, maxProducts) shows price and currency but not the names of its product id, units sold, rating and shop fields; v0iddo/mint-tiktok-shop-product-scraper and apimy/tiktok-shop-product-scraper take product links or ids, not a query"
+    "no page read documents one actor that takes a query, a hashtag and a sound together with its output field names and its price per result (the two template gaps, a list none of whose references is given and a mode picked by the field given, are closed): dami_studio/tiktok-scraper (https://apify.com/dami_studio/tiktok-scraper: profile, hashtag, keyword search or video URL) and funny_ground/tiktok-scraper (https://apify.com/funny_ground/tiktok-scraper: profiles, hashtags, search, direct URLs) have no sound input; the stored copies hold no page of clover_folktale/tiktok-scraper or nextgensda/tiktok-scraper to re-read; apidojo/tiktok-scraper ($0.30 / 1,000 posts) and novi/tiktok-scraper-ultimate take `keywords` and `startUrls` of search, tag and music pages (https://apify.com/apidojo/tiktok-scraper/api/javascript, https://apify.com/novi/tiktok-scraper-ultimate/api/python), but no page read names their output fields, and a hashtag would have to be written into a tag URL (`https://www.tiktok.com/tag/{request.hashtag}`), which a template sends as `.../tag/` when the caller gave a sound instead; novi's Fast TikTok API input (https://apify.com/novi/fast-tiktok-api-with-simple-result: `type` SEARCH, HASHTAG or MUSIC, one `url` for a hashtag or a music page) puts the hashtag page and the sound page in the same field, and an issue of novi/fast-tiktok-scraper ($3.00 / 1,000 videos) says a user was banned for asking fewer than 50 results many times; netdesignr/tiktok-scraper-pro (search, hashtag and sound pages, from $3.00 / 1,000 videos) shows neither its input nor its output field names; trev0n/tiktok-scraper (hashtags, sound URLs) has no keyword search; xmolodtsov/tiktok-search-scraper serves keywords and hashtags only"
 }
