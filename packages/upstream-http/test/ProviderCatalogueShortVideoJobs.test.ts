@@ -14,16 +14,11 @@ const mappedOps = [
   "short_video.posts",
   "short_video.search",
   "short_video.comments",
-  "short_video.followers"
-]
-const unmappedOps = [
+  "short_video.followers",
   "short_video.videos",
-  "short_video.searchPosts",
-  "short_video.shop",
-  "jobs_in.search",
-  "jobs_global.search",
-  "jobs_global.jobs"
+  "short_video.shop"
 ]
+const unmappedOps = ["short_video.searchPosts", "jobs_in.search", "jobs_global.search", "jobs_global.jobs"]
 
 describe("ProviderCatalogue: short_video and jobs", () => {
   it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
@@ -94,6 +89,69 @@ describe("ProviderCatalogue: short_video and jobs", () => {
     assert.deepStrictEqual(Mapping.input(m.input, u), { creators: ["zachking"], maxVideos: 30 })
     const byDefault = unit("short_video", "posts", { subject: "zachking" }, "zachking")
     assert.deepStrictEqual(Mapping.input(m.input, byDefault), { creators: ["zachking"], maxVideos: 15 })
+  })
+
+  it("short_video.videos (powerai~tiktok-video-scraper): the card of a post by URL, the author read from its URL, shares null", () => {
+    const { rows, errors } = mapped("short_video.videos")
+    assert.deepStrictEqual(rows, [
+      {
+        url: "https://www.tiktok.com/@apifyoffice/video/7200360993149553925",
+        caption: "How we work at Apify #apify #webscraping",
+        author: "apifyoffice",
+        views: 58210,
+        likes: 1432,
+        comments: 37,
+        shares: null,
+        durationSec: 23,
+        sound: "original sound - apifyoffice",
+        postedAt: "2026-02-16T09:41:07.000Z"
+      }
+    ])
+    assert.deepStrictEqual(errors, [])
+    const m = ProviderCatalogue.mappings["short_video.videos"]!
+    assert.strictEqual(m.usdPerItem, 0.00599)
+    assert.strictEqual(m.usdPerRun, 0.01)
+    const post = "https://www.tiktok.com/@apifyoffice/video/7200360993149553925"
+    const u = unit("short_video", "videos", { subjects: [post] }, post)
+    assert.deepStrictEqual(Mapping.input(m.input, u), { videoUrls: [post], includeRelated: false })
+    // a video URL without the handle (a short link) gives an empty author, not another account's
+    const short = Mapping.rowsOf(m, { videoUrl: "https://vm.tiktok.com/ZMabc123/", views: 1 }, ["shares"])
+    assert.strictEqual(short[0]!["author"], "")
+    assert.strictEqual(short[0]!["shares"], null)
+  })
+
+  it("short_video.shop (datacortex~tiktok-shop-search-scraper): products for a query, priced in USD, its error row not a row", () => {
+    const { rows, errors } = mapped("short_video.shop")
+    assert.deepStrictEqual(rows, [
+      {
+        productId: "1731987113638072822",
+        title: "junk phone case",
+        price: 7.99,
+        currency: "USD",
+        sold: 10432,
+        rating: 4.6,
+        shop: "CaseCraft Store",
+        position: 1
+      },
+      {
+        productId: "1729800000000000001",
+        title: "Clear MagSafe case for iPhone 16",
+        price: 12.5,
+        currency: "USD",
+        sold: 1500,
+        rating: 4.2,
+        shop: "Northwind Accessories",
+        position: 2
+      }
+    ])
+    assert.deepStrictEqual(errors, [{ text: "The search page could not be read for this term", notFound: false }])
+    const m = ProviderCatalogue.mappings["short_video.shop"]!
+    assert.strictEqual(m.usdPerItem, 0.0025)
+    assert.strictEqual(m.usdPerRun, 0.001)
+    const u = unit("short_video", "shop", { query: "phone case", limit: 10 })
+    assert.deepStrictEqual(Mapping.input(m.input, u), { keywords: ["phone case"] })
+    // a row of another type than product is not a row
+    assert.deepStrictEqual(Mapping.rowsOf(m, { type: "summary", productId: "1" }, []), [])
   })
 
   it("short_video.search (fetch_cat~tiktok-user-search-scraper): accounts for a query", () => {

@@ -922,11 +922,7 @@ export interface components {
              * @description comments
              */
             readonly comments: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description shares
-             */
-            readonly shares: components["schemas"]["NonNegative"];
+            readonly shares: components["schemas"]["NonNegative"] | null;
             /**
              * int
              * @description duration, in seconds

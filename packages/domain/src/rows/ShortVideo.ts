@@ -21,7 +21,7 @@ export const video = {
   views: R.count("views"),
   likes: R.count("likes"),
   comments: R.count("comments"),
-  shares: R.count("shares"),
+  shares: R.nullable(R.count("shares (null when the source does not measure them)")),
   durationSec: R.count("duration, in seconds"),
   sound: R.str("sound title"),
   postedAt: R.dateTime("when the post was published")

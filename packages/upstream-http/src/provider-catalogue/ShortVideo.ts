@@ -64,6 +64,35 @@ export const shipped = {
     notMapped:
       "the actor's own order is served (it reads the profile page, pinned videos included, `isPinned` marks them); postedAt is read from createTime, else createTimeUnix"
   },
+  // https://apify.com/powerai/tiktok-video-scraper ("Extract TikTok video and creator metadata from video URLs").
+  // Input, its API example (https://apify.com/powerai/tiktok-video-scraper/api): { "videoUrls":
+  // ["https://www.tiktok.com/@apifyoffice/video/7200360993149553925"], "includeRelated": false, "maxRelatedPerVideo": 10 }
+  // (related videos would be items of their own: includeRelated is sent false). Output, its output schema
+  // (https://apify.com/powerai/tiktok-video-scraper/output-schema): videoUrl ("Public TikTok video URL"), caption
+  // ("Video caption / description text"), likes ("Like / digg count"), views ("Play / view count"), duration ("Video
+  // duration in seconds"), publishedAt ("ISO publish time"), musicName ("Soundtrack / music title"), coverUrl,
+  // scrapedAt, comments ("Comment count"). Price (https://apify.com/powerai/tiktok-video-scraper/pricing): "Result
+  // $5.99 / 1,000" and "Actor start ... Flat fee for starting an Actor run: $0.01".
+  "short_video.videos": {
+    actor: "powerai~tiktok-video-scraper",
+    docs: "https://apify.com/powerai/tiktok-video-scraper",
+    usdPerItem: 0.00599,
+    usdPerRun: 0.01,
+    input: { videoUrls: ["$subject"], includeRelated: false },
+    rows: {
+      url: "videoUrl",
+      caption: { path: "caption", as: "string", default: "" },
+      author: { path: "videoUrl", match: "/@([^/?#]+)/video/", default: "" },
+      views: { path: "views", as: "integer" },
+      likes: { path: "likes", as: "integer" },
+      comments: { path: "comments", as: "integer" },
+      durationSec: { path: "duration", as: "integer" },
+      sound: { path: "musicName", as: "string", default: "" },
+      postedAt: { path: "publishedAt", as: "datetime" }
+    },
+    notMapped:
+      "shares: the actor documents no share count; null. author: it documents no author field; the handle is read from videoUrl (https://www.tiktok.com/@<handle>/video/<id>), empty when the URL carries none"
+  },
   // https://apify.com/happy_b/tiktok-comments-scraper. Input `videoUrls`, a list of video URLs (API example:
   // { "videoUrls": ["https://www.tiktok.com/@khaby.lame/video/7617913537561693470"] }); its input schema also has a
   // per-video comment cap and a replies switch whose field names the page does not show (not set: the run's item
@@ -132,15 +161,40 @@ export const shipped = {
     },
     notMapped:
       "direction followers: the page says follower lists (unlike following lists) now need the caller's own TikTok cookie, which the mapping does not pass, so such a run may come back empty"
+  },
+  // https://apify.com/datacortex/tiktok-shop-search-scraper ("TikTok Shop search results as rows"). Input, its API
+  // example (https://apify.com/datacortex/tiktok-shop-search-scraper/api): { "keywords": ["phone case"] } (no count input
+  // shown: the run's item limit caps the rows). Output, its page's "What you get" table and field names: query, type
+  // ("product or error"), position, page, productId ("TikTok Shop product ID"), title, url, price, originalPrice,
+  // discountPercent, rating, reviewsCount, soldCount, shopName, sellerId, labels; its changelog
+  // (https://apify.com/datacortex/tiktok-shop-search-scraper/changelog.md): "one row per TikTok Shop (US) product for each
+  // search term", "Search terms that fail get an error row with errorCode and a plain-language errorMessage". Price, its
+  // pricing page (https://apify.com/datacortex/tiktok-shop-search-scraper/pricing): "Product $2.50 / 1,000" and "Actor
+  // Start $0.001", platform costs included.
+  "short_video.shop": {
+    actor: "datacortex~tiktok-shop-search-scraper",
+    docs: "https://apify.com/datacortex/tiktok-shop-search-scraper",
+    usdPerItem: 0.0025,
+    usdPerRun: 0.001,
+    input: { keywords: ["$query"] },
+    keep: { path: "type", in: ["product"] },
+    errors: { when: ["errorMessage", "errorCode"] },
+    rows: {
+      productId: { path: "productId", as: "string" },
+      title: { path: "title", as: "string" },
+      price: { path: "price", as: "number" },
+      currency: { const: "USD" },
+      sold: { path: "soldCount", as: "integer" },
+      rating: { path: "rating", as: "number" },
+      shop: { path: "shopName", as: "string" }
+    },
+    notMapped:
+      "currency: the actor gives none; it searches the US storefront only (its changelog: one row per TikTok Shop (US) product), so its prices are read as USD; the number of products is bounded by the run's item limit (the page shows no count input)"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "short_video.videos":
-    "no page read documents the input, every row field (url, caption, author, views, likes, comments, shares, duration, sound, date) and the price together: clearfetch/tiktok-video-scraper lists every output field (webVideoUrl, text, authorUsername, playCount, diggCount, commentCount, shareCount, durationSeconds, musicTitle, createTimeISO) but no readable page names its input field; airy_armadillo/tiktok-detail lists the Clockworks-style fields (authorMeta.name, musicMeta.musicName, videoMeta.duration, ...) but not its input field; sones/tiktok-video-details-scraper-lowcost (input videoUrls) documents two different output shapes (its README: stats, author, music, media groups; its example tasks: webVideoUrl, diggCount, videoMeta.duration, musicMeta.musicName) and shows no author handle path; crawlerbros/tiktok-post-scraper (input postUrls) and myagizm/tiktok-video-scraper (input startUrls) name their outputs only by label; piotrv1001/tiktok-video-scraper (input videoUrls) shows no sound field; vonsensey/tiktok-video-scraper-api (input videoUrls) shows no duration or sound field; reapx/tiktok-video-scraper (input startUrls) shows no post date field; clockworks/tiktok-video-scraper (input postURLs, $10.00 / 1,000 videos) shows no output fields (this round: the stored copies hold no input-schema page of clearfetch/tiktok-video-scraper or airy_armadillo/tiktok-detail; webdatatools/tiktok-video-scraper lists every row field (videoId, url, createdAt, description, views, likes, comments, shares, durationSec, musicTitle, authorUsername; from $1.20 / 1,000 videos, https://apify.com/webdatatools/tiktok-video-scraper) but no readable page names its input field; powerai/tiktok-video-scraper (input videoUrls, $5.99 / 1,000; output-schema videoUrl, caption, likes, views, duration, publishedAt, musicName, comments) shows no share count and no author handle; seemuapps/tiktok-video-scraper (input postURLs, $7.00 / 1,000) shows no output field names; tokfluence/tiktok-video-scraper and sashaebashu/tiktok-video-scraper name their authorMeta, musicMeta and videoMeta sub-fields in prose only)",
   "short_video.searchPosts":
-    "no page read documents one actor that takes a query, a hashtag and a sound together with its output field names and its price per result (the two template gaps, a list none of whose references is given and a mode picked by the field given, are closed): dami_studio/tiktok-scraper (https://apify.com/dami_studio/tiktok-scraper: profile, hashtag, keyword search or video URL) and funny_ground/tiktok-scraper (https://apify.com/funny_ground/tiktok-scraper: profiles, hashtags, search, direct URLs) have no sound input; the stored copies hold no page of clover_folktale/tiktok-scraper or nextgensda/tiktok-scraper to re-read; apidojo/tiktok-scraper ($0.30 / 1,000 posts) and novi/tiktok-scraper-ultimate take `keywords` and `startUrls` of search, tag and music pages (https://apify.com/apidojo/tiktok-scraper/api/javascript, https://apify.com/novi/tiktok-scraper-ultimate/api/python), but no page read names their output fields, and a hashtag would have to be written into a tag URL (`https://www.tiktok.com/tag/{request.hashtag}`), which a template sends as `.../tag/` when the caller gave a sound instead; novi's Fast TikTok API input (https://apify.com/novi/fast-tiktok-api-with-simple-result: `type` SEARCH, HASHTAG or MUSIC, one `url` for a hashtag or a music page) puts the hashtag page and the sound page in the same field, and an issue of novi/fast-tiktok-scraper ($3.00 / 1,000 videos) says a user was banned for asking fewer than 50 results many times; netdesignr/tiktok-scraper-pro (search, hashtag and sound pages, from $3.00 / 1,000 videos) shows neither its input nor its output field names; trev0n/tiktok-scraper (hashtags, sound URLs) has no keyword search; xmolodtsov/tiktok-search-scraper serves keywords and hashtags only",
-  "short_video.shop":
-    "no page read documents every row field (productId, title, price, currency, units sold, rating, shop) of a keyword search: datacortex/tiktok-shop-search-scraper (input keywords, $2.50 / 1,000 products) shows productId, title, price, soldCount, rating, shopName but no currency field; architekture/tiktok-shop-products-scraper (keyword search, $3.00 / 1,000) names price, currency, sellerId, sellerName, rating, soldCount and the product url, but neither a product id field nor its input field; powerai/tiktok-shop-scraper (mode shop_search, queries) and openclawai/tiktok-shop-scraper name their outputs only in prose; themineworks/tiktok-shop-products gives sold count and seller only for a shop URL with a session cookie; apimy/tiktok-shop-search-scraper (input keywords, country, maxProducts) shows price and currency but not the names of its product id, units sold, rating and shop fields; v0iddo/mint-tiktok-shop-product-scraper and apimy/tiktok-shop-product-scraper take product links or ids, not a query"
+    "no page read documents one actor that takes a query, a hashtag and a sound together with its output field names and its price per result (the two template gaps, a list none of whose references is given and a mode picked by the field given, are closed): dami_studio/tiktok-scraper (https://apify.com/dami_studio/tiktok-scraper: profile, hashtag, keyword search or video URL) and funny_ground/tiktok-scraper (https://apify.com/funny_ground/tiktok-scraper: profiles, hashtags, search, direct URLs) have no sound input; the stored copies hold no page of clover_folktale/tiktok-scraper or nextgensda/tiktok-scraper to re-read; apidojo/tiktok-scraper ($0.30 / 1,000 posts) and novi/tiktok-scraper-ultimate take `keywords` and `startUrls` of search, tag and music pages (https://apify.com/apidojo/tiktok-scraper/api/javascript, https://apify.com/novi/tiktok-scraper-ultimate/api/python), but no page read names their output fields, and a hashtag would have to be written into a tag URL (`https://www.tiktok.com/tag/{request.hashtag}`), which a template sends as `.../tag/` when the caller gave a sound instead; novi's Fast TikTok API input (https://apify.com/novi/fast-tiktok-api-with-simple-result: `type` SEARCH, HASHTAG or MUSIC, one `url` for a hashtag or a music page) puts the hashtag page and the sound page in the same field, and an issue of novi/fast-tiktok-scraper ($3.00 / 1,000 videos) says a user was banned for asking fewer than 50 results many times; netdesignr/tiktok-scraper-pro (search, hashtag and sound pages, from $3.00 / 1,000 videos) shows neither its input nor its output field names; trev0n/tiktok-scraper (hashtags, sound URLs) has no keyword search; xmolodtsov/tiktok-search-scraper serves keywords and hashtags only; in the fourth round fanndev/tiktok-all-in-one-scraper (https://apify.com/fanndev/tiktok-all-in-one-scraper: modes video, profile, hashtag, music) has no keyword search, korado_labs/tiktok-posts-scraper and harpoon/tiktok-posts-scraper (profiles, hashtags, keywords) have no sound input, and the stored copies give only the first part of each page, which ends before the input and output keys of badr_xba/tiktok-scraper and apidojo/tiktok-scraper"
 }
