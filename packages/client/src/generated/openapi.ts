@@ -1564,21 +1564,9 @@ export interface components {
                 /** @description highest yearly salary, in lakh INR */
                 readonly max: number;
             } | null;
-            /**
-             * int
-             * @description applicants so far
-             */
-            readonly applicants: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description views of the job page
-             */
-            readonly views: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description open positions
-             */
-            readonly vacancies: components["schemas"]["NonNegative"];
+            readonly applicants: components["schemas"]["NonNegative"] | null;
+            readonly views: components["schemas"]["NonNegative"] | null;
+            readonly vacancies: components["schemas"]["NonNegative"] | null;
             /**
              * Format: uri
              * @description job page URL

@@ -4,12 +4,46 @@
  * `unmapped` with the reason.
  */
 
-export const shipped = {} as const
+export const shipped = {
+  // https://apify.com/prodiger/naukri-scraper ("Naukri Job Scraper (Pay-Per-Event)"), read on its changelog
+  // https://apify.com/prodiger/naukri-scraper/changelog.md (0.1.0, 2026-06-02), which lists its whole interface. Input:
+  // `keyword` and `location` (each a string or a list; keywords x locations run in one job), `maxJobs` (1-5000),
+  // `experienceMin`, `experienceMax`, `salaryMin`, `workMode` (any/remote/hybrid/office), `sortBy` (relevance/date),
+  // `maxRequestRetries`, `proxyConfiguration`. Output: jobId, jobUrl, title, companyName, companyUrl, companyLogoUrl,
+  // companyRating, companyReviewsCount, ambitionBoxUrl, location, workMode, isRemote, isHybrid, experienceText,
+  // experienceMin, experienceMax, salary, salaryMin, salaryMax, salaryCurrency, skills, skillsCount, jobDescription,
+  // postedDate, postedDateRelative, postedDaysAgo, applyByDate, vacancy, keyword, locationSearched, searchUrl,
+  // scrapedAt; deduplicated by jobId within a run. Price: `job_scraped` $0.002 (charged after the item is pushed) and
+  // `actor_start` $0.001.
+  "jobs_in.search": {
+    actor: "prodiger~naukri-scraper",
+    docs: "https://apify.com/prodiger/naukri-scraper",
+    usdPerItem: 0.002,
+    usdPerRun: 0.001,
+    input: {
+      keyword: "$query",
+      maxJobs: "$rows",
+      sortBy: { $value: "request.sort", map: { relevance: "relevance", newest: "date" } },
+      workMode: { $value: "request.workplace", map: { onsite: "office", remote: "remote", hybrid: "hybrid" } }
+    },
+    rows: {
+      jobId: { path: "jobId", as: "string" },
+      title: "title",
+      company: "companyName",
+      location: "location",
+      experience: { path: "experienceText", as: "string", default: "" },
+      vacancies: { path: "vacancy", as: "integer" },
+      url: "jobUrl",
+      postedAt: { path: "postedDate", as: "datetime" },
+      details: { path: "jobDescription", as: "string", default: "" }
+    },
+    notMapped:
+      "applicants and views: the actor documents no applicant or view count; null. vacancies is the actor's vacancy (null when it gives none). salaryLakhs: the actor's salaryMin and salaryMax are documented by name only, beside a salaryCurrency, without their unit (rupees or lakhs), so they are not converted; null. postedAt is read from postedDate (its form is not documented: ISO, YYYY-MM-DD or epoch is read, anything else fails the unit). details is the actor's jobDescription, empty when it gives none (the actor documents no switch, so fetchDetails changes nothing). Request fields not sent: locations (the actor's location takes a string or a list, but what it does with an empty list is not documented, and a template cannot leave an empty list out), experience (the actor takes a range, experienceMin/experienceMax, whose match rule is not documented), salaryMin (no unit documented), salaryMax, postedWithin, department, roleCategory, industry, companyType, topCompanies, ugCourse, pgCourse and postedBy (no such input); workplace is sent as workMode only when it names one mode (onsite as office; temporary_wfh has no counterpart), else the actor's own default (any) applies; sort newest is sortBy date. The actor documents no error items, so the default error paths are kept"
+  }
+} as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "jobs_in.search":
-    "no page read documents the three counts the row requires (applicants, views, vacancies, each a non-null count) together: prodiger/naukri-scraper lists its full output (jobId, postedDate, salaryMin, salaryMax, vacancy, ...) with no applicant or view count; thirdwatch/naukri-jobs-scraper shows applicant_count but no view or vacancy field; locaihost/naukri-jobs names applicants but no views or vacancies; tortuga/naukri-scraper (jobId, salaryMinLakhs, salaryMaxLakhs, postedAt) shows no count; abotapi/naukri-com-scraper says it gives view/apply counts with details on but shows not their field names; goat255/naukri-scraper shows jobId and a relative postedLabel only; hyperbach/naukri-jobs-history's output schema shows no count in its readable part. A count the actor does not give is not filled with a constant",
   "jobs_global.search":
     "no page read documents the input, the row fields (job key, employment type, remote flag, dated posting) and the price of one actor together (the country can now come from the request): v0iddo/indeed-scraper's fields (jobKey, remote, jobTypes, postedAt, salaryMin/Max/Period) are listed in its author's dev.to tutorial, but no readable page gives its input field names or its price; goat255/indeed-scraper (input query, location, country, maxItemsPerSearch; output isRemote, jobTypes, postedAt) shows no job key; wildorigins/indeed-jobs (input query, location, country, maxResults) shows remote and jobTypes but only a relative postedRelative and no job key; misceres/indeed-scraper (input position, country, location, maxItems) shows no output field names; truefetch/indeed-job-listing (input keyword, country as a name, max_results) shows job_type, is_remote, posted_date but no job key; atlasdata/indeed-jobs-scraper-reliable names its fields in prose only (this round, the row can take the country from the request and translate job types, but the gap is a documented input and price: v0iddo/indeed-scraper's fields are confirmed again in https://dev.to/voiddo_96373886e24/indeed-jobs-scraper-how-to-get-listings-salary-company-rating-remote-as-json-or-csv-python-4n0g (jobKey, title, company, location, remote, jobTypes, postedAt, salaryMin/Max/Period, jobUrl), and the stored copies hold none of its Apify sub-pages; lowlanddata/indeed-scraper (inputs what, country, where; from $3.70 / 1,000) names employment types and remote flags in prose only; truefetch/indeed-job-search's output-schema shows title, posted_date, location, is_remote, job_type, platform_url but no job key or company in its readable part; blackfalcondata/indeed-scraper (query, maxResults; from $2.00 / 1,000) and mlg14/indeed-scraper (query, country, location; $4.00 / 1,000) show no output field names; atlasdata/indeed-jobs-scraper-reliable ($0.06 / 1,000 and a $0.0005 start, https://dev.to/atlasdata/how-to-pull-indeed-job-data-via-api-60-countries-parsed-salary-apply-urls-4h3i) names its fields in prose only; henrycrawl/indeed-jobs-scraper (https://apify.com/henrycrawl/indeed-jobs-scraper, from $5.00 / 1,000 job postings) lists jobKey, title, company, location, isRemote and salary fields but gives the posting as an age in days, and its input and employment type field are not in the readable part)",
   "jobs_global.jobs":
