@@ -1,5 +1,5 @@
 // Issue 20 (item 6) end to end on PostgreSQL: a deployment started with UPSTREAM_DEFAULT=provider and a token serves
-// every op of the shipped provider catalogue (24 ops on 8 platforms when written) through its actor, against a loopback
+// every op of the shipped provider catalogue (25 ops on 9 platforms when written) through its actor, against a loopback
 // provider that serves the recorded items of every shipped actor (packages/upstream-http/test/fixtures/provider/).
 // For each op, called with the catalogue's own example request (Examples.minimal, as GET /api/v1/platforms publishes
 // it) asking as many rows as the recorded items fill: one run of the mapped actor with the mapping's input, item
@@ -43,7 +43,8 @@ const platforms = [
   "home_rentals",
   "lodging_booking",
   "travel_reviews",
-  "jobs_in"
+  "jobs_in",
+  "fashion_marketplace"
 ]
 
 /**

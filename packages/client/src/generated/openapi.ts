@@ -2834,17 +2834,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.listing.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2865,17 +2859,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.search.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2896,17 +2884,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.history.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */

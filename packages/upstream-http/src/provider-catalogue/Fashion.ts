@@ -3,7 +3,36 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
-export const shipped = {} as const
+export const shipped = {
+  // https://apify.com/abotapi/ssense-product-scraper ("SSENSE Scraper - Products, Sale & Retail Prices", "from $1.70 /
+  // 1,000 product records", pay per event; its pricing tab's table was not readable, so the advertised price is the one
+  // used). Its README table: recordId / productId ("the store's own product id, stable across runs"), title / brand /
+  // sku (product name, designer, style code), price ("the current selling price"), regularPrice ("the regular
+  // (undiscounted) price"), onSale / discountPercent, stock state and images; the product description is "one toggle
+  // away" (fetchDetails). Its example task
+  // https://apify.com/abotapi/ssense-product-scraper/examples/ssense-product-scraper.md gives the input (mode "search",
+  // searchTerms, urls, gender, saleOnly, onSaleOnly, sortResultsBy, fetchDetails, maxItems, maxPages, incrementalMode,
+  // emitUnchanged, emitExpired, maxNotifyListings, proxy) and the output view: recordId, rowType, title, brand
+  // ("Designer"), sku, gender, category, price (number), regularPrice (number), onSale (boolean), discountPercent
+  // (number), currency (string), inStock, ... (the rest of the view is past the readable part).
+  "fashion_marketplace.search": {
+    actor: "abotapi~ssense-product-scraper",
+    docs: "https://apify.com/abotapi/ssense-product-scraper",
+    usdPerItem: 0.0017,
+    input: { mode: "search", searchTerms: ["$query"], fetchDetails: false, maxItems: "$rows" },
+    rows: {
+      itemId: { path: "productId", as: "string" },
+      name: "title",
+      designer: "brand",
+      price: { path: "price", as: "number" },
+      fullPrice: { path: "regularPrice", as: "number" },
+      discountPercent: { path: "discountPercent", as: "number" },
+      currency: "currency"
+    },
+    notMapped:
+      "the marketplace is read as SSENSE (designer, category and sale pages, numeric product ids, prices per storefront locale): no Farfetch actor documents its output (see the other fashion ops). stockQuantity and sizes: the actor documents a stock state (inStock, its form past the readable part) but no unit count and no size list; null. fetchDetails is sent false (the description is not a field of the row, and the detail fetch's price is not documented). gender is not sent, so the actor's own default section applies (its example searches men). The actor's rowType values are not documented, so no row type is filtered out: an item without a title, designer or price fails the unit. The page documents no error items, so the default error paths are kept"
+  }
+} as const
 
 /** Why the fashion ops have no shipped mapping. */
 const farfetch =
@@ -11,7 +40,6 @@ const farfetch =
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "fashion_marketplace.products": farfetch,
-  "fashion_marketplace.listing": farfetch,
-  "fashion_marketplace.search": farfetch
+  "fashion_marketplace.products": `${farfetch}. The SSENSE actor that serves search (abotapi/ssense-product-scraper) takes product pages only as URLs (its urls input), while a products unit's subject is the numeric item id (a URL's last digits), from which an SSENSE product URL (designer and name slugs) cannot be built`,
+  "fashion_marketplace.listing": `${farfetch}. The SSENSE actor that serves search (abotapi/ssense-product-scraper) lists designer, category and sale page URLs in its urls input, but its only documented mode is search (its example sends urls beside mode search and searchTerms), so which mode walks a page is not documented`
 }
