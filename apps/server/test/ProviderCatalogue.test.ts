@@ -57,14 +57,14 @@ describe.skipIf(!serverUp)("the shipped provider catalogue, end to end on Postgr
   it("says who serves each op: the shipped actors, the operator's mapping, the synthetic upstream for the rest", async () => {
     assert.deepStrictEqual(upstream.servedBy?.("web_search", "playReviews"), { adapter: "provider", actor: reviews })
     assert.deepStrictEqual(upstream.servedBy?.("maps", "places"), { adapter: "provider", actor: "fixture~maps-places" })
-    assert.deepStrictEqual(upstream.servedBy?.("jobs_in", "search"), { adapter: "synthetic" })
+    assert.deepStrictEqual(upstream.servedBy?.("contacts", "reveal"), { adapter: "synthetic" })
     const r = await fetch(`${server.api}/api/v1/platforms`)
     const body = (await r.json()) as {
       platforms: Array<{ platform: string; ops: Array<{ op: string; servedBy?: unknown }> }>
     }
     const op = (p: string, o: string) => body.platforms.find((x) => x.platform === p)!.ops.find((x) => x.op === o)!
     assert.deepStrictEqual(op("web_search", "search").servedBy, { adapter: "provider", actor: search })
-    assert.deepStrictEqual(op("jobs_in", "search").servedBy, { adapter: "synthetic" })
+    assert.deepStrictEqual(op("contacts", "reveal").servedBy, { adapter: "synthetic" })
   })
 
   it("playReviews through its actor: billed as quoted, valid rows, stored and served again free", async () => {

@@ -1,6 +1,6 @@
 // Issue 20 (item 6) end to end on PostgreSQL: a deployment started with UPSTREAM_DEFAULT=provider and a token serves
-// every op of the shipped provider catalogue (23 ops on 7 platforms) through its actor, against a loopback provider
-// that serves the recorded items of every shipped actor (packages/upstream-http/test/fixtures/provider/<actor>.json).
+// every op of the shipped provider catalogue (25 ops on 9 platforms when written) through its actor, against a loopback
+// provider that serves the recorded items of every shipped actor (packages/upstream-http/test/fixtures/provider/).
 // For each op, called with the catalogue's own example request (Examples.minimal, as GET /api/v1/platforms publishes
 // it) asking as many rows as the recorded items fill: one run of the mapped actor with the mapping's input, item
 // count and charge limit; billed as quoted; the balance down by the charge; rows that decode with the op's row Schema
@@ -42,7 +42,9 @@ const platforms = [
   "social_network",
   "home_rentals",
   "lodging_booking",
-  "travel_reviews"
+  "travel_reviews",
+  "jobs_in",
+  "fashion_marketplace"
 ]
 
 /**
@@ -57,14 +59,17 @@ const opOf = (key: string) => {
 }
 const pages = (op: Catalogue.OpDef) => op.kind._tag === "Measure" && op.kind.paging === "pages"
 
+/** The most items the loopback provider serves a run: the highest minimum of rows an op asks (jobs_in search: 50). */
+const servedAtMost = 50
+
 /**
  * What the loopback provider serves a run asked for `items` (Fixtures.provider): the actor's recorded items cycled,
- * at most 40, half of them when the run stops on its charge limit; its hidden (`#`) fields dropped when the dataset
- * is read clean (as the adapter reads it unless the mapping reads hidden fields).
+ * at most `servedAtMost`, half of them when the run stops on its charge limit; its hidden (`#`) fields dropped when
+ * the dataset is read clean (as the adapter reads it unless the mapping reads hidden fields).
  */
 const served = (mapping: Mapping.OpMapping, items: number, capped = false) => {
   const all = recorded(mapping.actor)
-  const total = Math.min(items, 40)
+  const total = Math.min(items, servedAtMost)
   const hidden = Mapping.readsHidden(mapping)
   return Array.from({ length: capped ? Math.floor(total / 2) : total }, (_, i) => all[i % all.length]).map((item) =>
     hidden || item === null || typeof item !== "object"
@@ -111,8 +116,8 @@ const expected = (key: string, request: Record<string, unknown>, capped = false)
 }
 
 /**
- * The rows to ask of an op: one page, one card, or the most rows (up to the op's maximum) that the recorded items,
- * served as the provider serves them, fill.
+ * The rows to ask of an op: one page, one card, or the most rows (at least the op's minimum, up to its maximum) that
+ * the recorded items, served as the provider serves them, fill.
  */
 const fillable = (key: string) => {
   const op = opOf(key)
@@ -122,7 +127,8 @@ const fillable = (key: string) => {
   const held = recorded(mapping.actor)
     .filter((item) => Mapping.errorItem(mapping, item) === undefined)
     .flatMap((item) => Mapping.rowsOf(mapping, item, fields.nullable)).length
-  for (let rows = Math.min(held, Examples.rowsBounds(op)[1]); rows > 1; rows--)
+  const [least, most] = Examples.rowsBounds(op)
+  for (let rows = Math.min(Math.max(held, least), most); rows > 1 && rows >= least; rows--)
     if (expected(key, requestOf(key, rows)).complete) return rows
   return 1
 }
@@ -146,7 +152,8 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
   beforeAll(async () => {
     provider = await Fixtures.provider({
       datasets: Object.fromEntries(actors.map((a) => [a, recorded(a)])),
-      capped
+      capped,
+      items: servedAtMost
     })
     const env = new Map([
       ["UPSTREAM_DEFAULT", "provider"],

@@ -16,9 +16,10 @@ const mappedOps = [
   "short_video.comments",
   "short_video.followers",
   "short_video.videos",
-  "short_video.shop"
+  "short_video.shop",
+  "jobs_in.search"
 ]
-const unmappedOps = ["short_video.searchPosts", "jobs_in.search", "jobs_global.search", "jobs_global.jobs"]
+const unmappedOps = ["short_video.searchPosts", "jobs_global.search", "jobs_global.jobs"]
 
 describe("ProviderCatalogue: short_video and jobs", () => {
   it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
@@ -224,6 +225,65 @@ describe("ProviderCatalogue: short_video and jobs", () => {
       profiles: ["nasa"],
       listType: "followers",
       maxItemsPerProfile: 25
+    })
+  })
+
+  it("jobs_in.search (prodiger~naukri-scraper): jobs of a keyword, counts the actor does not measure null", () => {
+    const { rows, errors } = mapped("jobs_in.search")
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        jobId: "010626500123",
+        title: "Python Developer",
+        company: "Acme Analytics",
+        location: "Bengaluru",
+        experience: "3-6 Yrs",
+        salaryLakhs: null,
+        applicants: null,
+        views: null,
+        vacancies: 2,
+        url: "https://www.naukri.com/job-listings-python-developer-acme-analytics-bengaluru-3-to-6-years-010626500123",
+        postedAt: "2026-06-01T00:00:00.000Z",
+        details: "Build and maintain data services in Python.",
+        position: 1
+      },
+      {
+        jobId: "290526007781",
+        title: "Senior Python Engineer",
+        company: "Orbit Fintech",
+        location: "Mumbai",
+        experience: "5-10 Yrs",
+        salaryLakhs: null,
+        applicants: null,
+        views: null,
+        vacancies: null,
+        url: "https://www.naukri.com/job-listings-senior-python-engineer-orbit-fintech-mumbai-5-to-10-years-290526007781",
+        postedAt: "2026-05-29T00:00:00.000Z",
+        details: "",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["jobs_in.search"]!
+    assert.strictEqual(m.usdPerItem, 0.002)
+    assert.strictEqual(m.usdPerRun, 0.001)
+    const newest = unit("jobs_in", "search", {
+      query: "python developer",
+      sort: "newest",
+      workplace: ["onsite"],
+      limit: 80
+    })
+    assert.deepStrictEqual(Mapping.input(m.input, newest), {
+      keyword: "python developer",
+      maxJobs: 80,
+      sortBy: "date",
+      workMode: "office"
+    })
+    // by default: relevance, no work mode (several modes, or none, leave the actor's own default: any)
+    const byDefault = unit("jobs_in", "search", { query: "python developer", workplace: ["remote", "hybrid"] })
+    assert.deepStrictEqual(Mapping.input(m.input, byDefault), {
+      keyword: "python developer",
+      maxJobs: 50,
+      sortBy: "relevance"
     })
   })
 })

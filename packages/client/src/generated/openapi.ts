@@ -1560,21 +1560,9 @@ export interface components {
                 /** @description highest yearly salary, in lakh INR */
                 readonly max: number;
             } | null;
-            /**
-             * int
-             * @description applicants so far
-             */
-            readonly applicants: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description views of the job page
-             */
-            readonly views: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description open positions
-             */
-            readonly vacancies: components["schemas"]["NonNegative"];
+            readonly applicants: components["schemas"]["NonNegative"] | null;
+            readonly views: components["schemas"]["NonNegative"] | null;
+            readonly vacancies: components["schemas"]["NonNegative"] | null;
             /**
              * Format: uri
              * @description job page URL
@@ -2842,17 +2830,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.listing.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2873,17 +2855,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.search.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
@@ -2904,17 +2880,11 @@ export interface components {
             readonly price: number;
             /** @description price before discount, in `currency` */
             readonly fullPrice: number;
-            /** @description discount below fullPrice, in percent */
-            readonly discountPercent: number;
+            readonly discountPercent: number | null;
             /** @description ISO 4217 currency of the storefront locale */
             readonly currency: string;
-            /**
-             * int
-             * @description units in stock
-             */
-            readonly stockQuantity: components["schemas"]["NonNegative"];
-            /** @description sizes in stock */
-            readonly sizes: readonly string[];
+            readonly stockQuantity: components["schemas"]["NonNegative"] | null;
+            readonly sizes: readonly string[] | null;
         };
         readonly "fashion_marketplace.history.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */

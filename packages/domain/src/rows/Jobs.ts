@@ -14,11 +14,14 @@ export const jobIn = {
     Schema.Struct({
       min: R.num("lowest yearly salary, in lakh INR"),
       max: R.num("highest yearly salary, in lakh INR")
-    }).annotations({ description: "yearly salary range, in lakh INR; null when not disclosed" })
+    }).annotations({
+      description:
+        "yearly salary range, in lakh INR; null when not disclosed, or when the source gives it in no stated unit"
+    })
   ),
-  applicants: R.count("applicants so far"),
-  views: R.count("views of the job page"),
-  vacancies: R.count("open positions"),
+  applicants: R.nullable(R.count("applicants so far; null when the source does not measure it")),
+  views: R.nullable(R.count("views of the job page; null when the source does not measure it")),
+  vacancies: R.nullable(R.count("open positions; null when the source does not measure it")),
   url: R.url("job page URL"),
   postedAt: R.dateTime("when the job was posted"),
   details: R.optional(R.str("job description (present when fetchDetails is true)"))

@@ -9,10 +9,10 @@ export const fashionItem = {
   designer: R.str("designer"),
   price: R.num("current price, in `currency`"),
   fullPrice: R.num("price before discount, in `currency`"),
-  discountPercent: R.num("discount below fullPrice, in percent"),
+  discountPercent: R.nullable(R.num("discount below fullPrice, in percent; null when the source does not give it")),
   currency: R.currency("ISO 4217 currency of the storefront locale"),
-  stockQuantity: R.count("units in stock"),
-  sizes: R.list(Schema.String, "sizes in stock")
+  stockQuantity: R.nullable(R.count("units in stock; null when the source does not count them")),
+  sizes: R.nullable(R.list(Schema.String, "sizes in stock; null when the source does not list them"))
 }
 
 /** History metrics of a fashion item. */
