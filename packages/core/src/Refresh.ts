@@ -113,8 +113,12 @@ export const jobKey = (pass: string, freshnessKey: string): string => `${pass}|$
 export const idempotencyKey = (pass: string, freshnessKey: string): string =>
   `refresh:${createHash("sha256").update(`${pass}\u0000${freshnessKey}`).digest("hex").slice(0, 48)}`
 
-/** The hold key of a runner's calls in a pass: a taken-over job releases the holds of its stopped runner. */
-export const holdKey = (pass: string, runner: string) => `refresh:${pass}:${runner}`
+/**
+ * The hold key of a runner's call for one job of a pass: a taken-over job releases the hold its stopped runner placed
+ * for that job, never one the same runner placed for another job after it resumed (a runner frozen past its leases
+ * goes on claiming when it wakes).
+ */
+export const holdKey = (pass: string, runner: string, job: string) => `refresh:${pass}:${runner}:${job}`
 
 /** Claim order: pinned entities first, then the most recently demanded. */
 export const priorityOf = (e: Pick<Demand.Tracked, "pinned" | "demandedAt">): number =>
@@ -321,10 +325,10 @@ export const make = (settings: Settings) =>
             return row?.account_id
           })
 
-    /** The holds of a runner that stopped mid-job, and the job's unfinished idempotency record, are released. */
-    const releaseStopped = (task: TaskT, accountId: string, stopped: string) =>
+    /** The hold of a runner that stopped mid-job, and the job's unfinished idempotency record, are released. */
+    const releaseStopped = (task: TaskT, accountId: string, stopped: string, job: string) =>
       Effect.gen(function* () {
-        const key = holdKey(task.pass, stopped)
+        const key = holdKey(task.pass, stopped, job)
         const held = yield* ledger.holds(accountId)
         for (const h of held) if (h.keyId === key) yield* ledger.release(h.id)
         yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
@@ -344,12 +348,12 @@ export const make = (settings: Settings) =>
         )
         const accountId = yield* accountOf(task.pass)
         if (accountId === undefined) return yield* permanent(`no pass ${task.pass}`)
-        if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom)
+        if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom, job.id)
         // a retry here (the attempt before ended in this runner: a dropped connection, say) finds that attempt's claim
         // on the key still in flight when its end could not be written: it is stale, and dropped (a settled one stays)
         else if (job.attempts > 1)
           yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
-        const caller = { accountId, keyId: holdKey(task.pass, runner), prefix: "refresh" }
+        const caller = { accountId, keyId: holdKey(task.pass, runner, job.id), prefix: "refresh" }
         // planned once: the quote, then (once it is reserved) the call on the same plan; the store read once
         const prepared = yield* refreshing(calls.prepare(caller, task.platform, { request: task.request })).pipe(
           Effect.mapError((e) => permanent(`quote refused: ${e.message}`))
@@ -379,20 +383,24 @@ export const make = (settings: Settings) =>
         const fingerprint = createHash("sha256")
           .update(`${task.platform}\n${Freshness.canonicalJson({ request: task.request })}`)
           .digest("hex")
+        // this run's own answer, when it ran the call (read as is, not parsed back from the text the settle kept)
+        let own: { readonly charged: number; readonly coverage: unknown } | undefined
         const answer = yield* idempotency
           .run(
             { accountId, key, fingerprint },
             refreshing(prepared.run({ key, envelope: {} })).pipe(
-              Effect.map(({ kept, ...answer }) =>
-                kept === undefined
+              Effect.map(({ kept, ...answer }) => {
+                own = { charged: answer.cost.creditsCharged, coverage: answer.coverage }
+                return kept === undefined
                   ? { status: 200, body: answer as unknown }
                   : { status: 200, body: kept as unknown, keptBySettle: true }
-              )
+              })
             )
           )
           .pipe(
             Effect.map((k) => {
-              // a settle's kept record (this run's, or the first run's replayed) is read as the answer it stands for
+              if (!k.replayed && own !== undefined) return { ...own, replayed: false }
+              // a settle's kept record (the first run's, replayed) is read as the answer it stands for
               const parsed: unknown = typeof k.body === "string" ? JSON.parse(k.body) : k.body
               const body = (Answers.isKept(parsed) ? Answers.answerOf(parsed) : parsed) as {
                 cost?: { creditsCharged?: number }
