@@ -13,8 +13,8 @@ import { assemble, type CoverageItem, estimated } from "./Coverage.js"
 import { asMeasurement, type FetchResult, fetcherOf } from "./Fetch.js"
 import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
-import * as Kinds from "./Kinds.js"
 import { CallControl } from "./LongCalls.js"
+import * as OpKind from "./OpKind.js"
 import { type Fetched, needsFetch, type Plan, plannerOf, type Unit } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import { Crypto } from "./ports/Crypto.js"
@@ -78,7 +78,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       Option.isSome(leases) ? { leases: leases.value, measurements, pollMs: 25, leaseMs: 3_000 } : undefined
     )
 
-    const estimate = (caller: Caller, p: Plan, steps: Kinds.Fetches) =>
+    const estimate = (caller: Caller, p: Plan, steps: OpKind.Fetches) =>
       Effect.map(
         unspent(caller),
         (available): Answer => ({
@@ -92,14 +92,14 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan, steps: Kinds.Fetches, keep: Keep | undefined) =>
+    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined) =>
       holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (
       caller: Caller,
       p: Plan,
-      steps: Kinds.Fetches,
+      steps: OpKind.Fetches,
       holdId: string | null,
       keep: Keep | undefined
     ) {
@@ -116,7 +116,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const settleFetched = Effect.fnUntraced(function* (
       caller: Caller,
       p: Plan,
-      steps: Kinds.Fetches,
+      steps: OpKind.Fetches,
       holdId: string | null,
       keep: Keep | undefined,
       results: ReadonlyArray<FetchResult>
@@ -210,7 +210,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const prepareImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
       const decoded = yield* Requests.decode(platformId, body)
       if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
-      const steps = Kinds.stepsOf(decoded.op)
+      const steps = OpKind.stepsOf(decoded.op)
       if (steps._tag === "Reads") {
         const store = yield* resolveStore(decoded.op, decoded.request)
         const read = Effect.gen(function* () {

@@ -1,7 +1,7 @@
 /**
- * The request envelope's fields beside `request`, defined once: `estimateOnly` (D8), `maxCredits` (D18), and the
- * freshness controls `maxAgeSeconds` and `forceFresh` (issue 21). The decoder (Requests), the HttpApi contract and the
- * OpenAPI document read them from here.
+ * The request envelope, defined once (`of`): `request` and the fields beside it, `estimateOnly` (D8), `maxCredits`
+ * (D18), and the freshness controls `maxAgeSeconds` and `forceFresh` (issue 21). The decoder (Requests), the HttpApi
+ * contract and the OpenAPI document read it from here.
  */
 import { Record, Schema } from "effect"
 
@@ -27,19 +27,14 @@ export const fields = {
   })
 } as const
 
-/** A test of each envelope field's value (built once: this runs on every call). */
-export const valid: { readonly [K in keyof typeof fields]: (u: unknown) => boolean } = {
-  estimateOnly: Schema.is(fields.estimateOnly),
-  maxCredits: Schema.is(fields.maxCredits),
-  maxAgeSeconds: Schema.is(fields.maxAgeSeconds),
-  forceFresh: Schema.is(fields.forceFresh)
-}
+/** A test of each envelope field's value, by its Schema (built once: this runs on every call). */
+export const valid: { readonly [K in keyof typeof fields]: (u: unknown) => boolean } = Record.map(
+  fields,
+  (field: Schema.Schema.AnyNoContext) => Schema.is(field)
+)
 
 /** The names of the envelope fields beside `request`, typed as its keys. */
 export const fieldNames = Record.keys(fields)
-
-/** The names of the envelope's members. */
-export const names: ReadonlyArray<string> = ["request", ...fieldNames]
 
 /** What an envelope field must be, as a 400 says it. */
 export const problems: { readonly [K in keyof typeof fields]: string } = {
@@ -49,13 +44,24 @@ export const problems: { readonly [K in keyof typeof fields]: string } = {
   forceFresh: "must be a boolean"
 }
 
-/** The envelope fields, optional, as the contract's payload Struct takes them. */
+/** The envelope fields, optional, as the envelope's Struct takes them. */
 export const optionalFields = {
   estimateOnly: Schema.optionalWith(fields.estimateOnly, { exact: true }),
   maxCredits: Schema.optionalWith(fields.maxCredits, { exact: true }),
   maxAgeSeconds: Schema.optionalWith(fields.maxAgeSeconds, { exact: true }),
   forceFresh: Schema.optionalWith(fields.forceFresh, { exact: true })
 }
+
+/**
+ * The request envelope around a request Schema: `request` and the optional envelope fields; any other member is
+ * refused (D5). The one definition of the envelope: each platform's endpoint payload (`Requests.payload`), the
+ * document's envelope of each op and the members the decoder accepts (`names`) are this Struct.
+ */
+export const of = <R extends Schema.Schema.Any>(request: R) =>
+  Schema.Struct({ request, ...optionalFields }).annotations({ parseOptions: { onExcessProperty: "error" } })
+
+/** The names of the envelope's members (`request` first), read from its Struct. */
+export const names: ReadonlyArray<string> = Object.keys(of(Schema.Unknown).fields)
 
 /** The freshness a call asks for: a shorter window (seconds) and whether to fetch regardless. */
 export interface FreshnessControl {

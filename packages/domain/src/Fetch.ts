@@ -4,9 +4,9 @@
  */
 import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option } from "effect"
 import { CallSettings } from "./CallSettings.js"
-import * as Kinds from "./Kinds.js"
 import { measurementOf } from "./kinds/Measure.js"
 import { CallControl, isCancelled } from "./LongCalls.js"
+import * as OpKind from "./OpKind.js"
 import type { Fetched, Plan, Unit } from "./Plan.js"
 import type { FetchLeases } from "./ports/FetchLeases.js"
 import type { Measurement, Measurements } from "./ports/Measurements.js"
@@ -36,7 +36,7 @@ export interface CrossInstance {
 }
 
 /** The measurement a delivered unit records. */
-export const asMeasurement: (p: Plan, f: Kinds.Delivered) => Measurement = measurementOf
+export const asMeasurement: (p: Plan, f: OpKind.Delivered) => Measurement = measurementOf
 
 type Failure =
   | UpstreamFailed
@@ -50,7 +50,7 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
   const fetchUnit = (p: Plan, u: Unit) =>
     Effect.gen(function* () {
       const settings = yield* CallSettings
-      const steps = Kinds.fetching(p.op)
+      const steps = OpKind.fetching(p.op)
       // issue 21: a cancelled call fetches no more units and cuts the ones in flight; a long call has its own budget
       const control = yield* CallControl
       if (isCancelled(control)) {
@@ -206,7 +206,7 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
   const fetchShared = (p: Plan, u: Unit): Effect.Effect<FetchResult> =>
     Effect.suspend(() => {
       const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-      if (!Kinds.fetching(p.op).shares) return own
+      if (!OpKind.fetching(p.op).shares) return own
       const key = `${u.freshnessKey}#${u.asked}`
       const running = inflight.get(key)
       if (running !== undefined) {

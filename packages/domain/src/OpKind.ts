@@ -1,31 +1,36 @@
 /**
  * What an op does, as a typed part of its catalogue entry: it measures data that is kept (per row or per result
  * page), reads a stored series back, reveals contact parts per org, or runs an uncatalogued source whose rows are
- * not kept. Each kind is one module under `kinds/` owning its steps (`Kinds.stepsOf`); no other module chooses a
- * behaviour by an op's name or its price rule.
+ * not kept. Each kind is one module under `kinds/` declaring its variant (`Kind`) with its steps (`steps`); this
+ * module lists them, and no other module chooses a behaviour by an op's name or its price rule. A new kind is its
+ * module and one entry in `kinds` below (with its import): the union follows.
  */
 import { Data } from "effect"
+import type { OpDef } from "./Catalogue.js"
+import * as Measure from "./kinds/Measure.js"
+import * as Reveal from "./kinds/Reveal.js"
+import * as Run from "./kinds/Run.js"
+import * as Series from "./kinds/Series.js"
+import type { Fetches, Steps } from "./kinds/Steps.js"
 
-/** A contact part an org buys (D10). */
-export type Part = "email" | "phone"
+export type { Part } from "./kinds/Reveal.js"
+export type { Delivered, Fetches, Reads, Records, Shaping, SourcePrice, Steps } from "./kinds/Steps.js"
 
-/** The kind of an op. */
-export type OpKind = Data.TaggedEnum<{
-  /** Measured rows kept as stored data (D2, D9); `paging` says whether rows asked are rows or result pages (D1). */
-  Measure: { readonly paging: "rows" | "pages" }
-  /** A stored series read back (D9): never fetches, never bills. */
-  Series: {}
-  /** Contact parts revealed per org (D10): only the parts not held are fetched and paid. */
-  Reveal: { readonly parts: ReadonlyArray<Part> }
-  /** An uncatalogued source run (D19): raw rows, never kept; `source` says whether the request names a priced source. */
-  Run: { readonly source: boolean }
-}>
+/** The steps of each kind module, keyed by the tag of its variant: the one list of the kinds. */
+const kinds = { Measure: Measure.steps, Reveal: Reveal.steps, Run: Run.steps, Series: Series.steps }
 
-/** Constructors of {@link OpKind}. */
-export const OpKind = Data.taggedEnum<OpKind>()
+/** The kind of an op: the variant of one of the kind modules. */
+export type OpKind = Parameters<(typeof kinds)[keyof typeof kinds]>[0]
 
-/** The kind of most ops: rows measured and kept. */
-export const measure: Extract<OpKind, { readonly _tag: "Measure" }> = OpKind.Measure({ paging: "rows" })
+/** The steps of a kind, chosen by its tag (`$match` checks that each key takes its own module's variant). */
+const stepsOfKind: (kind: OpKind) => Steps = Data.taggedEnum<OpKind>().$match(kinds)
 
-/** Whether an op of this kind keeps its results as measured data (explore's runs keep nothing). */
-export const keepsResults = (kind: OpKind): boolean => kind._tag !== "Run"
+/** The steps of an op's kind. */
+export const stepsOf = (op: OpDef): Steps => stepsOfKind(op.kind)
+
+/** The steps of an op whose calls are fetched; a read-only kind has none (it is never planned). */
+export const fetching = (op: OpDef): Fetches => {
+  const steps = stepsOf(op)
+  if (steps._tag === "Reads") throw new Error(`${op.platform} ${op.name} is never planned`)
+  return steps
+}

@@ -10,8 +10,7 @@ import type { CoverageItem } from "./Coverage.js"
 import type { FreshnessControl } from "./Envelope.js"
 import * as Freshness from "./Freshness.js"
 import type { Caller } from "./Keys.js"
-import * as Kinds from "./Kinds.js"
-import type * as OpKind from "./OpKind.js"
+import * as OpKind from "./OpKind.js"
 import * as Pricing from "./Pricing.js"
 import type { Measurement, Measurements, Reveal } from "./ports/Measurements.js"
 import type { UnitOutcome, Upstream } from "./ports/Upstream.js"
@@ -41,7 +40,7 @@ export interface Plan {
   readonly units: ReadonlyArray<Unit>
   readonly quote: number
   readonly store: string | undefined
-  readonly sourcePrice: Kinds.SourcePrice
+  readonly sourcePrice: OpKind.SourcePrice
 }
 
 /** A unit once fetched: delivered, or omitted with its reason. */
@@ -55,7 +54,7 @@ export type Fetched =
     }
 
 /** Whether a unit is fetched, as its op's kind says (nothing fresh stored; contact parts still to buy). */
-export const needsFetch = (p: Plan, u: Unit) => Kinds.fetching(p.op).fetches(u)
+export const needsFetch = (p: Plan, u: Unit) => OpKind.fetching(p.op).fetches(u)
 
 const invalidStore = () =>
   new Requests.InvalidRequest({
@@ -85,7 +84,7 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
   ) {
     const now = DateTime.toDate(yield* DateTime.now)
     const store = yield* resolveStore(op, request)
-    const steps = Kinds.fetching(op)
+    const steps = OpKind.fetching(op)
     const sourcePrice = yield* steps.prepare(upstream, op, request)
     const fields = Freshness.answerFields(request, store)
     const asked = op.facets.asked(request)

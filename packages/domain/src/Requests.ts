@@ -1,6 +1,6 @@
 /**
- * Decoding of the request envelope `{request: {op, ...fields}, estimateOnly?, maxCredits?, maxAgeSeconds?, forceFresh?}` for a platform into a typed,
- * defaulted op request; every offending field is named by its path (D5).
+ * Decoding of the request envelope (`Envelope.of`: `{request: {op, ...fields}, estimateOnly?, maxCredits?, maxAgeSeconds?,
+ * forceFresh?}`) for a platform into a typed, defaulted op request; every offending field is named by its path (D5).
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as Catalogue from "./Catalogue.js"
@@ -95,6 +95,28 @@ export interface Call {
   readonly maxAgeSeconds: number | undefined
   /** Freshness control (issue 21): fetch every unit even when a fresh result is stored. */
   readonly forceFresh: boolean
+}
+
+/** The envelope of one op's calls as sent (`Envelope.of` its request Schema's encoded side: defaults may be left out). */
+export const envelope = (op: Catalogue.OpDef) => Envelope.of(Schema.encodedSchema(op.request))
+
+const payloadOf = (p: Catalogue.PlatformDef) =>
+  Envelope.of(Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))))
+
+const payloads = new WeakMap<Catalogue.PlatformDef, ReturnType<typeof payloadOf>>()
+
+/**
+ * The body of a platform's calls: the envelope (`Envelope.of`) of any of its ops' requests as sent. It is the payload
+ * of the platform's endpoint in the contract; `decode` is its fast decoder (the members it accepts are this Struct's,
+ * each envelope field is tested by its own Schema, and `request` by its op's, found by `request.op` first: D5's
+ * `unknown_op`, and every offending field named).
+ */
+export const payload = (p: Catalogue.PlatformDef): ReturnType<typeof payloadOf> => {
+  const known = payloads.get(p)
+  if (known !== undefined) return known
+  const made = payloadOf(p)
+  payloads.set(p, made)
+  return made
 }
 
 /** Renders a parse path as `a.b[2].c`. */

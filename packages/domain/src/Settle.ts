@@ -12,8 +12,8 @@ import type { CoverageItem } from "./Coverage.js"
 import * as Ids from "./Ids.js"
 import * as KeyLimits from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
-import * as Kinds from "./Kinds.js"
 import { CallControl } from "./LongCalls.js"
+import * as OpKind from "./OpKind.js"
 import type { Fetched, Plan } from "./Plan.js"
 import * as Pricing from "./Pricing.js"
 import type { Crypto } from "./ports/Crypto.js"
@@ -36,16 +36,16 @@ export const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: Reado
 
 /** Billable quantity a delivery carries, as its op's kind counts it: pages or rows. */
 export const deliveredQuantity = (op: Catalogue.OpDef, rows: ReadonlyArray<Row>): number =>
-  Kinds.fetching(op).quantity(rows)
+  OpKind.fetching(op).quantity(rows)
 
 /** The exact price of what a fetch delivered. */
 export const deliveredPrice = (p: Plan, f: Fetched): Pricing.Exact =>
-  "omitted" in f ? Pricing.zero : Kinds.fetching(p.op).delivered(p, f)
+  "omitted" in f ? Pricing.zero : OpKind.fetching(p.op).delivered(p, f)
 
 /** Records the settle transaction writes for delivered units, as their op's kind records them (D8, D9, D10). */
-export const records = (caller: Caller, p: Plan, fetched: ReadonlyArray<Fetched>): Kinds.Records => {
-  const steps = Kinds.fetching(p.op)
-  const into: Kinds.Records = { measurements: [], points: [], reveals: [] }
+export const records = (caller: Caller, p: Plan, fetched: ReadonlyArray<Fetched>): OpKind.Records => {
+  const steps = OpKind.fetching(p.op)
+  const into: OpKind.Records = { measurements: [], points: [], reveals: [] }
   for (const f of fetched) if (!("omitted" in f)) steps.record(caller, p, f, into)
   return into
 }

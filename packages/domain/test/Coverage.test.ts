@@ -1,7 +1,7 @@
 // D4, D10: coverage items, answer rows, stored views and contact rows of a call's units.
 import { assert, describe, it } from "@effect/vitest"
 import * as Coverage from "../src/Coverage.js"
-import * as Kinds from "../src/Kinds.js"
+import * as OpKind from "../src/OpKind.js"
 import type { Fetched, Plan } from "../src/Plan.js"
 import type { Measurement } from "../src/ports/Measurements.js"
 import { opOf, planOf, unitOf } from "./helpers-plan.js"
@@ -23,7 +23,7 @@ const held = {
 const assembled = (p: Plan, fetched: ReadonlyMap<unknown, Fetched>, credits: number) =>
   Coverage.assemble(
     p,
-    Kinds.fetching(p.op).shaping,
+    OpKind.fetching(p.op).shaping,
     p.units,
     (u) => fetched.get(u),
     () => ({ n: credits, d: 1 }),
@@ -53,7 +53,7 @@ describe("Coverage", () => {
 
   it("D1: an op measured by the page keeps every row of the pages asked; any other keeps the rows asked", () => {
     const rows = [1, 1, 2, 2, 3].map((page, i) => ({ page, i }))
-    const kept = (platform: string, op: string) => Kinds.fetching(opOf(platform, op)).kept
+    const kept = (platform: string, op: string) => OpKind.fetching(opOf(platform, op)).kept
     assert.deepStrictEqual(
       kept("web_search", "search")(rows, 2).map((r) => r.i),
       [0, 1, 2, 3]
@@ -67,7 +67,7 @@ describe("Coverage", () => {
   it("D4: answer rows carry the subject, when they were measured and the source; a stored view is reused", () => {
     const p = planOf(opOf("maps", "places"))
     const u = unitOf({ subject: "place1" }, { asked: 1 })
-    const keep = Kinds.fetching(p.op).kept
+    const keep = OpKind.fetching(p.op).kept
     const rows = Coverage.shapeRows(p, u, keep([{ name: "A" }, { name: "B" }], u.asked), at, "maps-src")
     assert.deepStrictEqual(rows, [{ subject: "place1", name: "A", measuredAt: at.toISOString(), source: "maps-src" }])
     const stored: Measurement = {

@@ -1,6 +1,6 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Catalogue, Envelope, Rows } from "@pdr/domain"
+import { Catalogue, type Envelope, Requests, Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import { DashboardGroup } from "./DashboardApi.js"
 import * as Failure from "./Failure.js"
@@ -189,7 +189,7 @@ export const CallList = Schema.Struct({
  * The request envelope of a call: one op's request, `estimateOnly` (D8), `maxCredits` (D18), `maxAgeSeconds` and
  * `forceFresh` (issue 21); the fields beside `request` are `Envelope.fields`.
  */
-export type EnvelopeOf<Request> = { readonly request: Request } & Schema.Struct.Encoded<typeof Envelope.optionalFields>
+export type EnvelopeOf<Request> = Schema.Schema.Encoded<ReturnType<typeof Envelope.of<Schema.Schema<Request>>>>
 
 /** A platform of the catalogue (its path segment). */
 export type Platform = Catalogue.TypedPlatform["id"]
@@ -246,15 +246,13 @@ const callHeaders = Schema.Struct({
 export const opsOf = (platform: string): ReadonlyArray<string> | undefined =>
   Catalogue.findPlatform(platform)?.ops.map((o) => o.name)
 
-/** The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`). */
+/**
+ * The endpoint of a platform, from its catalogue entry (`POST /api/v1/platforms/<id>`); its payload is the domain's
+ * Schema of the platform's body (`Requests.payload`), the one the server decodes with.
+ */
 const platformEndpoint = (p: Catalogue.PlatformDef) =>
   HttpApiEndpoint.post(p.id, `/api/v1/platforms/${p.id}`)
-    .setPayload(
-      Schema.Struct({
-        request: Schema.Union(...p.ops.map((o) => Schema.encodedSchema(o.request))),
-        ...Envelope.optionalFields
-      }).annotations({ parseOptions: { onExcessProperty: "error" } })
-    )
+    .setPayload(Requests.payload(p))
     .setHeaders(callHeaders)
     .addSuccess(answerOf(Schema.Union(...p.ops.map((o) => o.row))))
     .addSuccess(CallAccepted, { status: 202 })

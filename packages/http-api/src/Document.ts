@@ -180,27 +180,22 @@ const cacheControl = {
   schema: { type: "string" }
 }
 
-/** The envelope's fields beside `request`, from their one definition (`Envelope.fields`). */
-const envelopeFields: Json = Object.fromEntries(
-  Object.entries(Envelope.fields).map(([name, schema]) => {
-    const { $schema: _, ...json } = JSONSchema.make(schema as Schema.Schema.AnyNoContext) as unknown as Record<
-      string,
-      unknown
-    >
-    return [name, json]
-  })
-)
+/** The request envelope (`Envelope.of`, the Struct the server decodes with) as JSON Schema; `request` is set per op. */
+const envelope: Json = (() => {
+  const { $schema: _, ...json } = JSONSchema.make(Envelope.of(Schema.Unknown)) as unknown as Json
+  return json
+})()
 
-/** The request envelope of one op: its request Schema and the envelope fields (D8, D18, issue 21). */
+/** The request envelope of one op: the envelope with the op's request Schema (D8, D18, issue 21). */
 const envelopeOf = (op: Catalogue.OpDef, definitions: Record<string, JSONSchema.JsonSchema7>): Json => ({
-  type: "object",
+  type: envelope["type"],
   title: `${op.platform} ${op.name}`,
   description: op.description,
-  required: ["request"],
-  additionalProperties: false,
+  required: envelope["required"],
+  additionalProperties: envelope["additionalProperties"],
   properties: {
-    request: Catalogue.requestJsonSchema(op, { definitions, definitionPath: "#/components/schemas/" }),
-    ...envelopeFields
+    ...(envelope["properties"] as Json),
+    request: Catalogue.requestJsonSchema(op, { definitions, definitionPath: "#/components/schemas/" })
   }
 })
 

@@ -7,7 +7,8 @@ import { Catalogue, Examples, Requests } from "@pdr/domain"
 import * as Testing from "@pdr/domain/Testing"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
-import { Effect, Either, FastCheck as fc } from "effect"
+import { Effect, Either, FastCheck as fc, Option, Schema } from "effect"
+import * as Api from "../src/Api.js"
 
 const formats = addFormatsModule as unknown as { default?: (ajv: Ajv2020) => unknown }
 const addFormats = (formats.default ?? (addFormatsModule as unknown as (ajv: Ajv2020) => unknown)) as (
@@ -58,6 +59,54 @@ describe("published request Schemas and the server agree", () => {
           assert.isTrue(
             refused.left.details.some((d) => Testing.names(d.path, field)),
             `${op.platform} ${op.name}: 400 names request.${field}: ${JSON.stringify(refused.left.details)}`
+          )
+        }
+      }
+    })
+  }
+})
+
+// One envelope definition (issue 18): each platform's endpoint takes the domain's Schema of its body as its payload,
+// the same Struct (`Envelope.of`) the server's decoder reads its members from; what the server accepts, the payload
+// accepts, and an envelope the payload refuses, the server refuses too, naming the member.
+describe("the endpoint's payload is the envelope the server decodes", () => {
+  const payloadOf = (id: string): unknown => {
+    const endpoint = Object.values(Api.PlatformsGroup.endpoints).find((e) => e.name === id)
+    return endpoint === undefined ? undefined : Option.getOrUndefined<unknown>(endpoint.payloadSchema)
+  }
+
+  it("every platform's endpoint payload is Requests.payload of the platform", () => {
+    for (const p of Catalogue.platforms) assert.strictEqual(payloadOf(p.id), Requests.payload(p), p.id)
+  })
+
+  for (const p of Catalogue.platforms) {
+    const accepts = Schema.is(Requests.payload(p))
+    it(`${p.id}: a request the server accepts passes the payload; a malformed envelope fails both, naming its member`, () => {
+      for (const op of p.ops) {
+        fc.assert(
+          fc.property(Testing.arbitrary(op), fc.boolean(), (raw, estimateOnly) => {
+            const body = { request: Testing.repaired(op, raw), estimateOnly }
+            const server = Effect.runSync(Effect.either(Requests.decode(p.id, body)))
+            if (Either.isRight(server)) assert.isTrue(accepts(body), JSON.stringify(body))
+          }),
+          { numRuns: 10 }
+        )
+        const request = Examples.minimal(op, "known")
+        assert.isTrue(accepts({ request }), `${p.id} ${op.name}: its example`)
+        const malformed: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+          ["extra", { request, extra: 1 }],
+          ["maxCredits", { request, maxCredits: -1 }],
+          ["estimateOnly", { request, estimateOnly: "yes" }],
+          ["request", { estimateOnly: true }]
+        ]
+        for (const [member, body] of malformed) {
+          assert.isFalse(accepts(body), `${p.id} ${op.name} ${member}: payload`)
+          const refused = Effect.runSync(Effect.either(Requests.decode(p.id, body)))
+          assert.isTrue(
+            Either.isLeft(refused) &&
+              refused.left._tag === "InvalidRequest" &&
+              refused.left.details.some((d) => d.path === member),
+            `${p.id} ${op.name} ${member}: server`
           )
         }
       }

@@ -1,12 +1,11 @@
 /** What several platforms' data share: price rules by their terms, common fields, a platform's history op. */
 import { Array as Arr, Record as Rec, Schema } from "effect"
 import * as F from "../Fields.js"
-import { OpKind } from "../OpKind.js"
 import { PriceRule } from "../Pricing.js"
 import type * as R from "../rows/Row.js"
 import * as Special from "../rows/Special.js"
 import type * as S from "../Subjects.js"
-import { op } from "./Model.js"
+import { OpKinds, op } from "./Model.js"
 
 export const perSubject = (credits: number) => PriceRule.PerSubject({ credits })
 export const perRows = (credits: number, rows: number) => PriceRule.PerRows({ credits, rows })
@@ -24,7 +23,7 @@ export const history = <const M extends string, Ex extends Schema.Struct.Fields 
   const metrics = Rec.keys(sources)
   if (!Arr.isNonEmptyReadonlyArray(metrics)) throw new Error("a history op needs at least one metric")
   return op("history", {
-    kind: OpKind.Series(),
+    kind: OpKinds.Series(),
     description: `Stored series of one metric (${metrics.join(", ")}) over the last days; free, never fetches.`,
     price: free,
     subjects: spec,

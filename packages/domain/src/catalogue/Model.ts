@@ -2,12 +2,24 @@
  * The catalogue's model: what an op and a platform are (request Schema, kind, price rule, window, subject forms,
  * rows), and how one op of the data is made into its definition.
  */
-import { Predicate, Schema } from "effect"
-import { keepsResults, measure, type OpKind, type Part } from "../OpKind.js"
+import { Data, Predicate, Schema } from "effect"
+import type { OpKind, Part } from "../OpKind.js"
 import type { PriceRule } from "../Pricing.js"
 import * as R from "../rows/Row.js"
 import type * as S from "../Subjects.js"
 import { facetsOf } from "./Facets.js"
+
+/**
+ * Constructors of the op kinds (`OpKind`), for the catalogue's data: built from the union's type alone, so the
+ * catalogue does not load the kind modules (which read the catalogue).
+ */
+export const OpKinds = Data.taggedEnum<OpKind>()
+
+/** The kind of most ops: rows measured and kept. */
+const measure = OpKinds.Measure({ paging: "rows" })
+
+/** Whether an op of this kind keeps its results as measured data (explore's runs keep nothing). */
+const keepsResults = (kind: OpKind): boolean => kind._tag !== "Run"
 
 /** How an op's work divides into units (D4 `coverage`): one per subject, its one subject, or its query. */
 export type UnitShape = "subjects" | "subject" | "query"

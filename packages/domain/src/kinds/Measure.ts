@@ -7,12 +7,17 @@ import { Effect, Either } from "effect"
 import { rowsAnswered } from "../Completeness.js"
 import { cover, shapeRows, storedView } from "../Coverage.js"
 import * as History from "../History.js"
-import type { OpKind } from "../OpKind.js"
 import type { Plan } from "../Plan.js"
 import * as Pricing from "../Pricing.js"
 import type { Measurement, Row } from "../ports/Measurements.js"
 import * as Subjects from "../Subjects.js"
 import type { Delivered, Fetches, Records, Shaping } from "./Steps.js"
+
+/** The variant: measured rows kept as stored data (D2, D9); `paging` says whether rows asked are rows or result pages (D1). */
+export interface Kind {
+  readonly _tag: "Measure"
+  readonly paging: "rows" | "pages"
+}
 
 const noRows: ReadonlyArray<Row> = []
 const noParts: ReadonlyArray<never> = []
@@ -65,7 +70,7 @@ const recordMeasured = (p: Plan, f: Delivered, into: Records) => {
 }
 
 /** The steps of measuring, for rows or result pages asked (a page holds about ten results; D1 bills per page). */
-export const measuring = (paging: Extract<OpKind, { readonly _tag: "Measure" }>["paging"]): Fetches => {
+export const measuring = (paging: Kind["paging"]): Fetches => {
   const kept =
     paging === "pages"
       ? (rows: ReadonlyArray<Row>, asked: number) => rows.filter((r) => Number(r["page"]) <= asked)
@@ -102,3 +107,6 @@ export const rows = measuring("rows")
 
 /** Measuring result pages. */
 export const pages = measuring("pages")
+
+/** The steps of a measure, by its paging. */
+export const steps = (kind: Kind): Fetches => (kind.paging === "pages" ? pages : rows)

@@ -10,6 +10,15 @@ import * as Pricing from "../Pricing.js"
 import type { Row } from "../ports/Measurements.js"
 import type { Fetches, Shaping } from "./Steps.js"
 
+/** A contact part an org buys (D10). */
+export type Part = "email" | "phone"
+
+/** The variant: contact parts revealed per org (D10); only the parts not held are fetched and paid. */
+export interface Kind {
+  readonly _tag: "Reveal"
+  readonly parts: ReadonlyArray<Part>
+}
+
 const noRows: ReadonlyArray<Row> = []
 
 /** Contact rows: one per person; parts held show even when the rest failed. */
@@ -30,8 +39,8 @@ export const contacts: Shaping = {
   counted: () => 1
 }
 
-/** The steps of a reveal. */
-export const steps: Fetches = {
+/** The steps of every reveal. */
+const revealing: Fetches = {
   _tag: "Fetches",
   prepare: () => Effect.succeed(undefined),
   held: (measurements, caller, persons) => measurements.reveals({ accountId: caller.accountId, persons }),
@@ -72,3 +81,6 @@ export const steps: Fetches = {
   capture: () => 0,
   shaping: contacts
 }
+
+/** The steps of a reveal. */
+export const steps = (_: Kind): Fetches => revealing

@@ -10,8 +10,14 @@ import type { Fetches } from "./Steps.js"
 
 const measuringRows = measuring("rows")
 
-/** The steps of a run. */
-export const steps: Fetches = {
+/** The variant: an uncatalogued source run (D19), raw rows never kept; `source` says whether the request names a priced source. */
+export interface Kind {
+  readonly _tag: "Run"
+  readonly source: boolean
+}
+
+/** The steps of every run. */
+const running: Fetches = {
   ...measuringRows,
   prepare: (upstream, op, request) =>
     Effect.gen(function* () {
@@ -35,3 +41,6 @@ export const steps: Fetches = {
   shares: false,
   record: () => undefined
 }
+
+/** The steps of a run. */
+export const steps = (_: Kind): Fetches => running

@@ -9,12 +9,12 @@ import type { EveryUnitFailed } from "../CallErrors.js"
 import type * as Catalogue from "../Catalogue.js"
 import type { CoverageItem } from "../Coverage.js"
 import type { Caller } from "../Keys.js"
-import type { Part } from "../OpKind.js"
 import type { Fetched, Plan, Unit } from "../Plan.js"
 import type * as Pricing from "../Pricing.js"
 import type { HistoryPoint, Measurement, Measurements, Reveal, Row } from "../ports/Measurements.js"
 import type { Upstream } from "../ports/Upstream.js"
 import type { InvalidRequest } from "../Requests.js"
+import type { Part } from "./Reveal.js"
 
 /** A unit delivered by its upstream. */
 export type Delivered = Extract<Fetched, { readonly outcome: unknown }>

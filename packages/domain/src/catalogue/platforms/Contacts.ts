@@ -1,11 +1,10 @@
 /** The catalogue's data of contacts: ops, prices, windows, fields and rows. */
 import { Schema } from "effect"
 import * as F from "../../Fields.js"
-import { OpKind } from "../../OpKind.js"
 import { PriceRule } from "../../Pricing.js"
 import * as Special from "../../rows/Special.js"
 import { contactPerson } from "../Forms.js"
-import { op, platform } from "../Model.js"
+import { OpKinds, op, platform } from "../Model.js"
 
 /** The contacts platform. */
 export const contacts = platform(
@@ -17,7 +16,7 @@ export const contacts = platform(
       rows: Special.contactDelivery,
       answerRow: Special.contactRow,
       description: "Email and phone per person; owned parts free, nothing-on-file never bought again.",
-      kind: OpKind.Reveal({ parts: ["email", "phone"] }),
+      kind: OpKinds.Reveal({ parts: ["email", "phone"] }),
       price: PriceRule.PerPart({ parts: { email: 18, phone: 87 } }),
       subjects: contactPerson,
       fields: {

@@ -1,11 +1,10 @@
 /** The catalogue's data of explore: ops, prices, windows, fields and rows. */
 
 import * as F from "../../Fields.js"
-import { OpKind } from "../../OpKind.js"
 import { PriceRule } from "../../Pricing.js"
 import * as Special from "../../rows/Special.js"
 import { free } from "../Common.js"
-import { op, platform } from "../Model.js"
+import { OpKinds, op, platform } from "../Model.js"
 
 /** The explore platform. */
 export const explore = platform(
@@ -18,7 +17,7 @@ export const explore = platform(
       description: "Best-matching sources with a per-row price (currently unavailable).",
       price: free,
       available: false,
-      kind: OpKind.Run({ source: false }),
+      kind: OpKinds.Run({ source: false }),
       fields: { query: F.optional(F.text(300)) }
     }),
     op("schema", {
@@ -26,7 +25,7 @@ export const explore = platform(
       description: "A source's live input fields, a sample input and a credit estimate (currently unavailable).",
       price: free,
       available: false,
-      kind: OpKind.Run({ source: false }),
+      kind: OpKinds.Run({ source: false }),
       fields: { source: F.text(120) },
       label: (r) => String(r["source"])
     }),
@@ -34,7 +33,7 @@ export const explore = platform(
       rows: Special.exploreRow,
       description: "Runs a source with the given input; rows raw and unverified, billed per row returned.",
       price: PriceRule.PerSourceRow({ credits: 1, rows: 10 }),
-      kind: OpKind.Run({ source: true }),
+      kind: OpKinds.Run({ source: true }),
       fields: {
         source: F.text(120).annotations({
           description:

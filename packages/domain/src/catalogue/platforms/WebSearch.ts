@@ -1,12 +1,11 @@
 /** The catalogue's data of web_search: ops, prices, windows, fields and rows. */
 
 import * as F from "../../Fields.js"
-import { OpKind } from "../../OpKind.js"
 import { PriceRule } from "../../Pricing.js"
 import * as WebSearch from "../../rows/WebSearch.js"
 import { dateOrder, dateOrderNote, perRows, query } from "../Common.js"
 import { playApp } from "../Forms.js"
-import { DAY, op, platform } from "../Model.js"
+import { DAY, OpKinds, op, platform } from "../Model.js"
 
 /** The web_search platform. */
 export const webSearch = platform(
@@ -17,7 +16,7 @@ export const webSearch = platform(
     op("search", {
       rows: WebSearch.result,
       description: "Result pages of about ten results; supports site:, intitle: and OR.",
-      kind: OpKind.Measure({ paging: "pages" }),
+      kind: OpKinds.Measure({ paging: "pages" }),
       price: PriceRule.PerPage({ credits: 1 }),
       fields: {
         query,
