@@ -5,7 +5,7 @@
  * endpoint can answer (D5), with the request and response headers the server reads and writes.
  */
 import { OpenApi } from "@effect/platform"
-import { Catalogue, Envelope, Examples } from "@pdr/domain"
+import { Catalogue, Envelope, ErrorCodes, Examples } from "@pdr/domain"
 import { JSONSchema, Schema } from "effect"
 import * as Api from "./Api.js"
 import * as Failure from "./Failure.js"
@@ -31,7 +31,20 @@ export const errorCodes: Readonly<Record<Failure.ApiStatus, ReadonlyArray<Failur
   return byStatus as Record<Failure.ApiStatus, ReadonlyArray<Failure.ApiCode>>
 })()
 
-const statusText: Record<Failure.ApiStatus, string> = {
+/** The statuses an op call answers (every code it answers but these), with the statuses of `others`. */
+const callStatuses = (
+  others: ReadonlyArray<Failure.ApiStatus>,
+  except: ReadonlyArray<Failure.CallCode> = []
+): Array<Failure.ApiStatus> => {
+  const called = ErrorCodes.all.filter(
+    (code): code is Failure.CallCode =>
+      ErrorCodes.declaration(code).call === true && !except.includes(code as Failure.CallCode)
+  )
+  return [...new Set([...others, ...called.map((code) => Failure.codes[code].status)])].sort((a, b) => a - b)
+}
+
+/** What each status means, for a person; a status without a line here is described by its codes. */
+const statusText: Partial<Record<Failure.ApiStatus, string>> = {
   400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
   401: "The API key is missing, malformed, unknown, revoked or expired.",
   402: "The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed.",
@@ -46,9 +59,9 @@ const statusText: Record<Failure.ApiStatus, string> = {
   503: "The op is currently unavailable (D11); nothing was billed."
 }
 
-/** A code's `details` as JSON Schema, from its one declaration (`Failure.details`). */
+/** A code's `details` as JSON Schema, from its one declaration (`ErrorCodes.codes`). */
 const detailsOf = (code: Failure.ApiCode): Json | undefined => {
-  const schema = (Failure.details as Record<string, Schema.Schema.Any>)[code]
+  const schema = ErrorCodes.declaration(code).details
   if (schema === undefined) return undefined
   const { $schema: _, ...json } = JSONSchema.make(schema) as unknown as Json
   return json
@@ -127,7 +140,8 @@ const errorResponses = (statuses: ReadonlyArray<Failure.ApiStatus>, keyed: boole
       if (keyed && status !== 401) names.push("RateLimit", "RateLimit-Policy")
       if (status === 429) names.push("Retry-After")
       if (replayable) names.push("Idempotent-Replayed")
-      return [String(status), response(statusText[status]!, { $ref: `#/components/schemas/Error${status}` }, names)]
+      const description = statusText[status] ?? `Errors ${errorCodes[status].map((c) => `\`${c}\``).join(", ")}.`
+      return [String(status), response(description, { $ref: `#/components/schemas/Error${status}` }, names)]
     })
   )
 
@@ -254,9 +268,13 @@ export const document = (options: DocumentOptions): Json => {
         .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
     )
     const fetches = p.ops.some((o) => o.kind._tag !== "Series" && o.available)
-    const statuses: Array<Failure.ApiStatus> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
-    if (fetches) statuses.push(502)
-    if (p.ops.some((o) => !o.available)) statuses.push(503)
+    const statuses = callStatuses(
+      [401, 413, 415, 429, 500],
+      [
+        ...(fetches ? [] : ["upstream_failed" as const]),
+        ...(p.ops.some((o) => !o.available) ? [] : ["op_unavailable" as const])
+      ]
+    )
     paths[`/api/v1/platforms/${p.id}`] = {
       post: {
         operationId: p.id,
@@ -319,7 +337,7 @@ export const document = (options: DocumentOptions): Json => {
           "Call-Id"
         ]),
         "202": accepted("The call is still running.", definitions),
-        ...errorResponses([400, 401, 402, 404, 409, 415, 422, 429, 500, 502, 503], true, false)
+        ...errorResponses(callStatuses([401, 404, 415, 429, 500]), true, false)
       }
     },
     delete: {
