@@ -273,7 +273,6 @@ export class PlatformsGroup extends (
   // issue 23: each group declares only the errors its endpoints answer (the derived client's union per endpoint)
   .addError(Failure.callErrors)
   .addError(Failure.wire.PayloadTooLarge)
-  .addError(Failure.wire.UnsupportedMediaType)
   .middleware(Authentication) {}
 
 const callPath = Schema.Struct({ id: Schema.String })
@@ -348,9 +347,10 @@ export class Api extends HttpApi.make("pdr")
       .addError(Failure.wire.Forbidden)
       .addError(Failure.wire.NotFound)
       .addError(Failure.wire.PayloadTooLarge)
-      .addError(Failure.wire.UnsupportedMediaType)
       .addError(Failure.wire.RateLimited)
   )
+  // any request may be refused as content-encoded before it is routed (415), or fail inside (500)
+  .addError(Failure.wire.UnsupportedMediaType)
   .addError(Failure.wire.Internal)
   .annotate(OpenApi.Title, "Platform Data Retrieval API")
   .annotate(OpenApi.Description, "Credit-billed measured public data about entities on many platforms.") {}

@@ -4,9 +4,9 @@
  * publishes), whose 200 is typed with that op's rows, and which lists only the error statuses and codes the
  * endpoint can answer (D5), with the request and response headers the server reads and writes.
  */
-import { OpenApi } from "@effect/platform"
+import { type HttpApiGroup, OpenApi } from "@effect/platform"
 import { Catalogue, Envelope, ErrorCodes, Examples } from "@pdr/domain"
-import { JSONSchema, Schema } from "effect"
+import { SchemaAST as AST, JSONSchema, Schema } from "effect"
 import * as Api from "./Api.js"
 import * as Failure from "./Failure.js"
 
@@ -31,16 +31,30 @@ export const errorCodes: Readonly<Record<Failure.ApiStatus, ReadonlyArray<Failur
   return byStatus as Record<Failure.ApiStatus, ReadonlyArray<Failure.ApiCode>>
 })()
 
-/** The statuses an op call answers (every code it answers but these), with the statuses of `others`. */
-const callStatuses = (
-  others: ReadonlyArray<Failure.ApiStatus>,
-  except: ReadonlyArray<Failure.CallCode> = []
+const members = (ast: AST.AST): ReadonlyArray<AST.AST> => (AST.isUnion(ast) ? ast.types : [ast])
+
+/**
+ * The statuses an endpoint of the contract answers, read from its declarations (its own errors, its group's, the
+ * API's, its middleware's), but for the codes in `except`.
+ */
+const statusesOf = (
+  groupName: string,
+  endpointName: string,
+  except: ReadonlyArray<Failure.Code> = []
 ): Array<Failure.ApiStatus> => {
-  const called = ErrorCodes.all.filter(
-    (code): code is Failure.CallCode =>
-      ErrorCodes.declaration(code).call === true && !except.includes(code as Failure.CallCode)
-  )
-  return [...new Set([...others, ...called.map((code) => Failure.codes[code].status)])].sort((a, b) => a - b)
+  const group = (Api.Api.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>)[groupName]!
+  const endpoint = group.endpoints[endpointName]!
+  const schemas = [
+    Api.Api.errorSchema,
+    group.errorSchema,
+    endpoint.errorSchema,
+    ...[...group.middlewares, ...endpoint.middlewares].map((m) => m.failure)
+  ]
+  const codes = schemas
+    .flatMap((s) => members(s.ast))
+    .map(Failure.codeOfAst)
+    .filter((code): code is Failure.Code => code !== undefined && !except.includes(code))
+  return [...new Set(codes.map((code) => Failure.codes[code].status as Failure.ApiStatus))]
 }
 
 /** What each status means, for a person; a status without a line here is described by its codes. */
@@ -240,7 +254,7 @@ export const document = (options: DocumentOptions): Json => {
           "The public catalogue (D13), no key needed. Each op's `requestSchema` (JSON Schema 2020-12) is the `request` of that op's branch below; explore `run` lists the sources served now (D19).",
         responses: {
           "200": response("The catalogue.", schemaOf(Api.CatalogueResponse, definitions), ["x-request-id"]),
-          ...errorResponses([415, 500], false, false)
+          ...errorResponses(statusesOf("catalogue", "platforms"), false, false)
         }
       }
     },
@@ -256,7 +270,7 @@ export const document = (options: DocumentOptions): Json => {
             "RateLimit",
             "RateLimit-Policy"
           ]),
-          ...errorResponses([401, 415, 429, 500], true, false)
+          ...errorResponses(statusesOf("account", "balance"), true, false)
         }
       }
     }
@@ -268,13 +282,10 @@ export const document = (options: DocumentOptions): Json => {
         .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
     )
     const fetches = p.ops.some((o) => o.kind._tag !== "Series" && o.available)
-    const statuses = callStatuses(
-      [401, 413, 415, 429, 500],
-      [
-        ...(fetches ? [] : ["upstream_failed" as const]),
-        ...(p.ops.some((o) => !o.available) ? [] : ["op_unavailable" as const])
-      ]
-    )
+    const statuses = statusesOf("platforms", p.id, [
+      ...(fetches ? [] : ["upstream_failed" as const]),
+      ...(p.ops.some((o) => !o.available) ? [] : ["op_unavailable" as const])
+    ])
     paths[`/api/v1/platforms/${p.id}`] = {
       post: {
         operationId: p.id,
@@ -337,7 +348,7 @@ export const document = (options: DocumentOptions): Json => {
           "Call-Id"
         ]),
         "202": accepted("The call is still running.", definitions),
-        ...errorResponses(callStatuses([401, 404, 415, 429, 500]), true, false)
+        ...errorResponses(statusesOf("calls", "collect"), true, false)
       }
     },
     delete: {
@@ -349,7 +360,7 @@ export const document = (options: DocumentOptions): Json => {
       security,
       responses: {
         "202": accepted("The cancel is under way; collect the call's answer at `Location`.", definitions),
-        ...errorResponses([401, 404, 409, 415, 429, 500], true, false)
+        ...errorResponses(statusesOf("calls", "cancel"), true, false)
       }
     }
   }
@@ -375,7 +386,7 @@ export const document = (options: DocumentOptions): Json => {
           "RateLimit",
           "RateLimit-Policy"
         ]),
-        ...errorResponses([400, 401, 415, 429, 500], true, false)
+        ...errorResponses(statusesOf("calls", "list"), true, false)
       }
     }
   }

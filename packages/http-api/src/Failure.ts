@@ -8,7 +8,7 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { ErrorCodes } from "@pdr/domain"
-import { type Cause, Schema } from "effect"
+import { type SchemaAST as AST, type Cause, Schema } from "effect"
 
 /** An error code. */
 export type Code = ErrorCodes.Code
@@ -153,6 +153,13 @@ const wireOf = <C extends Code>(code: C): Schema.Schema<Of<C>, Body> => {
 export const wire = Object.fromEntries(ErrorCodes.all.map((code) => [ErrorCodes.tagOf(code), wireOf(code)])) as {
   readonly [C in Code as ErrorCodes.Tag<C>]: Schema.Schema<Of<C>, Body>
 }
+
+const codeByAst: ReadonlyMap<AST.AST, Code> = new Map(
+  ErrorCodes.all.map((code) => [wire[ErrorCodes.tagOf(code)].ast, code] as const)
+)
+
+/** The code of a contract error Schema of this family (one of `wire`), else `undefined`. */
+export const codeOfAst = (ast: AST.AST): Code | undefined => codeByAst.get(ast)
 
 const union = <C extends Code>(codes: ReadonlyArray<C>): Schema.Schema<Of<C>, Body> =>
   Schema.Union(...codes.map((code) => wire[ErrorCodes.tagOf(code)])) as unknown as Schema.Schema<Of<C>, Body>
