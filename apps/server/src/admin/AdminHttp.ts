@@ -24,6 +24,7 @@ import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
 import * as MetricsHttp from "./MetricsHttp.js"
+import * as OperatorToken from "./OperatorToken.js"
 
 const iso = (d: DateTime.Utc) => DateTime.formatIso(d)
 const isoOption = (d: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(d, iso))
@@ -243,7 +244,7 @@ const authLayer = (token: Redacted.Redacted<string>) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const match = /^Bearer (\S+)$/.exec(request.headers["authorization"] ?? "")
           if (match !== null && timingSafeEqual(digest(match[1]!), expected)) return
-          return yield* ApiErrors.fail("unauthorized", "the operator token is required (Authorization: Bearer <token>)")
+          return yield* ApiErrors.fail("unauthorized", OperatorToken.required)
         })
     })
   })

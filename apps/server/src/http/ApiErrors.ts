@@ -29,6 +29,10 @@ export const statusOf = Failure.statusOf
 export const response = (status: number, error: Failure.Body["error"], headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson({ error }, { status, headers })
 
+/** An error of the family as its response, with its code's status. */
+export const render = (failure: Failure.Failure, headers: Record<string, string> = {}) =>
+  response(Failure.statusOf(failure)!, failure.error, headers)
+
 /** A domain error as its D5 error (the code, details and message it carries), with the current request id. */
 export const fromDomain = <E extends ErrorCodes.Answered>(e: E): Effect.Effect<never, Failure.Of<Failure.CodeOf<E>>> =>
   Effect.flatMap(FiberRef.get(RequestId.current), (request) => Effect.fail(Failure.fromDomain(e, request.id)))
@@ -76,11 +80,11 @@ export const renderCause = (messages: Messages) => {
     const convert = converters[tagOf(error) ?? ""]
     if (convert !== undefined) {
       const failure = convert(error, requestId)
-      return Effect.succeed(response(Failure.statusOf(failure)!, failure.error))
+      return Effect.succeed(render(failure))
     }
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     return Effect.logError("unhandled failure", cause).pipe(
-      Effect.as(response(500, Failure.make("internal", messages.internal, requestId).error))
+      Effect.as(render(Failure.make("internal", messages.internal, requestId)))
     )
   }
 }
