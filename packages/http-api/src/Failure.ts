@@ -66,6 +66,8 @@ type ErrorClass = Ctor & Schema.Schema.AnyNoContext
 const classes = new Map<Code, ErrorClass>(
   ErrorCodes.all.map((code) => {
     const cls = Schema.TaggedError<Failure>()(ErrorCodes.tagOf(code), { error: errorOf(code) })
+    // named as a declared class would be (`InsufficientCredits`), for logs and stack traces
+    Object.defineProperty(cls, "name", { value: ErrorCodes.tagOf(code) })
     return [code, cls as unknown as ErrorClass]
   })
 )
