@@ -1,5 +1,6 @@
 /** The domain errors of an op call (D5 codes in the HTTP layer), re-exported by `Calls`. */
 import { Schema } from "effect"
+import { WireId, wire } from "./ErrorCodes.js"
 
 /** 503 `op_unavailable`: the op is marked unavailable in the catalogue (D11). */
 export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavailable", {
@@ -8,6 +9,9 @@ export class OpUnavailable extends Schema.TaggedError<OpUnavailable>()("OpUnavai
 }) {
   override get message() {
     return `${this.platform} ${this.op} is currently unavailable; nothing was billed`
+  }
+  get [WireId]() {
+    return wire("op_unavailable")
   }
 }
 
@@ -19,6 +23,9 @@ export class InsufficientCredits extends Schema.TaggedError<InsufficientCredits>
   override get message() {
     return `this call costs ${this.required} credits and ${this.available} are spendable; nothing was fetched or billed`
   }
+  get [WireId]() {
+    return wire("insufficient_credits", { required: this.required, available: this.available })
+  }
 }
 
 /** 402 `quote_above_max_credits`: the quote exceeds the call's `maxCredits` (D18); nothing was held or billed. */
@@ -29,6 +36,9 @@ export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredit
   override get message() {
     return `this call is quoted at ${this.required} credits, above its maxCredits of ${this.maxCredits}; nothing was fetched or billed`
   }
+  get [WireId]() {
+    return wire("quote_above_max_credits", { required: this.required, maxCredits: this.maxCredits })
+  }
 }
 
 /** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
@@ -37,5 +47,8 @@ export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("Ever
 }) {
   override get message() {
     return "every unit of this call failed upstream; nothing was billed"
+  }
+  get [WireId]() {
+    return wire("upstream_failed", { coverage: this.coverage })
   }
 }

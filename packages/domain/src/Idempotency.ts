@@ -6,6 +6,7 @@
  */
 import { DateTime, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
+import { WireId, wire } from "./ErrorCodes.js"
 import { IdempotencyStore } from "./ports/IdempotencyStore.js"
 
 /** How long a completed answer is kept. */
@@ -16,6 +17,9 @@ export class IdempotencyKeyInvalid extends Schema.TaggedError<IdempotencyKeyInva
   override get message() {
     return "Idempotency-Key must be 1 to 255 visible ASCII characters"
   }
+  get [WireId]() {
+    return wire("invalid_request", [{ path: "Idempotency-Key", message: this.message }])
+  }
 }
 
 /** 422 `idempotency_mismatch`: the key was used with another body. */
@@ -23,12 +27,18 @@ export class IdempotencyMismatch extends Schema.TaggedError<IdempotencyMismatch>
   override get message() {
     return "this Idempotency-Key was used with another request body; nothing was billed"
   }
+  get [WireId]() {
+    return wire("idempotency_mismatch")
+  }
 }
 
 /** 409 `idempotency_in_flight`: the first request with this key is still being answered. */
 export class IdempotencyInFlight extends Schema.TaggedError<IdempotencyInFlight>()("IdempotencyInFlight", {}) {
   override get message() {
     return "a request with this Idempotency-Key is still being answered; retry shortly"
+  }
+  get [WireId]() {
+    return wire("idempotency_in_flight")
   }
 }
 

@@ -3,6 +3,7 @@
  * calendar month; a key's spend is what it captured this month plus what its calls in flight hold.
  */
 import { DateTime, Effect, Schema } from "effect"
+import { WireId, wire } from "./ErrorCodes.js"
 import type { Caller } from "./Keys.js"
 import type { KeySpend } from "./ports/KeySpend.js"
 
@@ -15,6 +16,14 @@ export class KeyCreditLimitReached extends Schema.TaggedError<KeyCreditLimitReac
 }) {
   override get message() {
     return `this call is quoted at ${this.required} credits; this key's monthly credit limit is ${this.limit} and it has spent or holds ${this.spentThisMonth} this month (the month resets at ${this.resetsAt}); nothing was fetched or billed`
+  }
+  get [WireId]() {
+    return wire("key_credit_limit", {
+      required: this.required,
+      limit: this.limit,
+      spentThisMonth: this.spentThisMonth,
+      resetsAt: this.resetsAt
+    })
   }
 }
 

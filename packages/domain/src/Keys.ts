@@ -3,6 +3,7 @@
  * active / revoked / expired, and one `Unauthorized` outcome whatever the reason.
  */
 import { DateTime, Effect, Option, Ref, Schema } from "effect"
+import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
 import { type DailyUsage, KeyStore, type StoredKey } from "./ports/KeyStore.js"
@@ -22,18 +23,28 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   override get message() {
     return "A valid API key is required: send it as X-API-Key or Authorization: Bearer."
   }
+  get [WireId]() {
+    return wire("unauthorized")
+  }
 }
 
 /** Operator input that cannot be acted on (the message says which field and why). */
 export class InvalidInput extends Schema.TaggedError<InvalidInput>()("InvalidInput", {
   field: Schema.String,
   message: Schema.String
-}) {}
+}) {
+  get [WireId]() {
+    return wire("invalid_request", [{ path: this.field, message: this.message }], `${this.field} ${this.message}`)
+  }
+}
 
 /** No key has this id. */
 export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { keyId: Schema.String }) {
   override get message() {
     return `no key ${this.keyId}`
+  }
+  get [WireId]() {
+    return wire("not_found")
   }
 }
 

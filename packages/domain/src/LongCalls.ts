@@ -3,6 +3,7 @@
  * `Prefer` request header (RFC 7240: `respond-async`, `wait=N`), call lifetime, and the errors of the calls paths.
  */
 import { Context, Deferred, Duration, Effect, FiberId, Schema } from "effect"
+import { WireId, wire } from "./ErrorCodes.js"
 
 /** How long a call's record and answer are kept after it started (collected free during that time). */
 export const retention = Duration.hours(24)
@@ -154,6 +155,9 @@ export const preference = (header: string | undefined): Preference | { readonly 
 export class CallNotFound extends Schema.TaggedError<CallNotFound>()("CallNotFound", {}) {
   override get message() {
     return "no call of this account has this id (calls are kept 24 hours)"
+  }
+  get [WireId]() {
+    return wire("not_found")
   }
 }
 

@@ -4,6 +4,7 @@
  * exists, owners managing members. Tokens (invitations, sessions) are only ever stored as SHA-256 digests.
  */
 import { Context, DateTime, Duration, Effect, Option, Schema } from "effect"
+import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
 import { InvalidInput } from "./Keys.js"
 import { CommonPasswords } from "./ports/CommonPasswords.js"
@@ -47,6 +48,9 @@ export class ResetInvalid extends Schema.TaggedError<ResetInvalid>()("ResetInval
 export class AlreadyMember extends Schema.TaggedError<AlreadyMember>()("AlreadyMember", { email: Schema.String }) {
   override get message() {
     return `${this.email} is already a member; to let them back in, issue a password reset instead`
+  }
+  get [WireId]() {
+    return wire("conflict")
   }
 }
 

@@ -5,6 +5,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import * as Catalogue from "./Catalogue.js"
 import * as Envelope from "./Envelope.js"
+import { WireId, wire } from "./ErrorCodes.js"
 
 /** One offending field: its path from the body's root (`request.subjects[2]`) and what is wrong with it. */
 export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
@@ -16,7 +17,14 @@ export class FieldProblem extends Schema.Class<FieldProblem>("FieldProblem")({
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
   message: Schema.String,
   details: Schema.Array(FieldProblem)
-}) {}
+}) {
+  get [WireId]() {
+    return wire(
+      "invalid_request",
+      this.details.map((d) => ({ path: d.path, message: d.message }))
+    )
+  }
+}
 
 /** 400 `unknown_op`: `request.op` is not an op of the platform. */
 export class UnknownOp extends Schema.TaggedError<UnknownOp>()("UnknownOp", {
@@ -27,6 +35,9 @@ export class UnknownOp extends Schema.TaggedError<UnknownOp>()("UnknownOp", {
   override get message() {
     return `"${this.op}" is not an op of ${this.platform}; its ops are ${this.ops.join(", ")}`
   }
+  get [WireId]() {
+    return wire("unknown_op", [{ path: "request.op", message: `must be one of ${this.ops.join(", ")}` }])
+  }
 }
 
 /** 404 `unknown_platform`: the path names no served platform. */
@@ -35,6 +46,9 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
 }) {
   override get message() {
     return `"${this.platform}" is not a served platform; the platforms are ${Catalogue.platforms.map((p) => p.id).join(", ")} (GET /api/v1/platforms lists their ops)`
+  }
+  get [WireId]() {
+    return wire("unknown_platform")
   }
 }
 

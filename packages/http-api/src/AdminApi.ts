@@ -4,15 +4,16 @@
  * own OpenAPI document is served there.
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import * as Errors from "./Errors.js"
+import { JSONSchema, Schema } from "effect"
+import { CoverageItem } from "./Api.js"
+import { wire } from "./Failure.js"
 
 /** Unknown body fields are refused (400), not dropped. */
 const strict = { parseOptions: { onExcessProperty: "error" } } as const
 
 /** The operator token check: answers 401 `unauthorized` without a valid `Authorization: Bearer <token>`. */
 export class OperatorAuth extends HttpApiMiddleware.Tag<OperatorAuth>()("@pdr/http-api/OperatorAuth", {
-  failure: Errors.Unauthorized,
+  failure: wire.Unauthorized,
   security: { operator: HttpApiSecurity.bearer }
 }) {}
 
@@ -94,7 +95,7 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
     HttpApiEndpoint.post("create", "/admin/accounts")
       .setPayload(CreateAccount)
       .addSuccess(Account, { status: 201 })
-      .addError(Errors.BadRequest)
+      .addError(wire.InvalidRequest)
       .annotate(OpenApi.Summary, "Create an account (an org), optionally with credits")
   )
   .add(
@@ -106,7 +107,7 @@ export class AccountsGroup extends HttpApiGroup.make("accounts")
     HttpApiEndpoint.get("show", "/admin/accounts/:accountId")
       .setPath(AccountPath)
       .addSuccess(AccountDetail)
-      .addError(Errors.NotFound)
+      .addError(wire.NotFound)
       .annotate(OpenApi.Summary, "Balance, active holds and recent ledger of an account")
   )
   .middleware(OperatorAuth) {}
@@ -118,8 +119,8 @@ export class CreditsGroup extends HttpApiGroup.make("credits")
       .setPath(AccountPath)
       .setPayload(Grant)
       .addSuccess(Account)
-      .addError(Errors.BadRequest)
-      .addError(Errors.NotFound)
+      .addError(wire.InvalidRequest)
+      .addError(wire.NotFound)
       .annotate(OpenApi.Summary, "Grant credits to an account, with a reason kept in its ledger")
   )
   .middleware(OperatorAuth) {}
@@ -131,15 +132,15 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .setPath(AccountPath)
       .setPayload(CreateKey)
       .addSuccess(CreatedKey, { status: 201 })
-      .addError(Errors.BadRequest)
-      .addError(Errors.NotFound)
+      .addError(wire.InvalidRequest)
+      .addError(wire.NotFound)
       .annotate(OpenApi.Summary, "Create a key; the answer is the only place the full key is shown")
   )
   .add(
     HttpApiEndpoint.get("list", "/admin/accounts/:accountId/keys")
       .setPath(AccountPath)
       .addSuccess(Schema.Struct({ keys: Schema.Array(Key) }))
-      .addError(Errors.NotFound)
+      .addError(wire.NotFound)
       .annotate(OpenApi.Summary, "An account's keys: prefix, name, dates, calls and credits spent")
   )
   .add(
@@ -148,7 +149,7 @@ export class KeysGroup extends HttpApiGroup.make("keys")
       .addSuccess(
         Schema.Struct({ keyId: Schema.String, revoked: Schema.Literal(true), alreadyRevoked: Schema.Boolean })
       )
-      .addError(Errors.NotFound)
+      .addError(wire.NotFound)
       .annotate(OpenApi.Summary, "Revoke a key, immediately and irreversibly")
   )
   .middleware(OperatorAuth) {}
@@ -195,8 +196,8 @@ export class TrackedGroup extends HttpApiGroup.make("tracked")
     HttpApiEndpoint.post("add", "/admin/tracked")
       .setPayload(TrackAdd)
       .addSuccess(TrackedList, { status: 201 })
-      .addError(Errors.BadRequest)
-      .addError(Errors.BadGateway)
+      .addError(wire.InvalidRequest)
+      .addError(wire.UpstreamFailed)
       .annotate(OpenApi.Summary, "Pin the subjects of an op request for the nightly refresh")
   )
   .add(
@@ -209,7 +210,7 @@ export class TrackedGroup extends HttpApiGroup.make("tracked")
     HttpApiEndpoint.get("list", "/admin/tracked")
       .setUrlParams(Schema.Struct({ pinned: Schema.optional(Schema.BooleanFromString) }))
       .addSuccess(TrackedList)
-      .addError(Errors.BadRequest)
+      .addError(wire.InvalidRequest)
       .annotate(OpenApi.Summary, "Tracked entities: pinned only (`pinned=true`), or pinned and recently demanded")
   )
   .middleware(OperatorAuth) {}
@@ -245,17 +246,17 @@ export class MembersGroup extends HttpApiGroup.make("members")
       .setPath(AccountPath)
       .setPayload(InviteMember)
       .addSuccess(Invitation, { status: 201 })
-      .addError(Errors.BadRequest)
-      .addError(Errors.NotFound)
-      .addError(Errors.Conflict)
+      .addError(wire.InvalidRequest)
+      .addError(wire.NotFound)
+      .addError(wire.Conflict)
       .annotate(OpenApi.Summary, "Invite a member (owner by default); the answer carries the one-time sign-up path")
   )
   .add(
     HttpApiEndpoint.post("reset", "/admin/members/resets")
       .setPayload(ResetMember)
       .addSuccess(PasswordReset, { status: 201 })
-      .addError(Errors.BadRequest)
-      .addError(Errors.NotFound)
+      .addError(wire.InvalidRequest)
+      .addError(wire.NotFound)
       .annotate(
         OpenApi.Summary,
         "A one-time password reset link for a member, by email (valid one hour; using it ends every session of theirs)"
@@ -271,11 +272,25 @@ const withoutIds = (value: unknown): unknown =>
       ? Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (k === "$id" ? [] : [[k, withoutIds(v)]])))
       : value
 
+/** The schemas the error family's `details` refer to (`upstream_failed` lists coverage items). */
+const referenced = (() => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  JSONSchema.fromAST(CoverageItem.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  return definitions
+})()
+
 /** The document as served: no repeated `$id`, and the listener that serves it as its server. */
-const finish = (spec: Record<string, unknown>): Record<string, unknown> => ({
-  ...(withoutIds(spec) as Record<string, unknown>),
-  servers: [{ url: "/", description: "the operator listener (ADMIN_HOST:ADMIN_PORT, loopback by default)" }]
-})
+const finish = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const components = (spec["components"] ?? {}) as Record<string, unknown>
+  return {
+    ...(withoutIds(spec) as Record<string, unknown>),
+    components: withoutIds({
+      ...components,
+      schemas: { ...referenced, ...(components["schemas"] as Record<string, unknown>) }
+    }),
+    servers: [{ url: "/", description: "the operator listener (ADMIN_HOST:ADMIN_PORT, loopback by default)" }]
+  }
+}
 
 /** The operator API. */
 export class AdminApi extends HttpApi.make("pdr-admin")
@@ -285,7 +300,7 @@ export class AdminApi extends HttpApi.make("pdr-admin")
   .add(HoldsGroup)
   .add(TrackedGroup)
   .add(MembersGroup)
-  .addError(Errors.Internal)
+  .addError(wire.Internal)
   .annotate(OpenApi.Transform, finish)
   .annotate(OpenApi.Title, "Platform Data Retrieval API: operator")
   .annotate(

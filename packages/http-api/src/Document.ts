@@ -4,9 +4,9 @@
  * publishes), whose 200 is typed with that op's rows, and which lists only the error statuses and codes the
  * endpoint can answer (D5), with the request and response headers the server reads and writes.
  */
-import { OpenApi } from "@effect/platform"
-import { Catalogue, Envelope, Examples } from "@pdr/domain"
-import { JSONSchema, Schema } from "effect"
+import { type HttpApiGroup, OpenApi } from "@effect/platform"
+import { Catalogue, Envelope, ErrorCodes, Examples } from "@pdr/domain"
+import { SchemaAST as AST, JSONSchema, Schema } from "effect"
 import * as Api from "./Api.js"
 import * as Failure from "./Failure.js"
 
@@ -31,7 +31,34 @@ export const errorCodes: Readonly<Record<Failure.ApiStatus, ReadonlyArray<Failur
   return byStatus as Record<Failure.ApiStatus, ReadonlyArray<Failure.ApiCode>>
 })()
 
-const statusText: Record<Failure.ApiStatus, string> = {
+const members = (ast: AST.AST): ReadonlyArray<AST.AST> => (AST.isUnion(ast) ? ast.types : [ast])
+
+/**
+ * The statuses an endpoint of the contract answers, read from its declarations (its own errors, its group's, the
+ * API's, its middleware's), but for the codes in `except`.
+ */
+const statusesOf = (
+  groupName: string,
+  endpointName: string,
+  except: ReadonlyArray<Failure.Code> = []
+): Array<Failure.ApiStatus> => {
+  const group = (Api.Api.groups as unknown as Record<string, HttpApiGroup.HttpApiGroup.AnyWithProps>)[groupName]!
+  const endpoint = group.endpoints[endpointName]!
+  const schemas = [
+    Api.Api.errorSchema,
+    group.errorSchema,
+    endpoint.errorSchema,
+    ...[...group.middlewares, ...endpoint.middlewares].map((m) => m.failure)
+  ]
+  const codes = schemas
+    .flatMap((s) => members(s.ast))
+    .map(Failure.codeOfAst)
+    .filter((code): code is Failure.Code => code !== undefined && !except.includes(code))
+  return [...new Set(codes.map((code) => Failure.codes[code].status as Failure.ApiStatus))]
+}
+
+/** What each status means, for a person; a status without a line here is described by its codes. */
+const statusText: Partial<Record<Failure.ApiStatus, string>> = {
   400: "The body, the envelope or a field is invalid; every offending field is named in `details`.",
   401: "The API key is missing, malformed, unknown, revoked or expired.",
   402: "The quote exceeds the spendable credits, `maxCredits`, or what is left of the key's monthly credit limit; nothing was held, fetched or billed.",
@@ -46,9 +73,9 @@ const statusText: Record<Failure.ApiStatus, string> = {
   503: "The op is currently unavailable (D11); nothing was billed."
 }
 
-/** A code's `details` as JSON Schema, from its one declaration (`Failure.details`). */
+/** A code's `details` as JSON Schema, from its one declaration (`ErrorCodes.codes`). */
 const detailsOf = (code: Failure.ApiCode): Json | undefined => {
-  const schema = (Failure.details as Record<string, Schema.Schema.Any>)[code]
+  const schema = ErrorCodes.declaration(code).details
   if (schema === undefined) return undefined
   const { $schema: _, ...json } = JSONSchema.make(schema) as unknown as Json
   return json
@@ -127,7 +154,8 @@ const errorResponses = (statuses: ReadonlyArray<Failure.ApiStatus>, keyed: boole
       if (keyed && status !== 401) names.push("RateLimit", "RateLimit-Policy")
       if (status === 429) names.push("Retry-After")
       if (replayable) names.push("Idempotent-Replayed")
-      return [String(status), response(statusText[status]!, { $ref: `#/components/schemas/Error${status}` }, names)]
+      const description = statusText[status] ?? `Errors ${errorCodes[status].map((c) => `\`${c}\``).join(", ")}.`
+      return [String(status), response(description, { $ref: `#/components/schemas/Error${status}` }, names)]
     })
   )
 
@@ -221,7 +249,7 @@ export const document = (options: DocumentOptions): Json => {
           "The public catalogue (D13), no key needed. Each op's `requestSchema` (JSON Schema 2020-12) is the `request` of that op's branch below; explore `run` lists the sources served now (D19).",
         responses: {
           "200": response("The catalogue.", schemaOf(Api.CatalogueResponse, definitions), ["x-request-id"]),
-          ...errorResponses([415, 500], false, false)
+          ...errorResponses(statusesOf("catalogue", "platforms"), false, false)
         }
       }
     },
@@ -237,7 +265,7 @@ export const document = (options: DocumentOptions): Json => {
             "RateLimit",
             "RateLimit-Policy"
           ]),
-          ...errorResponses([401, 415, 429, 500], true, false)
+          ...errorResponses(statusesOf("account", "balance"), true, false)
         }
       }
     }
@@ -249,9 +277,10 @@ export const document = (options: DocumentOptions): Json => {
         .map((o) => [o.name, { summary: `${o.name}: ${o.description}`, value: { request: example(o) } }])
     )
     const fetches = p.ops.some((o) => o.kind._tag !== "Series" && o.available)
-    const statuses: Array<Failure.ApiStatus> = [400, 401, 402, 409, 413, 415, 422, 429, 500]
-    if (fetches) statuses.push(502)
-    if (p.ops.some((o) => !o.available)) statuses.push(503)
+    const statuses = statusesOf("platforms", p.id, [
+      ...(fetches ? [] : ["upstream_failed" as const]),
+      ...(p.ops.some((o) => !o.available) ? [] : ["op_unavailable" as const])
+    ])
     paths[`/api/v1/platforms/${p.id}`] = {
       post: {
         operationId: p.id,
@@ -314,7 +343,7 @@ export const document = (options: DocumentOptions): Json => {
           "Call-Id"
         ]),
         "202": accepted("The call is still running.", definitions),
-        ...errorResponses([400, 401, 402, 404, 409, 415, 422, 429, 500, 502, 503], true, false)
+        ...errorResponses(statusesOf("calls", "collect"), true, false)
       }
     },
     delete: {
@@ -326,7 +355,7 @@ export const document = (options: DocumentOptions): Json => {
       security,
       responses: {
         "202": accepted("The cancel is under way; collect the call's answer at `Location`.", definitions),
-        ...errorResponses([401, 404, 409, 415, 429, 500], true, false)
+        ...errorResponses(statusesOf("calls", "cancel"), true, false)
       }
     }
   }
@@ -352,7 +381,7 @@ export const document = (options: DocumentOptions): Json => {
           "RateLimit",
           "RateLimit-Policy"
         ]),
-        ...errorResponses([400, 401, 415, 429, 500], true, false)
+        ...errorResponses(statusesOf("calls", "list"), true, false)
       }
     }
   }

@@ -1,30 +1,38 @@
 // D5, D13: the contract's error bodies and its OpenAPI document.
+
+import { HttpApiError } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Catalogue, Examples } from "@pdr/domain"
-import { Either, Option, Schema } from "effect"
-import { Api, Document, Errors } from "../src/index.js"
+import { SchemaAST as AST, Either, Option, Schema } from "effect"
+import { AdminApi, Api, Document, Failure } from "../src/index.js"
 
 describe("Api contract", () => {
-  it("D5: every error class encodes to {error: {code, message, requestId, details?}} and nothing else", () => {
-    for (const [status, cls] of Object.entries(Errors.byStatus)) {
-      const value = Errors.make(Number(status) as Errors.ErrorStatus, { code: "c", message: "m", requestId: "req_1" })
-      assert.instanceOf(value, cls)
-      const encoded = Schema.encodeSync(cls as unknown as Schema.Schema<unknown, unknown>)(value)
-      assert.deepStrictEqual(encoded, { error: { code: "c", message: "m", requestId: "req_1" } })
+  it("D5: the operator API answers with the public API's one error family, each error with its code's status", () => {
+    const family = new Set(Object.values(Failure.wire).map((w) => w.ast))
+    const members = (ast: AST.AST): ReadonlyArray<AST.AST> => (AST.isUnion(ast) ? ast.types : [ast])
+    const errors = [
+      ...members(AdminApi.AdminApi.errorSchema.ast),
+      ...Object.values(AdminApi.AdminApi.groups).flatMap((g) => [
+        ...members(g.errorSchema.ast),
+        ...Object.values(g.endpoints).flatMap((e) => members(e.errorSchema.ast))
+      ]),
+      ...members(AdminApi.OperatorAuth.failure.ast)
+    ]
+    const codes = new Set<string>()
+    for (const ast of errors) {
+      if (ast === HttpApiError.HttpApiDecodeError.ast || AST.isNeverKeyword(ast)) continue
+      assert.isTrue(family.has(ast), `an operator error outside the family: ${String(ast)}`)
+      codes.add(Object.entries(Failure.wire).find(([, w]) => w.ast === ast)![0])
     }
-    const withDetails = Errors.make(402, {
-      code: "insufficient_credits",
-      message: "m",
-      requestId: "r",
-      details: { required: 3, available: 1 }
-    })
-    assert.deepStrictEqual(
-      Schema.encodeSync(Errors.PaymentRequired)(withDetails as Errors.PaymentRequired).error.details,
-      {
-        required: 3,
-        available: 1
-      }
+    assert.includeMembers(
+      [...codes],
+      ["InvalidRequest", "Unauthorized", "NotFound", "Conflict", "UpstreamFailed", "Internal"]
     )
+    const conflict = Failure.make("conflict", "m", "r")
+    assert.strictEqual(Failure.statusOf(conflict), 409)
+    assert.deepStrictEqual(Schema.encodeSync(Failure.wire.Conflict)(conflict), {
+      error: { code: "conflict", message: "m", requestId: "r" }
+    })
   })
 
   it("D13: the contract has one endpoint per platform of the catalogue, as the OpenAPI document has one path", () => {

@@ -19,11 +19,12 @@ import {
   Requests,
   Tracking
 } from "@pdr/domain"
-import { AdminApi, Errors } from "@pdr/http-api"
-import { DateTime, Effect, FiberRef, Layer, Option, Redacted } from "effect"
+import { AdminApi } from "@pdr/http-api"
+import { DateTime, Effect, Layer, Option, Redacted } from "effect"
 import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
 import * as MetricsHttp from "./MetricsHttp.js"
+import * as OperatorToken from "./OperatorToken.js"
 
 const iso = (d: DateTime.Utc) => DateTime.formatIso(d)
 const isoOption = (d: Option.Option<DateTime.Utc>) => Option.getOrNull(Option.map(d, iso))
@@ -50,24 +51,11 @@ const keyView = (k: KeyStore.StoredKey): typeof AdminApi.Key.Type => ({
   creditsSpent: k.creditsSpent
 })
 
-const errorObject = (code: string, message: string, details?: unknown) =>
-  Effect.map(FiberRef.get(RequestId.current), (request) => ({
-    code,
-    message,
-    requestId: request.id,
-    ...(details === undefined ? {} : { details })
-  }))
-
 /** 400 `invalid_request` naming the field. */
-const invalid = (e: Keys.InvalidInput) =>
-  Effect.flatMap(
-    errorObject("invalid_request", `${e.field} ${e.message}`, [{ path: e.field, message: e.message }]),
-    (error) => Effect.fail(new Errors.BadRequest({ error }))
-  )
+const invalid = (e: Keys.InvalidInput) => ApiErrors.fromDomain(e)
 
 /** 404 `not_found`. */
-const notFound = (e: Ledger.AccountNotFound | Keys.KeyNotFound) =>
-  Effect.flatMap(errorObject("not_found", e.message), (error) => Effect.fail(new Errors.NotFound({ error })))
+const notFound = (e: Ledger.AccountNotFound | Keys.KeyNotFound) => ApiErrors.fromDomain(e)
 
 const AccountsLive = HttpApiBuilder.group(AdminApi.AdminApi, "accounts", (handlers) =>
   Effect.map(Accounts.Accounts, (accounts) =>
@@ -165,15 +153,12 @@ const trackedView = (e: Demand.Tracked): typeof AdminApi.Tracked.Type => ({
 const untrackable = (
   e: Requests.InvalidRequest | Requests.UnknownOp | Requests.UnknownPlatform | Tracking.NotTrackable
 ) =>
-  Effect.flatMap(
-    errorObject(
-      "invalid_request",
-      e.message,
-      e._tag === "InvalidRequest"
-        ? e.details.map((d) => ({ path: d.path, message: d.message }))
-        : [{ path: e._tag === "UnknownPlatform" ? "platform" : "request.op", message: e.message }]
-    ),
-    (error) => Effect.fail(new Errors.BadRequest({ error }))
+  ApiErrors.fail(
+    "invalid_request",
+    e.message,
+    e._tag === "InvalidRequest"
+      ? e.details.map((d) => ({ path: d.path, message: d.message }))
+      : [{ path: e._tag === "UnknownPlatform" ? "platform" : "request.op", message: e.message }]
   )
 
 const TrackedLive = HttpApiBuilder.group(AdminApi.AdminApi, "tracked", (handlers) =>
@@ -190,10 +175,7 @@ const TrackedLive = HttpApiBuilder.group(AdminApi.AdminApi, "tracked", (handlers
             UnknownPlatform: untrackable,
             NotTrackable: untrackable,
             // planning resolves a store or an explore source upstream; when that fails nothing is pinned
-            EveryUnitFailed: (e) =>
-              Effect.flatMap(errorObject("upstream_failed", e.message), (error) =>
-                Effect.fail(new Errors.BadGateway({ error }))
-              )
+            EveryUnitFailed: (e) => ApiErrors.fail("upstream_failed", e.message)
           }),
           Effect.provide(context)
         )
@@ -228,10 +210,7 @@ const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers
           })),
           Effect.catchTags({
             InvalidInput: invalid,
-            MemberNotFound: () =>
-              Effect.flatMap(errorObject("not_found", `no member has the email ${payload.email}`), (error) =>
-                Effect.fail(new Errors.NotFound({ error }))
-              )
+            MemberNotFound: () => ApiErrors.fail("not_found", `no member has the email ${payload.email}`)
           })
         )
       )
@@ -246,8 +225,7 @@ const MembersLive = HttpApiBuilder.group(AdminApi.AdminApi, "members", (handlers
           Effect.catchTags({
             InvalidInput: invalid,
             AccountNotFound: notFound,
-            AlreadyMember: (e) =>
-              Effect.flatMap(errorObject("conflict", e.message), (error) => Effect.fail(new Errors.Conflict({ error })))
+            AlreadyMember: (e) => ApiErrors.fromDomain(e)
           })
         )
       )
@@ -266,11 +244,7 @@ const authLayer = (token: Redacted.Redacted<string>) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const match = /^Bearer (\S+)$/.exec(request.headers["authorization"] ?? "")
           if (match !== null && timingSafeEqual(digest(match[1]!), expected)) return
-          const error = yield* errorObject(
-            "unauthorized",
-            "the operator token is required (Authorization: Bearer <token>)"
-          )
-          return yield* Effect.fail(new Errors.Unauthorized({ error }))
+          return yield* ApiErrors.fail("unauthorized", OperatorToken.required)
         })
     })
   })

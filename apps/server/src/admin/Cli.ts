@@ -12,6 +12,7 @@ import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/c
 import { FetchHttpClient, HttpClientError } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PdrClient from "@pdr/client/effect"
+import { Failure as Answer } from "@pdr/http-api"
 import { Config, Console, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import * as ServerConfig from "../Config.js"
 import { engineVersion } from "../Version.js"
@@ -60,10 +61,10 @@ const OperatorLive = Layer.effect(
   })
 ).pipe(Layer.provide(FetchHttpClient.layer))
 
-/** Any failure of a client call, as the CLI reports it. */
+/** Any failure of a client call, as the CLI reports it: an error of the API's family as its D5 body. */
 const toFailure = (e: unknown, baseUrl: string): Failure => {
-  if (typeof e === "object" && e !== null && "error" in e) {
-    const error = (e as { error: { code: string; message: string } }).error
+  if (Answer.isFailure(e)) {
+    const { error } = e
     return new Failure({ exitCode: 1, body: { error }, human: `error ${error.code}: ${error.message}` })
   }
   if (HttpClientError.isHttpClientError(e) && e._tag === "RequestError") {

@@ -6,8 +6,11 @@
 import { createHash, timingSafeEqual } from "node:crypto"
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Health, Telemetry } from "@pdr/core"
+import { Failure } from "@pdr/http-api"
 import { Effect, FiberRef, Redacted } from "effect"
+import * as ApiErrors from "../http/ApiErrors.js"
 import * as RequestId from "../RequestId.js"
+import * as OperatorToken from "./OperatorToken.js"
 
 const digest = (s: string) => createHash("sha256").update(s).digest()
 
@@ -27,15 +30,8 @@ export const layer = (token: Redacted.Redacted<string>) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const match = /^Bearer (\S+)$/.exec(request.headers["authorization"] ?? "")
           if (match === null || !timingSafeEqual(digest(match[1]!), expected))
-            return HttpServerResponse.unsafeJson(
-              {
-                error: {
-                  code: "unauthorized",
-                  message: "the operator token is required (Authorization: Bearer <token>)",
-                  requestId: (yield* FiberRef.get(RequestId.current)).id
-                }
-              },
-              { status: 401 }
+            return ApiErrors.render(
+              Failure.make("unauthorized", OperatorToken.required, (yield* FiberRef.get(RequestId.current)).id)
             )
           yield* Effect.provide(Health.readGauges, context)
           return HttpServerResponse.text(yield* prometheus.scrape, { contentType })

@@ -5,6 +5,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path"
 import { Effect, Option, Redacted } from "effect"
 
+/** What a request of the operator listener without the operator token is told (401 `unauthorized`). */
+export const required = "the operator token is required (Authorization: Bearer <token>)"
+
 /** Where the generated token is kept. */
 export const path = (dataDir: string) => join(dataDir, "admin-token")
 

@@ -1,16 +1,17 @@
 /**
- * Domain errors to the contract's D5 errors (`Failure`): one tag-keyed map, used by every handler and middleware; and
- * the one rendering of an error as a response.
+ * Domain errors to the contract's D5 errors (`Failure`, one family for the public and operator APIs): each domain
+ * error carries its code and details (`ErrorCodes.Answered`), so no error is mapped here by name; and the one
+ * rendering of an error as a response.
  */
 import type { HttpApiError, HttpServerError } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import type { Calls, Idempotency } from "@pdr/domain"
-import { Errors, Failure } from "@pdr/http-api"
+import type { ErrorCodes } from "@pdr/domain"
+import { Failure } from "@pdr/http-api"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 
 /** The D5 error of this code, carrying the current request id. */
-export const fail = <C extends Failure.Code>(code: C, message: string, details?: unknown) =>
+export const fail = <C extends Failure.Code>(code: C, message: string, details?: ErrorCodes.Details<C>) =>
   Effect.flatMap(FiberRef.get(RequestId.current), (request) =>
     Effect.fail(Failure.make(code, message, request.id, details))
   )
@@ -21,66 +22,20 @@ export const notJson = {
   details: [{ path: "", message: "must be a JSON object" }]
 } as const
 
-const statusByClass: ReadonlyMap<unknown, number> = new Map(
-  Object.entries(Errors.byStatus).map(([status, cls]) => [cls, Number(status)] as const)
-)
-
-/**
- * The status of an error of the contract (a `Failure`, or an operator API per-status body), if it is one: one lookup
- * by its class, no scan.
- */
-export const statusOf = (u: unknown): number | undefined =>
-  Failure.statusOf(u) ?? (typeof u === "object" && u !== null ? statusByClass.get(u.constructor) : undefined)
+/** The status of an error of the contract, if it is one: one lookup by its class, no scan. */
+export const statusOf = Failure.statusOf
 
 /** A D5 error response, rendered directly (for errors raised outside handlers). */
-export const response = (status: number, error: Errors.ErrorObject, headers: Record<string, string> = {}) =>
+export const response = (status: number, error: Failure.Body["error"], headers: Record<string, string> = {}) =>
   HttpServerResponse.unsafeJson({ error }, { status, headers })
 
-/** A domain error the public API answers. */
-export type DomainError =
-  | Calls.CallError
-  | Idempotency.IdempotencyKeyInvalid
-  | Idempotency.IdempotencyMismatch
-  | Idempotency.IdempotencyInFlight
+/** An error of the family as its response, with its code's status. */
+export const render = (failure: Failure.Failure, headers: Record<string, string> = {}) =>
+  response(Failure.statusOf(failure)!, failure.error, headers)
 
-type Mapping = {
-  readonly [T in DomainError["_tag"]]: (
-    e: Extract<DomainError, { readonly _tag: T }>
-  ) => Effect.Effect<never, Failure.Failure>
-}
-
-/** Each domain error's D5 error, keyed by the domain error's tag: the one place a domain error becomes its Failure. */
-const byTag: Mapping = {
-  InvalidRequest: (e) =>
-    fail(
-      "invalid_request",
-      e.message,
-      e.details.map((d) => ({ path: d.path, message: d.message }))
-    ),
-  UnknownOp: (e) =>
-    fail("unknown_op", e.message, [{ path: "request.op", message: `must be one of ${e.ops.join(", ")}` }]),
-  UnknownPlatform: (e) => fail("unknown_platform", e.message),
-  OpUnavailable: (e) => fail("op_unavailable", e.message),
-  InsufficientCredits: (e) => fail("insufficient_credits", e.message, { required: e.required, available: e.available }),
-  QuoteAboveMaxCredits: (e) =>
-    fail("quote_above_max_credits", e.message, { required: e.required, maxCredits: e.maxCredits }),
-  KeyCreditLimitReached: (e) =>
-    fail("key_credit_limit", e.message, {
-      required: e.required,
-      limit: e.limit,
-      spentThisMonth: e.spentThisMonth,
-      resetsAt: e.resetsAt
-    }),
-  EveryUnitFailed: (e) => fail("upstream_failed", e.message, { coverage: e.coverage }),
-  SettleOutcomeUnknown: (e) => fail("internal", e.message),
-  IdempotencyKeyInvalid: (e) => fail("invalid_request", e.message, [{ path: "Idempotency-Key", message: e.message }]),
-  IdempotencyMismatch: (e) => fail("idempotency_mismatch", e.message),
-  IdempotencyInFlight: (e) => fail("idempotency_in_flight", e.message)
-}
-
-/** A domain error as its D5 error. */
-export const fromDomain = (e: DomainError): Effect.Effect<never, Failure.Failure> =>
-  (byTag[e._tag] as (e: DomainError) => Effect.Effect<never, Failure.Failure>)(e)
+/** A domain error as its D5 error (the code, details and message it carries), with the current request id. */
+export const fromDomain = <E extends ErrorCodes.Answered>(e: E): Effect.Effect<never, Failure.Of<Failure.CodeOf<E>>> =>
+  Effect.flatMap(FiberRef.get(RequestId.current), (request) => Effect.fail(Failure.fromDomain(e, request.id)))
 
 /** The framework's own failures, by tag, as the D5 error a client is answered (their bodies are never shown). */
 interface FrameworkErrors {
@@ -125,11 +80,11 @@ export const renderCause = (messages: Messages) => {
     const convert = converters[tagOf(error) ?? ""]
     if (convert !== undefined) {
       const failure = convert(error, requestId)
-      return Effect.succeed(response(Failure.statusOf(failure)!, failure.error))
+      return Effect.succeed(render(failure))
     }
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
     return Effect.logError("unhandled failure", cause).pipe(
-      Effect.as(response(500, Failure.make("internal", messages.internal, requestId).error))
+      Effect.as(render(Failure.make("internal", messages.internal, requestId)))
     )
   }
 }

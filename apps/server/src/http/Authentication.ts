@@ -45,7 +45,7 @@ export const layer = Layer.effect(
             limits.failedAuth.take(address).pipe(
               // RFC 9728 §5.1: the 401 names where to learn how to sign in (issue 23)
               Effect.zipRight(RequestId.addHeaders({ "www-authenticate": Discovery.challenge(request, "") })),
-              Effect.zipRight(ApiErrors.fail("unauthorized", e.message))
+              Effect.zipRight(ApiErrors.fromDomain(e))
             )
           )
         )

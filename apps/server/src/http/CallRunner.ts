@@ -20,6 +20,7 @@ import {
   CallStore,
   Calls,
   Catalogue,
+  type ErrorCodes,
   Freshness,
   Idempotency,
   IdempotencyStore,
@@ -139,9 +140,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         if (op !== null) yield* keys.recordOp(caller.keyId, platform, op)
         return { body: { ...result, ...full }, kept }
       })
-      const asError = (e: unknown) =>
+      const asError = (e: ErrorCodes.Answered) =>
         Effect.map(
-          Effect.flip(ApiErrors.fromDomain(e as ApiErrors.DomainError)),
+          Effect.flip(ApiErrors.fromDomain(e)),
           (f): Outcome => ({
             status: Failure.statusOf(f) ?? 500,
             text: JSON.stringify({ error: (f as { error: Failure.Body["error"] }).error }),

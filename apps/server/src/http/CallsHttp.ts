@@ -11,7 +11,7 @@ import * as ApiErrors from "./ApiErrors.js"
 import * as CallRunner from "./CallRunner.js"
 import { retryAfter } from "./OpsHttp.js"
 
-const notFound = () => ApiErrors.fail("not_found", new LongCalls.CallNotFound().message)
+const notFound = () => ApiErrors.fromDomain(new LongCalls.CallNotFound())
 
 const idPattern = /^call_[0-9a-f]{20}$/
 

@@ -30,9 +30,8 @@ export const maxBodyBytes = 64 * 1024
 
 const tooLargeError = (requestId: string) =>
   Failure.make("payload_too_large", `the body is over ${maxBodyBytes} bytes; nothing was read or billed`, requestId)
-    .error
 
-const tooLarge = (requestId: string) => ApiErrors.response(413, tooLargeError(requestId))
+const tooLarge = (requestId: string) => ApiErrors.render(tooLargeError(requestId))
 
 /** Bodies up to this size are read to the end even when refused, so the client can read its 413. */
 const drainCap = 1024 * 1024
@@ -58,8 +57,9 @@ const lingeringClose = (socket: Socket) => {
 /** A 413 written by hand (outside the framework) in the D5 shape, closing the connection politely. */
 const writeTooLarge = (res: ServerResponse) => {
   const requestId = RequestId.make()
-  const body = JSON.stringify({ error: tooLargeError(requestId) })
-  res.writeHead(413, {
+  const failure = tooLargeError(requestId)
+  const body = JSON.stringify({ error: failure.error })
+  res.writeHead(Failure.statusOf(failure)!, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     "x-request-id": requestId,
@@ -132,13 +132,12 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
   Effect.gen(function* () {
     const coding = request.headers["content-encoding"]
     if (coding !== undefined && coding.trim().toLowerCase() !== "identity") {
-      return ApiErrors.response(
-        415,
+      return ApiErrors.render(
         Failure.make(
           "unsupported_media_type",
           `content-encoding ${coding} is not accepted; send the JSON body uncompressed`,
           requestId
-        ).error
+        )
       )
     }
     if (request.method === "GET" || request.method === "HEAD") return undefined

@@ -1,5 +1,6 @@
 /** Port: accounts, their append-only ledger of grants and captures, and holds. */
 import { Context, type Effect, type Option, Schema } from "effect"
+import { WireId, wire } from "../ErrorCodes.js"
 import type { SettleRecords } from "./Measurements.js"
 
 /** An account (an org): balance = grants - captures, never negative; spendable = balance - active holds. */
@@ -52,6 +53,9 @@ export class AccountNotFound extends Schema.TaggedError<AccountNotFound>()("Acco
   override get message() {
     return `no account ${this.accountId}`
   }
+  get [WireId]() {
+    return wire("not_found")
+  }
 }
 
 /** The hold is no longer held (already settled, released or expired). */
@@ -67,6 +71,9 @@ export class SettleOutcomeUnknown extends Schema.TaggedError<SettleOutcomeUnknow
 }) {
   override get message() {
     return "the call's billing could not be confirmed (the database connection was lost while it was recorded): it may have been billed once; GET /api/v1/balance tells, and a retry with the same Idempotency-Key is never billed twice"
+  }
+  get [WireId]() {
+    return wire("internal")
   }
 }
 
