@@ -9,6 +9,44 @@ const urlSubjects =
   "a page subject given as a full URL (a group or other URL-only page) cannot be served: the input is built as https://www.facebook.com/<handle or id>/ and the mapping language has no way to pass a URL subject as it is"
 
 export const shipped = {
+  // https://apify.com/apify/facebook-pages-scraper (Facebook Pages Scraper, maintained by Apify: "Extract Facebook
+  // page details, website, email, address, messenger, likes, followers, rating, ad running status"; "from $6.60 /
+  // 1,000 pages", read in the header of its store pages, e.g.
+  // https://apify.com/apify/facebook-pages-scraper/issues/doesnt-seem-to-be-co-en7VQqii6Eek54Yc8). Input and output
+  // as Apify's own Claude Code plugin documents the actor (the "Official Apify plugin marketplace", file
+  // plugins/lead-generation/skills/generating-leads/reference/actors/apify-facebook-pages-scraper.md, read in its copy
+  // https://github.com/mattburnham/apify-agent-skills): input `startUrls` ([{ "url":
+  // "https://www.facebook.com/copperkettleyqr/" }], "Facebook page URLs (required)"); output facebookUrl, title ("Page
+  // name"), pageId, pageName, pageUrl, categories ("Page categories array"), info, email, phone, address, websites,
+  // website ("Primary website URL"), messenger, likes ("Page likes count"), followers ("Page followers count"),
+  // followings ("if available"), rating ("Page rating with review count string (e.g., \"94% recommend (839
+  // Reviews)\")"), ratingOverall ("Numeric rating percentage"), ratingCount ("Number of ratings"), profilePictureUrl,
+  // coverPhotoUrl, intro, about_me, CONFIRMED_OWNER_LABEL, confirmed_owner, creation_date, ad_status, pageAdLibrary.
+  // The actor's issue pages confirm followers and followings ("the follower count will be under followers and the
+  // following count will be under followings", .../issues/can-the-results-retr-ghgEpfvdCNCyJ9SQ9) and that it gives
+  // no verified flag, only the confirmed owner ("CONFIRMED_OWNER_LABEL ... for verified pages",
+  // .../issues/get-pages-verified-s-rqy4rseUQ0i6P88MR).
+  "social_network.pages": {
+    actor: "apify~facebook-pages-scraper",
+    docs: "https://apify.com/apify/facebook-pages-scraper",
+    usdPerItem: 0.0066,
+    input: { startUrls: [{ url: "https://www.facebook.com/{subject}/" }] },
+    rows: {
+      name: "title",
+      category: { path: "categories", join: ", ", default: "" },
+      followers: { path: "followers", as: "integer" },
+      likes: { path: "likes", as: "integer" },
+      reviewCount: {
+        first: [
+          { path: "ratingCount", as: "integer" },
+          { path: "rating", match: "\\(([\\d,]+) Reviews?\\)", as: "integer" }
+        ]
+      },
+      recommendPercent: { path: "rating", match: "^(\\d+(?:\\.\\d+)?)% recommend", as: "number" },
+      website: { path: "website", match: "^(https?://\\S+)$" }
+    },
+    notMapped: `talkingAbout: the actor documents no talking-about count; null. verified: it documents no verified badge (its confirmed owner label is not the badge); null. reviewCount is ratingCount, else the count in the rating text ("94% recommend (839 Reviews)"), else null; recommendPercent is read from the rating text only (ratingOverall's scale is not shown for pages rated in stars), else null; category is the categories joined with ", "; website is null unless the actor gives an absolute URL; followers and likes are required counts: a page the actor gives without either fails the unit (never 0); the actor documents no error item, so the default error paths are kept; ${urlSubjects}`
+  },
   // https://apify.com/alfalfa/facebook-posts-scraper ("Facebook Posts Scraper · No Login · $1.4/1k"; example
   // https://apify.com/alfalfa/facebook-posts-scraper/examples/facebook-post-scraper-for-n8n-make-zapier.md): input
   // `startUrls` ([{ url: "https://www.facebook.com/TED/" }]), `resultsLimit`, `captionText`, `maxConcurrency`,
@@ -136,8 +174,6 @@ export const shipped = {
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
 export const unmapped: Readonly<Record<string, string>> = {
-  "social_network.pages":
-    "no actor page read documents field names for all of the card's required fields together (talkingAbout, reviewCount and verified with followers and likes): checked apify/facebook-pages-scraper, data_minds/facebook-pages-scraper, locaihost/facebook-pages, dami_studio, scrapingmonkey/facebook-page-details-scraper, luzivanlt, silentflow and vortex_data/facebook-pages (its output schema read only in part); in the second round reapx/facebook-page-scraper (its example's output: name, pageId, followersCount, followersLabel, url) and khadinakbar/facebook-followers-scraper (follower and like counts, category and rating named in prose only, no field keys read); no page read names a talking-about count; in the third round neuro-scraper/facebook-followers-scraper (https://apify.com/neuro-scraper/facebook-followers-scraper) names, in prose only, a mode tracking follower, following, like and \"talking about\" counts, with no field keys, no review count and no verified flag read; in the fourth round (verified is not a measured value, so it is not made nullable; likes, talking-about and review counts could be null by D38): luzivanlt/facebook-pages-scraper's example (https://apify.com/luzivanlt/facebook-pages-scraper/examples/facebook-page-follower-count.md: input startUrls; output facebook_id, name, category, intro, followers, likes, rating_value, page_url, input_url) has no verified flag and no price was read; scrapingmonkey/facebook-page-details-scraper's example (https://apify.com/scrapingmonkey/facebook-page-details-scraper/examples/facebook-place-page-check-in-context-records.md: inputList; input, status, id, page_id, username, name, url, ..., is_verified, description, about, category, categories, followers_count, ...) is cut off before its likes field and no price was read; khadinakbar/facebook-page-scraper ($10.00 / 1,000: pageName, category, likeCount, followerCount, rating, ratingCount, website) names no verified flag; automation-lab, earlytern, moving_beacon-owner1, scrapeai, fetch_cat and dami_studio (facebook-pages-scraper) name a verified badge in prose, but the stored copies give only the first part of each page, which ends before their output keys",
   "social_network.followers":
     "no actor page read documents both directions (followers and following) with input and output names and a price: automation-lab/facebook-followers-following-scraper's example documents only relationshipType following and no price was read; harpoon/fb-followers-scraper (input targets, max_items, language; $0.50 / 1,000) is followers only and shows no output field names; scrapingmonkey/facebook-page-following-scraper ($1.00 / 1,000) is following only; icoe-man/facebook-followers-scraper has both modes (profile-followers and a following mode) but its input keys, item shape and price per profile are not in the part of its page read; scrapestorm's pay-per-result followers-following actor is deprecated and its other one is a monthly rental (no price per item); in the third round automation-lab/facebook-followers-following-scraper's example tasks document both directions (https://apify.com/automation-lab/facebook-followers-following-scraper/examples/export-facebook-followers-list.md and .../extract-leonardo-dicaprio-facebook-following.md: input startUrls [{ url: https://www.facebook.com/<page>/followers or /following }], relationshipType followers or following, maxItems; output sourceName, relationshipType, profileName, profileUrl, profileId, username, profileImageUrl, scrapedAt) but no page read gives its price; icoe-man's API example (https://apify.com/icoe-man/facebook-followers-scraper/api/javascript: mode profile-followers, pageUrls, maxItems) names neither its following mode nor its item keys, and its price reads only \"Pay per event\"; nimbryxo-studio/facebook-public-follower-and-following-snapshot (example https://apify.com/nimbryxo-studio/facebook-public-follower-and-following-snapshot/examples/facebook-follower-counts.md: startUrls, mode followers or following, maxItems; output recordType, name, profileId, profileUrl, isVerified, ...; from $0.49 / 1,000 results) is charged for platform usage besides its events (an amount per item cannot be stated) and does not document which recordType values are profiles; saswave ($0.80 / 1,000), calm_builder ($2.00), thenetaji ($2.60) and premiumscraper ($4.00) name both directions but no input or output keys were read; harpoon/fb-followers-scraper (output schema https://apify.com/harpoon/fb-followers-scraper/output-schema: id, name, url, profile_picture, is_verified, subtitle, target_*) and scrapingmonkey's followers and following actors serve one direction each, and a mapping is one actor; in the fourth round icoe-man/facebook-followers-scraper's page (https://apify.com/icoe-man/facebook-followers-scraper: mode profile-followers, Page links, Max results per target; \"Each profile looks like this:\") is cut off before its item and its following mode, and reads only \"Pay per event\"; thenetaji/facebook-followers-following-scraper ($2.60 / 1,000, both directions) and calm_builder ($2.00 / 1,000) show no input or output keys in the part stored; neuro-scraper/facebook-followers-scraper (both lists, from $2.49 / 1,000) is charged for platform usage besides its events",
   "social_network.events":
