@@ -1,6 +1,6 @@
 // Issue 20 (item 6) end to end on PostgreSQL: a deployment started with UPSTREAM_DEFAULT=provider and a token serves
-// every op of the shipped provider catalogue (25 ops on 9 platforms when written) through its actor, against a loopback
-// provider that serves the recorded items of every shipped actor (packages/upstream-http/test/fixtures/provider/).
+// every op of the shipped provider catalogue through its actor, against a loopback provider
+// that serves the recorded items of every shipped actor (packages/upstream-http/test/fixtures/provider/<actor>.json).
 // For each op, called with the catalogue's own example request (Examples.minimal, as GET /api/v1/platforms publishes
 // it) asking as many rows as the recorded items fill: one run of the mapped actor with the mapping's input, item
 // count and charge limit; billed as quoted; the balance down by the charge; rows that decode with the op's row Schema

@@ -17,6 +17,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       "maps.places",
       "maps.search",
       "maps.reviews",
+      "social_network.pages",
       "social_network.posts",
       "social_network.reels",
       "social_network.comments",
@@ -28,12 +29,7 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
       assert.isFalse(key in ProviderCatalogue.unmapped, key)
     }
-    for (const key of [
-      "social_network.pages",
-      "social_network.followers",
-      "social_network.events",
-      "social_network.marketplace"
-    ])
+    for (const key of ["social_network.followers", "social_network.events", "social_network.marketplace"])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
   })
 
@@ -175,6 +171,66 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       maxItems: 40,
       maxReviewsPerPlace: 40
     })
+  })
+
+  it("social_network.pages (apify~facebook-pages-scraper): the card, its reviews and recommend share from the rating text; talkingAbout and verified null", () => {
+    const { rows, errors } = mapped("social_network.pages")
+    assert.deepStrictEqual(rows, [
+      {
+        name: "Copper Kettle",
+        category: "Restaurant, Family style restaurant",
+        followers: 5230,
+        likes: 4812,
+        talkingAbout: null,
+        reviewCount: 839,
+        recommendPercent: 94,
+        website: "https://www.copperkettle.example/",
+        verified: null
+      },
+      {
+        name: "NASA - National Aeronautics and Space Administration",
+        category: "Government organization",
+        followers: 28000000,
+        likes: 25000000,
+        talkingAbout: null,
+        reviewCount: null,
+        recommendPercent: null,
+        website: null,
+        verified: null
+      }
+    ])
+    assert.deepStrictEqual(errors, [])
+    const m = mapping("social_network.pages")
+    assert.strictEqual(m.usdPerItem, 0.0066)
+    const u = unit("social_network", "pages", { subjects: ["copperkettleyqr"] }, "copperkettleyqr")
+    assert.deepStrictEqual(Mapping.input(m.input, u), {
+      startUrls: [{ url: "https://www.facebook.com/copperkettleyqr/" }]
+    })
+  })
+
+  it("social_network.pages: the review count from the rating text when ratingCount is absent; a page without likes gives no count", () => {
+    const m = mapping("social_network.pages")
+    const fields = ["talkingAbout", "reviewCount", "recommendPercent", "website", "verified"]
+    const [row] = Mapping.rowsOf(
+      m,
+      { title: "Cafe", categories: ["Cafe"], followers: "1,204", likes: 980, rating: "81% recommend (1,024 Reviews)" },
+      fields
+    )
+    assert.strictEqual(row?.["reviewCount"], 1024)
+    assert.strictEqual(row?.["recommendPercent"], 81)
+    assert.strictEqual(row?.["followers"], 1204)
+    // a rating in stars is not a recommend share
+    const [stars] = Mapping.rowsOf(
+      m,
+      { title: "Inn", followers: 5, likes: 5, rating: "4.6 out of 5 (12 Reviews)" },
+      fields
+    )
+    assert.strictEqual(stars?.["recommendPercent"], null)
+    assert.strictEqual(stars?.["reviewCount"], 12)
+    assert.strictEqual(stars?.["category"], "")
+    // no likes: null, which the row refuses (a required count), never 0
+    const [bare] = Mapping.rowsOf(m, { title: "New page", followers: 10 }, fields)
+    assert.strictEqual(bare?.["likes"], null)
   })
 
   it("social_network.posts (alfalfa~facebook-posts-scraper): the post, its date and counts; the page URL as input", () => {

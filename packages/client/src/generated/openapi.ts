@@ -1712,20 +1712,11 @@ export interface components {
              * @description page likes
              */
             readonly likes: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description people talking about the page (last 7 days)
-             */
-            readonly talkingAbout: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviewCount: components["schemas"]["NonNegative"];
+            readonly talkingAbout: components["schemas"]["NonNegative"] | null;
+            readonly reviewCount: components["schemas"]["NonNegative"] | null;
             readonly recommendPercent: number | null;
             readonly website: string | null;
-            /** @description whether the page is verified */
-            readonly verified: boolean;
+            readonly verified: boolean | null;
         };
         readonly "social_network.posts.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */

@@ -8,11 +8,13 @@ export const page = {
   category: R.str("page category"),
   followers: R.count("followers"),
   likes: R.count("page likes"),
-  talkingAbout: R.count("people talking about the page (last 7 days)"),
-  reviewCount: R.count("reviews"),
+  talkingAbout: R.nullable(
+    R.count("people talking about the page (last 7 days; null when the source does not measure it)")
+  ),
+  reviewCount: R.nullable(R.count("reviews (null when the source does not measure them)")),
   recommendPercent: R.nullable(R.num("share of reviewers who recommend the page, in percent")),
   website: R.nullable(R.url("website of the page")),
-  verified: R.bool("whether the page is verified")
+  verified: R.nullable(R.bool("whether the page is verified (null when the source does not say)"))
 }
 
 /** A post of a page (posts). */
