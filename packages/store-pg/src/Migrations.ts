@@ -713,6 +713,17 @@ export const all = {
         END IF;
       END LOOP;
     END $$;
+  `),
+  // issue 22: every op call's record keeps its answer (a stored 10-subject answer is about 7 KB, compressed by
+  // PostgreSQL at each insert); lz4 compresses several times faster than the default pglz. A server built without lz4
+  // (the embedded one may be) keeps pglz.
+  "0026_call_answers_lz4": migration(`
+    DO $$
+    BEGIN
+      ALTER TABLE calls ALTER COLUMN answer SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+      NULL;
+    END $$;
   `)
 }
 
