@@ -713,6 +713,69 @@ export const all = {
         END IF;
       END LOOP;
     END $$;
+  `),
+  // issue 22: every op call's record keeps its answer (a stored 10-subject answer is about 7 KB, compressed by
+  // PostgreSQL at each insert); lz4 compresses several times faster than the default pglz. A server built without lz4
+  // (the embedded one may be) keeps pglz.
+  "0026_call_answers_lz4": migration(`
+    DO $$
+    BEGIN
+      ALTER TABLE calls ALTER COLUMN answer SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+      NULL;
+    END $$;
+  `),
+  // issue 22: the same answers as 0015's pdr_take_tokens with fewer writes. A peek (p_take false: the failed-
+  // authentication gate every request passes) writes nothing: a refill written back or computed again later gives the
+  // same tokens (least(burst, t + d1 * rate) refilled by d2 is least(burst, t + (d1 + d2) * rate)), so a client
+  // address gets a row only once it fails. A take refills each key once and writes what its asks took once, rather
+  // than two writes per ask (the asks of one turn are often one key's).
+  "0027_rate_limits_fewer_writes": migration(`
+    CREATE OR REPLACE FUNCTION pdr_take_tokens(p_name text, p_keys text[], p_rate double precision,
+                                               p_burst double precision, p_take boolean)
+    RETURNS TABLE (ord integer, allowed boolean, tokens double precision) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      r record;
+      v_now double precision := extract(epoch FROM clock_timestamp()) * 1000;
+      v_key text := NULL;
+      v_tokens double precision;
+      v_taken integer := 0;
+    BEGIN
+      FOR r IN SELECT s.k, s.i FROM unnest(p_keys) WITH ORDINALITY AS s(k, i) ORDER BY s.k, s.i LOOP
+        IF v_key IS NULL OR v_key <> r.k THEN
+          IF v_taken > 0 THEN
+            UPDATE rate_buckets b SET tokens = b.tokens - v_taken WHERE b.name = p_name AND b.key = v_key;
+          END IF;
+          v_key := r.k;
+          v_taken := 0;
+          IF p_take THEN
+            INSERT INTO rate_buckets AS b (name, key, tokens, at_ms) VALUES (p_name, r.k, p_burst, v_now)
+              ON CONFLICT (name, key) DO UPDATE
+                SET tokens = least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate),
+                    at_ms = greatest(b.at_ms, v_now)
+              RETURNING b.tokens INTO v_tokens;
+          ELSE
+            SELECT least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate) INTO v_tokens
+              FROM rate_buckets b WHERE b.name = p_name AND b.key = r.k;
+            IF NOT FOUND THEN
+              v_tokens := p_burst;
+            END IF;
+          END IF;
+        END IF;
+        ord := r.i;
+        allowed := v_tokens >= 1;
+        IF allowed AND p_take THEN
+          v_tokens := v_tokens - 1;
+          v_taken := v_taken + 1;
+        END IF;
+        tokens := v_tokens;
+        RETURN NEXT;
+      END LOOP;
+      IF v_taken > 0 THEN
+        UPDATE rate_buckets b SET tokens = b.tokens - v_taken WHERE b.name = p_name AND b.key = v_key;
+      END IF;
+    END $$;
   `)
 }
 
