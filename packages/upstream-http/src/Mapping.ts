@@ -32,8 +32,8 @@
  * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
  * is null, and the check at start refuses a name that is not a field of the op's request at every level. A key of an
  * object whose value comes out null (a request field the caller left out, without a default) is left out of the
- * input, so the actor applies its own default; so is a list of references none of which the request has, and a
- * string whose every `{...}` reference is absent.
+ * input, so the actor applies its own default; so is a request list the caller gave empty, a list of references none
+ * of which the request has, and a string whose every `{...}` reference is absent.
  *
  * The adapter fills two row fields itself: `position` (the rank of a row in its list) and, for store-scoped ops,
  * `store` (the store the unit was resolved to, D3), unless the mapping maps them.
@@ -371,6 +371,8 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
   if (typeof template === "string") {
     if (template.startsWith("$")) {
       const v = ref(template.slice(1), unit)
+      // an empty list the caller gave (no filter) is absent too: the key is left out and the actor's default applies
+      if (Array.isArray(v) && v.length === 0) return null
       return v === undefined ? template : v
     }
     // a string whose every reference is absent (a tag URL for a hashtag the caller did not give) is absent itself

@@ -71,6 +71,19 @@ describe("Mapping", () => {
     )
   })
 
+  it("leaves out a request list the caller gave empty (no filter), and sends one with members as it is", () => {
+    const template = { keyword: "$query", location: "$request.locations", tags: ["$request.locations"] }
+    const none = unit("jobs_in", "search", { query: "python", locations: [] })
+    // (and a list of such references, as for any reference the request does not have)
+    assert.deepStrictEqual(Mapping.input(template, none), { keyword: "python" })
+    const two = unit("jobs_in", "search", { query: "python", locations: ["Pune", "Delhi"] })
+    assert.deepStrictEqual(Mapping.input(template, two), {
+      keyword: "python",
+      location: ["Pune", "Delhi"],
+      tags: [["Pune", "Delhi"]]
+    })
+  })
+
   it("names nested request fields, typed or interpolated (a store locator); a key whose value is absent is left out", () => {
     const u = unit("quick_commerce_a", "search", { query: "atta 5kg", store: { pincode: "560001", city: "Bengaluru" } })
     assert.deepStrictEqual(

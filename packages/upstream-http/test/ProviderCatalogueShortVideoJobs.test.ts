@@ -270,16 +270,23 @@ describe("ProviderCatalogue: short_video and jobs", () => {
       query: "python developer",
       sort: "newest",
       workplace: ["onsite"],
+      locations: ["Bengaluru", "Pune"],
       limit: 80
     })
     assert.deepStrictEqual(Mapping.input(m.input, newest), {
       keyword: "python developer",
+      location: ["Bengaluru", "Pune"],
       maxJobs: 80,
       sortBy: "date",
       workMode: "office"
     })
     // by default: relevance, no work mode (several modes, or none, leave the actor's own default: any)
-    const byDefault = unit("jobs_in", "search", { query: "python developer", workplace: ["remote", "hybrid"] })
+    // and no location: an empty list is no filter, left out of the input
+    const byDefault = unit("jobs_in", "search", {
+      query: "python developer",
+      workplace: ["remote", "hybrid"],
+      locations: []
+    })
     assert.deepStrictEqual(Mapping.input(m.input, byDefault), {
       keyword: "python developer",
       maxJobs: 50,

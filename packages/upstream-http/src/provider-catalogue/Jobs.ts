@@ -22,6 +22,8 @@ export const shipped = {
     usdPerRun: 0.001,
     input: {
       keyword: "$query",
+      // the actor's location takes a string or a list (keywords x locations run in one job); none given: left out
+      location: "$request.locations",
       maxJobs: "$rows",
       sortBy: { $value: "request.sort", map: { relevance: "relevance", newest: "date" } },
       workMode: { $value: "request.workplace", map: { onsite: "office", remote: "remote", hybrid: "hybrid" } }
@@ -38,7 +40,7 @@ export const shipped = {
       details: { path: "jobDescription", as: "string", default: "" }
     },
     notMapped:
-      "applicants and views: the actor documents no applicant or view count; null. vacancies is the actor's vacancy (null when it gives none). salaryLakhs: the actor's salaryMin and salaryMax are documented by name only, beside a salaryCurrency, without their unit (rupees or lakhs), so they are not converted; null. postedAt is read from postedDate (its form is not documented: ISO, YYYY-MM-DD or epoch is read, anything else fails the unit). details is the actor's jobDescription, empty when it gives none (the actor documents no switch, so fetchDetails changes nothing). Request fields not sent: locations (the actor's location takes a string or a list, but what it does with an empty list is not documented, and a template cannot leave an empty list out), experience (the actor takes a range, experienceMin/experienceMax, whose match rule is not documented), salaryMin (no unit documented), salaryMax, postedWithin, department, roleCategory, industry, companyType, topCompanies, ugCourse, pgCourse and postedBy (no such input); workplace is sent as workMode only when it names one mode (onsite as office; temporary_wfh has no counterpart), else the actor's own default (any) applies; sort newest is sortBy date. The actor documents no error items, so the default error paths are kept"
+      "applicants and views: the actor documents no applicant or view count; null. vacancies is the actor's vacancy (null when it gives none). salaryLakhs: the actor's salaryMin and salaryMax are documented by name only, beside a salaryCurrency, without their unit (rupees or lakhs), so they are not converted; null. postedAt is read from postedDate (its form is not documented: ISO, YYYY-MM-DD or epoch is read, anything else fails the unit). details is the actor's jobDescription, empty when it gives none (the actor documents no switch, so fetchDetails changes nothing). locations are sent as the actor's location (a list; left out when the caller gives none, so the actor's own default applies). Request fields not sent: experience (the actor takes a range, experienceMin/experienceMax, whose match rule is not documented), salaryMin (no unit documented), salaryMax, postedWithin, department, roleCategory, industry, companyType, topCompanies, ugCourse, pgCourse and postedBy (no such input); workplace is sent as workMode only when it names one mode (onsite as office; temporary_wfh has no counterpart), else the actor's own default (any) applies; sort newest is sortBy date. The actor documents no error items, so the default error paths are kept"
   }
 } as const
 
