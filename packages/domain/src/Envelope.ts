@@ -3,7 +3,7 @@
  * (D18), and the freshness controls `maxAgeSeconds` and `forceFresh` (issue 21). The decoder (Requests), the HttpApi
  * contract and the OpenAPI document read it from here.
  */
-import { Record, Schema } from "effect"
+import { Schema } from "effect"
 
 /** A whole number >= 0 (safe integer), published as `{type: integer, minimum: 0}` with its description. */
 const count = (description: string) =>
@@ -27,17 +27,11 @@ export const fields = {
   })
 } as const
 
-/** A test of each envelope field's value, by its Schema (built once: this runs on every call). */
-export const valid: { readonly [K in keyof typeof fields]: (u: unknown) => boolean } = Record.map(
-  fields,
-  (field: Schema.Schema.AnyNoContext) => Schema.is(field)
-)
-
-/** The names of the envelope fields beside `request`, typed as its keys. */
-export const fieldNames = Record.keys(fields)
+/** The name of an envelope field beside `request`. */
+export type FieldName = keyof typeof fields
 
 /** What an envelope field must be, as a 400 says it. */
-export const problems: { readonly [K in keyof typeof fields]: string } = {
+export const problems: { readonly [K in FieldName]: string } = {
   estimateOnly: "must be a boolean",
   maxCredits: "must be an integer >= 0 (the most this call may spend)",
   maxAgeSeconds: "must be an integer >= 0 (seconds: a stored result older than this is fetched again)",

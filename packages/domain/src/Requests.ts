@@ -148,6 +148,20 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 
 const options = { errors: "all", onExcessProperty: "error" } as const
 
+const decoders = new WeakMap<Catalogue.PlatformDef, (u: unknown) => Either.Either<unknown, ParseResult.ParseError>>()
+
+/** The decoder of a platform's payload Schema (the contract's), built once per platform. */
+const payloadDecoder = (p: Catalogue.PlatformDef) => {
+  const known = decoders.get(p)
+  if (known !== undefined) return known
+  const made = Schema.decodeUnknownEither(payload(p), options)
+  decoders.set(p, made)
+  return made
+}
+
+const isEnvelopeField = (key: PropertyKey | undefined): key is Envelope.FieldName =>
+  typeof key === "string" && Object.hasOwn(Envelope.fields, key)
+
 /**
  * A field message as a person reads it: the library's own type-mismatch text (`Expected ReadonlyArray<...>, actual
  * "x"`) becomes what the field must be.
@@ -177,57 +191,105 @@ export const decode = (
 ): Effect.Effect<Call, InvalidRequest | UnknownOp | UnknownPlatform> =>
   Effect.flatMap(platform(platformId), (p) => Effect.suspend(() => decodeFor(p, body)))
 
+/**
+ * A call is decoded by the contract: the platform's payload Schema (`payload`, the endpoint's payload in the contract and
+ * in the document) decides whether the envelope is well formed, then the op's request Schema gives the typed, defaulted
+ * request (and checks the bounds its encoded side does not carry). What the Schemas refuse is named field by field, in
+ * the body's order: the envelope's members first, then the request's fields; `request.op` that names no op of the
+ * platform is D5's `unknown_op`.
+ */
 const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call, InvalidRequest | UnknownOp> => {
+  const envelope = payloadDecoder(p)(body)
+  if (Either.isLeft(envelope)) return Effect.fail(refused(p, body, envelope.left))
+  // accepted by the payload Schema: an object whose `request` names an op of the platform
+  const accepted = envelope.right
+  const request = isRecord(accepted) ? accepted["request"] : undefined
+  const op = isRecord(request) ? opNamed(p, request["op"]) : undefined
+  if (!isRecord(accepted) || op === undefined) return Effect.fail(refused(p, body, undefined))
+  const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
+  if (Either.isLeft(decoded)) return Effect.fail(invalidFields(p, op, requestProblems(decoded.left)))
+  const maxCredits = accepted["maxCredits"]
+  const maxAgeSeconds = accepted["maxAgeSeconds"]
+  return Effect.succeed({
+    op,
+    request: decoded.right,
+    estimateOnly: accepted["estimateOnly"] === true,
+    maxCredits: typeof maxCredits === "number" ? maxCredits : undefined,
+    maxAgeSeconds: typeof maxAgeSeconds === "number" ? maxAgeSeconds : undefined,
+    forceFresh: accepted["forceFresh"] === true
+  })
+}
+
+const opNamed = (p: Catalogue.PlatformDef, name: unknown): Catalogue.OpDef | undefined =>
+  p.ops.find((o) => o.name === name)
+
+/** The request's offending fields as the op's Schema names them (`request.` and its path). */
+const requestProblems = (error: ParseResult.ParseError) =>
+  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
+    path: renderPath(["request", ...issue.path]),
+    message: readable(issue.message)
+  }))
+
+const invalidFields = (
+  p: Catalogue.PlatformDef,
+  op: Catalogue.OpDef,
+  problems: ReadonlyArray<{ path: string; message: string }>
+) => {
+  const unique = problems.filter((e, i) => problems.findIndex((f) => f.path === e.path) === i)
+  return invalid(`invalid fields for ${p.id} ${op.name}: ${unique.map((e) => e.path).join(", ")}`, unique)
+}
+
+/** Why the payload Schema refused a body, named member by member (D5). */
+const refused = (
+  p: Catalogue.PlatformDef,
+  body: unknown,
+  error: ParseResult.ParseError | undefined
+): InvalidRequest | UnknownOp => {
   if (!isRecord(body))
-    return Effect.fail(
-      invalid("the body must be a JSON object", [
-        { path: "", message: "must be a JSON object with a `request` member" }
-      ])
-    )
+    return invalid("the body must be a JSON object", [
+      { path: "", message: "must be a JSON object with a `request` member" }
+    ])
+  const issues = error === undefined ? [] : ParseResult.ArrayFormatter.formatErrorSync(error)
   const envelope: Array<{ path: string; message: string }> = []
-  for (const key of Object.keys(body)) {
-    if (!Envelope.names.includes(key))
-      envelope.push({ path: key, message: `is unexpected, expected: ${Envelope.names.join(" | ")}` })
+  for (const issue of issues) {
+    const [member] = issue.path
+    if (issue.path.length === 1 && issue._tag === "Unexpected" && member !== undefined)
+      envelope.push({ path: String(member), message: `is unexpected, expected: ${Envelope.names.join(" | ")}` })
   }
-  for (const name of Envelope.fieldNames) {
-    if (body[name] !== undefined && !Envelope.valid[name](body[name]))
-      envelope.push({ path: name, message: Envelope.problems[name] })
+  for (const issue of issues) {
+    const [member] = issue.path
+    if (issue.path.length === 1 && issue._tag !== "Unexpected" && isEnvelopeField(member))
+      envelope.push({ path: member, message: Envelope.problems[member] })
   }
-  const maxCredits = body["maxCredits"]
-  const maxAgeSeconds = body["maxAgeSeconds"]
   const request = body["request"]
   if (!isRecord(request)) {
     envelope.push({
       path: "request",
       message: request === undefined ? "is missing" : "must be an object holding `op` and the op's fields"
     })
-    return Effect.fail(invalid("the request envelope is malformed", envelope))
+    return invalid("the request envelope is malformed", envelope)
   }
-  const opName = request["op"]
-  if (typeof opName !== "string") {
-    envelope.push({ path: "request.op", message: opName === undefined ? "is missing" : "must be a string" })
-    return Effect.fail(invalid("the request envelope is malformed", envelope))
+  const name = request["op"]
+  if (typeof name !== "string") {
+    envelope.push({ path: "request.op", message: name === undefined ? "is missing" : "must be a string" })
+    return invalid("the request envelope is malformed", envelope)
   }
-  const op = p.ops.find((o) => o.name === opName)
-  if (!op) return Effect.fail(new UnknownOp({ platform: p.id, op: opName, ops: p.ops.map((o) => o.name) }))
+  const op = opNamed(p, name)
+  if (op === undefined) return new UnknownOp({ platform: p.id, op: name, ops: p.ops.map((o) => o.name) })
+  // the request's fields: as the op's Schema names them, else (a field its encoded side alone refuses) as the payload's
   const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
-  if (Either.isLeft(decoded)) {
-    for (const issue of ParseResult.ArrayFormatter.formatErrorSync(decoded.left)) {
-      const problem = { path: renderPath(["request", ...issue.path]), message: readable(issue.message) }
-      if (!envelope.some((e) => e.path === problem.path)) envelope.push(problem)
-    }
-  }
-  if (envelope.length > 0 || Either.isLeft(decoded)) {
-    return Effect.fail(
-      invalid(`invalid fields for ${p.id} ${op.name}: ${envelope.map((e) => e.path).join(", ")}`, envelope)
-    )
-  }
-  return Effect.succeed({
+  const fields = Either.isLeft(decoded)
+    ? requestProblems(decoded.left)
+    : issues
+        .filter((issue) => issue.path[0] === "request")
+        .map((issue) => ({ path: renderPath(issue.path), message: readable(issue.message) }))
+  const named = [...envelope, ...fields]
+  // a refusal none of the above names (none is known): every issue as the Schema says it
+  return invalidFields(
+    p,
     op,
-    request: decoded.right,
-    estimateOnly: body["estimateOnly"] === true,
-    maxCredits: typeof maxCredits === "number" ? maxCredits : undefined,
-    maxAgeSeconds: typeof maxAgeSeconds === "number" ? maxAgeSeconds : undefined,
-    forceFresh: body["forceFresh"] === true
-  })
+    named.length > 0
+      ? named
+      : issues.map((issue) => ({ path: renderPath(issue.path), message: readable(issue.message) }))
+  )
 }
