@@ -67,8 +67,8 @@ describe("published request Schemas and the server agree", () => {
 })
 
 // One envelope definition (issue 18): each platform's endpoint takes the domain's Schema of its body as its payload,
-// the same Struct (`Envelope.of`) the server's decoder reads its members from; what the server accepts, the payload
-// accepts, and an envelope the payload refuses, the server refuses too, naming the member.
+// the same Struct (`Envelope.of`) the server decodes every call with; what the server accepts, the payload accepts, and
+// an envelope the payload refuses, the server refuses too, naming the member.
 describe("the endpoint's payload is the envelope the server decodes", () => {
   const payloadOf = (id: string): unknown => {
     const endpoint = Object.values(Api.PlatformsGroup.endpoints).find((e) => e.name === id)
@@ -90,6 +90,30 @@ describe("the endpoint's payload is the envelope the server decodes", () => {
             if (Either.isRight(server)) assert.isTrue(accepts(body), JSON.stringify(body))
           }),
           { numRuns: 10 }
+        )
+        // the payload decides first: any envelope it refuses (wrong member values, unknown members, a request as
+        // generated, unrepaired), the server refuses too; what it accepts, the op's Schema then decodes (the rules a
+        // Schema's encoded side cannot state, a trimmed subject that must not be empty, are the decode's)
+        fc.assert(
+          fc.property(
+            Testing.arbitrary(op),
+            fc.record(
+              {
+                estimateOnly: fc.oneof(fc.boolean(), fc.string(), fc.constant(null)),
+                maxCredits: fc.oneof(fc.nat(), fc.integer({ min: -5, max: -1 }), fc.double(), fc.string()),
+                maxAgeSeconds: fc.oneof(fc.nat(), fc.constant(-1), fc.constant(1.5)),
+                forceFresh: fc.oneof(fc.boolean(), fc.constant(0)),
+                extra: fc.constant(1)
+              },
+              { requiredKeys: [] }
+            ),
+            (raw, members) => {
+              const body = { request: raw, ...members }
+              const server = Effect.runSync(Effect.either(Requests.decode(p.id, body)))
+              if (!accepts(body)) assert.isTrue(Either.isLeft(server), JSON.stringify(body))
+            }
+          ),
+          { numRuns: 25 }
         )
         const request = Examples.minimal(op, "known")
         assert.isTrue(accepts({ request }), `${p.id} ${op.name}: its example`)
