@@ -2,6 +2,13 @@
  * `POST /api/v1/platforms/<platform>` (one endpoint per platform) and `GET /api/v1/balance`: each handler calls one
  * domain service. An op call with `Idempotency-Key` runs through the Idempotency service (D16) and a replay says
  * `Idempotent-Replayed: true`.
+ *
+ * The body is decoded by the contract: the platform endpoint's payload Schema (`Requests.payload`, the one the document
+ * and the clients are derived from) decides, in the call (`Calls` → `Requests.decode`), then the op's request Schema.
+ * The handler is raw because that decode comes after what the framework would put behind it: the media type and body
+ * limits (413, 415), the `Cache-Control` and `Prefer` headers (400 naming the header), the key's idempotency claim (a
+ * refused body is an answer kept under its key and replayed, another body under the key is 422: D16), and a long
+ * call's record (its 202 and call id come before it runs).
  */
 
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
@@ -28,6 +35,9 @@ const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
     return failure === undefined ? ApiErrors.response(o.status, body.error) : yield* Effect.fail(failure)
   }).pipe(Effect.withSpan("OpsHttp.answer", { captureStackTrace: false }))
 
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
 /**
  * The envelope's freshness controls from `Cache-Control` (issue 21): `no-cache` is `forceFresh: true`, `max-age=N` is
  * `maxAgeSeconds: N` (the shorter of it and the body's). A malformed header is a 400 naming it.
@@ -40,9 +50,9 @@ const withCacheControl = (payload: unknown, header: string | undefined) =>
       return yield* ApiErrors.fail("invalid_request", `invalid Cache-Control: ${asked.problem}`, [
         { path: "Cache-Control", message: asked.problem }
       ])
-    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return payload
+    if (!isObject(payload)) return payload
     if (asked.forceFresh === undefined && asked.maxAgeSeconds === undefined) return payload
-    const body = payload as Record<string, unknown>
+    const body = payload
     const out: Record<string, unknown> = { ...body }
     if (asked.forceFresh === true && body["forceFresh"] === undefined) out["forceFresh"] = true
     if (asked.maxAgeSeconds !== undefined) {
