@@ -23,13 +23,14 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
       "social_network.comments",
       "social_network.reviews",
       "social_network.ads",
+      "social_network.followers",
       "web_search.images",
       "web_search.shopping"
     ]) {
       assert.isTrue(Either.isRight(Mapping.check(key, mapping(key))), key)
       assert.isFalse(key in ProviderCatalogue.unmapped, key)
     }
-    for (const key of ["social_network.followers", "social_network.events", "social_network.marketplace"])
+    for (const key of ["social_network.events", "social_network.marketplace"])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
   })
 
