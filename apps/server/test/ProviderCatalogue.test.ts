@@ -8,6 +8,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Upstream } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Upstreams } from "@pdr/upstream-http"
+import * as ProviderCatalogue from "@pdr/upstream-http/src/ProviderCatalogue.js"
 import * as Fixtures from "@pdr/upstream-http/testing"
 import { ConfigProvider, type Context, Effect, Layer } from "effect"
 import { account, balance, post, type Running, start } from "./harness.js"
@@ -91,6 +92,31 @@ describe.skipIf(!serverUp)("the shipped provider catalogue, end to end on Postgr
     assert.strictEqual(again.body.cost.creditsCharged, 0)
     assert.deepStrictEqual([again.body.coverage[0].status, again.body.coverage[0].complete], ["stored", true])
     assert.strictEqual(provider.started.filter((s) => s.actor === reviews).length, started.length, "no new run")
+  })
+
+  it("explore run out of the box: the shipped sources listed with their price, a run billed per row, rows raw", async () => {
+    const r = await fetch(`${server.api}/api/v1/platforms`)
+    const body = (await r.json()) as {
+      platforms: Array<{ platform: string; ops: Array<{ op: string; sources?: ReadonlyArray<unknown> }> }>
+    }
+    const run = body.platforms.find((p) => p.platform === "explore")!.ops.find((o) => o.op === "run")!
+    assert.deepStrictEqual(
+      run.sources,
+      ProviderCatalogue.exploreSources.map((s) => ({ name: s.actor, price: s.price }))
+    )
+    const zepto = "ikmal_suzali_atr~rank-zepto"
+    const input = { keywords: ["atta"], locations: [{ lat: 28.4595, lon: 77.0266, label: "Gurugram" }] }
+    const request = { op: "run", source: zepto, input, limit: 3 }
+    const before = await balance(server, key)
+    const ran = await post(server, "/api/v1/platforms/explore", { request }, key)
+    assert.strictEqual(ran.status, 200, ran.text)
+    assert.strictEqual(ran.body.cost.creditsCharged, 12, "3 rows at 4 credits a row")
+    assert.strictEqual(await balance(server, key), before - 12)
+    assert.strictEqual(ran.body.data.length, 3)
+    for (const row of ran.body.data) assert.strictEqual(row.source, zepto)
+    const started = provider.started.filter((s) => s.actor === zepto).at(-1)!
+    assert.deepStrictEqual(started.input, input)
+    assert.closeTo(started.charge, 0.012, 1e-9, "the quote times 0.001 USD a credit: 3 items at 0.004 USD")
   })
 
   it("a run stopped on its charge limit: billed for what it delivered, stored as incomplete, fetched again for more", async () => {

@@ -10,6 +10,7 @@
 import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "./Mapping.js"
+import * as Explore from "./provider-catalogue/Explore.js"
 import * as Fashion from "./provider-catalogue/Fashion.js"
 import * as Jobs from "./provider-catalogue/Jobs.js"
 import * as Maps from "./provider-catalogue/Maps.js"
@@ -28,12 +29,21 @@ export const mappings: Readonly<Record<string, Mapping.OpMapping>> = Either.getO
   Mapping.decodeMappings(Object.assign({}, ...groups.map((g) => g.shipped)), "the shipped provider catalogue")
 )
 
+/** The explore sources shipped with the provider (explore `run` serves them unless PROVIDER_EXPLORE says otherwise). */
+export const exploreSources = Explore.sources
+
+/**
+ * Whether the shipped catalogue serves an op that fetches: a mapping, or for explore `run` (rows raw, no mapping,
+ * D11) the shipped explore sources.
+ */
+export const shipped = (op: Catalogue.OpDef): boolean =>
+  Catalogue.runsSource(op) ? exploreSources.length > 0 : `${op.platform}.${op.name}` in mappings
+
 /** Why an op that fetches has no shipped mapping (it stays on its default route unless an operator maps it). */
 export const unmapped: Readonly<Record<string, string>> = {
   ...Object.assign({}, ...groups.map((g) => g.unmapped)),
   "contacts.reveal":
-    "priced per contact part (D10): one row per person with parts bought separately; no actor sells parts",
-  "explore.run": "served through PROVIDER_EXPLORE (its sources are actors named by the caller), not a mapping"
+    "priced per contact part (D10): one row per person with the email and the phone bought separately, and no actor sells the parts: every contact actor read charges per profile enriched, whatever it finds (lead_king~linkedin-contact-enricher, from $35.00 or $50.00 / 1,000 profile enricheds on two copies of its page; olympus~linkedin-profile-enricher, from $5.00 / 1,000 results; enrichmentlabs~linkedin-data-enrichment-api, $10.00 / 1,000 results), or publishes work emails only (automation-lab~linkedin-profile-contact-enricher, no phone); a per-part price would be guessed"
 }
 
 /** The ops of a platform that fetch and have no native adapter: what the catalogue must map or explain. */
@@ -45,11 +55,20 @@ const nativePlatforms = new Set(["storefronts", "forum"])
  */
 export const markdown = (): string => {
   const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim()
-  const ops = Catalogue.platforms
+  const defs = Catalogue.platforms
     .filter((p) => !nativePlatforms.has(p.id))
-    .flatMap((p) => p.ops.filter((o) => o.price._tag !== "Free").map((o) => `${p.id}.${o.name}`))
-  const mapped = ops.filter((k) => k in mappings)
+    .flatMap((p) => p.ops.filter((o) => o.price._tag !== "Free"))
+  const ops = defs.map((o) => `${o.platform}.${o.name}`)
+  const mapped = defs.filter(shipped).map((o) => `${o.platform}.${o.name}`)
   const platforms = new Set(mapped.map((k) => k.split(".")[0]))
+  const priced = ({ credits, rows }: { readonly credits: number; readonly rows: number }) =>
+    `${credits} credit${credits === 1 ? "" : "s"} per ${rows === 1 ? "row" : `${rows} rows`}`
+  const sourceLine = (o: Catalogue.OpDef) => {
+    const actors = exploreSources.map((s) => `[\`${s.actor}\`](${s.docs})`).join(", ")
+    const prices = exploreSources.map((s) => s.usdPerItem).join(", ")
+    const each = exploreSources.map((s) => `${s.actor}: ${priced(s.price)}; input ${s.input}`).join("; ")
+    return `| \`${o.platform}.${o.name}\` | ${actors} | ${prices} | 0 | ${cell(`explore sources shipped as PROVIDER_EXPLORE's default (PROVIDER_EXPLORE replaces them): the caller's input is forwarded as the source's page documents it and rows come back raw (D11), so there is no row mapping; each source's price pays for its actor's items at PROVIDER_USD_PER_CREDIT=0.001 (a lower value that cannot pay stops the start). ${each}`)} |`
+  }
   const lines = [
     "# The provider catalogue",
     "",
@@ -62,7 +81,9 @@ export const markdown = (): string => {
     "",
     "| op | actor | USD per item | USD per run | not mapped, and why |",
     "| --- | --- | --- | --- | --- |",
-    ...ops.map((k) => {
+    ...defs.map((o) => {
+      if (Catalogue.runsSource(o) && exploreSources.length > 0) return sourceLine(o)
+      const k = `${o.platform}.${o.name}`
       const m = mappings[k]
       if (m === undefined) return `| \`${k}\` | none | | | ${cell(unmapped[k] ?? "")} |`
       const actor = m.docs === undefined ? `\`${m.actor}\`` : `[\`${m.actor}\`](${m.docs})`

@@ -30,8 +30,40 @@ export const OpMapping = Mapping.OpMapping
 export const ExploreSource = Schema.Struct({
   actor: Schema.String,
   // a source whose price is 0 credits could pay for no item of its run: refused when PROVIDER_EXPLORE is decoded
-  price: Schema.Struct({ credits: Schema.Int.pipe(Schema.positive()), rows: Schema.Int.pipe(Schema.positive()) })
+  price: Schema.Struct({ credits: Schema.Int.pipe(Schema.positive()), rows: Schema.Int.pipe(Schema.positive()) }),
+  // the actor's own USD per item, when known: its price in credits must pay for it (checked at start)
+  usdPerItem: Schema.optional(Schema.Number.pipe(Schema.positive())),
+  docs: Schema.optional(Schema.String)
 })
+
+/** The shipped explore sources (provider-catalogue/Explore.ts) as PROVIDER_EXPLORE's default. */
+export const shippedExplore: ReadonlyArray<typeof ExploreSource.Type> = ProviderCatalogue.exploreSources.map((s) => ({
+  actor: s.actor,
+  price: s.price,
+  usdPerItem: s.usdPerItem,
+  docs: s.docs
+}))
+
+/**
+ * Issue 20 item 3: an explore source whose price in credits, at `usdPerCredit`, is below its actor's price per item
+ * would run with a charge limit that cannot pay for the rows it is asked (a run's charge limit is its quote times
+ * `usdPerCredit`). Left: a message naming the source.
+ */
+export const checkExplore = (
+  sources: ReadonlyArray<typeof ExploreSource.Type>,
+  usdPerCredit: number
+): Either.Either<void, string> => {
+  for (const s of sources) {
+    if (s.usdPerItem === undefined) continue
+    const perRow = (s.price.credits * usdPerCredit) / s.price.rows
+    // compared in millionths of a cent so that 0.004 = 4 x 0.001 is not lost to floating point
+    if (Math.round(perRow * 1e8) < Math.round(s.usdPerItem * 1e8))
+      return Either.left(
+        `${s.actor}: ${s.price.credits} credits per ${s.price.rows} rows is ${perRow} USD a row at PROVIDER_USD_PER_CREDIT=${usdPerCredit}, below the actor's ${s.usdPerItem} USD per item: its runs could not pay for their rows`
+      )
+  }
+  return Either.void
+}
 
 /**
  * A run's charge limit as the provider takes it (dollars with 4 decimals), rounded up: a limit rounded down could pay
@@ -77,8 +109,9 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
   token: Config.redacted("PROVIDER_TOKEN"),
   file: Config.string("PROVIDER_MAPPINGS").pipe(Config.withDefault("")),
   env: Config.string("PROVIDER_OPS").pipe(Config.withDefault("")),
+  // the shipped explore sources unless PROVIDER_EXPLORE names the sources (then exactly those; `[]` serves none)
   explore: Schema.Config("PROVIDER_EXPLORE", Schema.parseJson(Schema.Array(ExploreSource))).pipe(
-    Config.withDefault([])
+    Config.withDefault(shippedExplore)
   ),
   usdPerCredit: Config.number("PROVIDER_USD_PER_CREDIT").pipe(Config.withDefault(0.001)),
   waitSeconds: Config.integer("PROVIDER_WAIT_S").pipe(Config.withDefault(10))
@@ -98,6 +131,9 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
                   (text) => mappingsFrom("PROVIDER_MAPPINGS", text)
                 )
           const fromEnv = env === "" ? {} : yield* mappingsFrom("PROVIDER_OPS", env)
+          yield* Either.mapLeft(checkExplore(rest.explore, rest.usdPerCredit), (m) =>
+            ConfigError.InvalidData(["PROVIDER_EXPLORE"], m)
+          )
           return { ...rest, ops: { ...ProviderCatalogue.mappings, ...fromFile, ...fromEnv } }
         })
       )

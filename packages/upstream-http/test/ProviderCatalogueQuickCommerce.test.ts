@@ -56,7 +56,9 @@ describe("quick-commerce through the provider", () => {
           "ikmal_suzali_atr~blinkit-details",
           "ikmal_suzali_atr~zepto-details",
           "zapticx~blinkit-products-prices-scraper",
-          "parsebird~zepto-product-scraper"
+          "parsebird~zepto-product-scraper",
+          "sharath1036~blinkit-product-scraper",
+          "123webdata~blinkit-scraper"
         ],
         missing: /no actor documents a product card by product URL at one store with its output fields and price/
       },
@@ -65,7 +67,8 @@ describe("quick-commerce through the provider", () => {
           "automation-lab~blinkit-category-products-scraper",
           "ikmal_suzali_atr~rank-zepto",
           "upscrape~blinkit-product-search-scraper",
-          "krazee_kaushik~zepto-scraper"
+          "krazee_kaushik~zepto-scraper",
+          "solidcode~zepto-scraper"
         ],
         missing: /a search mapping alone would never be served/
       },
@@ -88,6 +91,9 @@ describe("quick-commerce through the provider", () => {
         for (const actor of actors) assert.include(why, actor, key)
         assert.match(why, missing, key)
         assert.match(why, /served whole by one adapter/, key)
+        // why a split app would answer wrongly (D3), and where the documented actors are reachable
+        assert.match(why, /another store's prices/, key)
+        assert.match(why, /explore run/, key)
         assert.notMatch(why, /resolves no .*stores/, key)
       }
   })
