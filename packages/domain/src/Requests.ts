@@ -121,9 +121,8 @@ const payloads = new WeakMap<Catalogue.PlatformDef, ReturnType<typeof payloadOf>
 
 /**
  * The body of a platform's calls: the envelope (`Envelope.of`) of any of its ops' requests as sent. It is the payload
- * of the platform's endpoint in the contract; `decode` is its fast decoder (the members it accepts are this Struct's,
- * each envelope field is tested by its own Schema, and `request` by its op's, found by `request.op` first: D5's
- * `unknown_op`, and every offending field named).
+ * of the platform's endpoint in the contract, and `decode` decodes every call with it (then the op's request Schema,
+ * for the typed, defaulted request and the rules an encoded side cannot carry).
  */
 export const payload = (p: Catalogue.PlatformDef): ReturnType<typeof payloadOf> => {
   const known = payloads.get(p)
