@@ -1,5 +1,6 @@
 // Bundles the server, the operator CLI (apps/server/dist) and the runner (apps/runner/dist) for plain `node` (no loader at run time):
-// one file each, tree-shaken, with the workspace packages taken from their sources.
+// one file each (and, in dist/chunks, the modules they load only when first needed), tree-shaken, with the workspace
+// packages taken from their sources.
 //
 // Issue 22 (the embedded default's memory): V8 keeps a script's whole source in the heap, as one byte per character
 // only when every character is Latin-1, else two. The bundle is written without whitespace or comments (about 6.7
