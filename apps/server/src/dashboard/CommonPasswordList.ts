@@ -3,11 +3,23 @@
  * (its `dictionary["passwords-common"]`, a maintained package of the zxcvbn-ts project), compared lower-cased.
  */
 import { CommonPasswords } from "@pdr/domain"
-import { dictionary } from "@zxcvbn-ts/language-common"
 import { Effect, Layer } from "effect"
 
-/** The port, the list read once into a Set. */
+/**
+ * The port, the list read once into a Set when a password is first checked (issue 22: the module and the Set, about
+ * 3 MB of heap, are not loaded at start; most processes never check a password).
+ */
 export const layer = Layer.sync(CommonPasswords.CommonPasswords, () => {
-  const listed = new Set((dictionary["passwords-common"] as ReadonlyArray<string>).map((p) => p.toLowerCase()))
-  return { includes: (password: string) => Effect.sync(() => listed.has(password.toLowerCase())) }
+  let listed: Promise<ReadonlySet<string>> | undefined
+  const load = () =>
+    import("@zxcvbn-ts/language-common").then(
+      ({ dictionary }) => new Set((dictionary["passwords-common"] as ReadonlyArray<string>).map((p) => p.toLowerCase()))
+    )
+  return {
+    includes: (password: string) =>
+      Effect.map(
+        Effect.promise(() => (listed ??= load())),
+        (set) => set.has(password.toLowerCase())
+      )
+  }
 })

@@ -6,7 +6,7 @@
  */
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Keys, RateLimits } from "@pdr/domain"
-import { Http } from "@pdr/mcp"
+import type { Http } from "@pdr/mcp"
 import { Effect, Either } from "effect"
 import * as Discovery from "./Discovery.js"
 import * as Forwarding from "./Forwarding.js"
@@ -49,10 +49,19 @@ export const layer = <E, R>(
       const base = yield* Effect.orDie(baseUrl)
       const keys = yield* Keys.Keys
       const limits = yield* RateLimits.RateLimits
-      const handle = Http.handler({
-        baseUrl: base,
-        headersFor: (web) => Forwarding.headersFor(web.headers.get(callerHeader) ?? "unknown")
-      })
+      // the MCP SDK (and the schema libraries it brings, about 6 MB of heap) is loaded with the first `/mcp` call
+      // (issue 22: not at start)
+      let handler: Promise<ReturnType<typeof Http.handler>> | undefined
+      const handle = (web: Request) => {
+        if (handler === undefined)
+          handler = import("@pdr/mcp").then(({ Http }) =>
+            Http.handler({
+              baseUrl: base,
+              headersFor: (request) => Forwarding.headersFor(request.headers.get(callerHeader) ?? "unknown")
+            })
+          )
+        return handler.then((h) => h(web))
+      }
       yield* router.all(
         "/mcp",
         Effect.gen(function* () {

@@ -7,7 +7,7 @@
  */
 import { Mailer } from "@pdr/domain"
 import { Effect, Layer, Redacted } from "effect"
-import nodemailer from "nodemailer"
+import type nodemailer from "nodemailer"
 
 /** Where mail goes and whom it is from. */
 export interface Options {
@@ -17,20 +17,36 @@ export interface Options {
   readonly timeoutMs?: number
 }
 
-/** A Mailer that sends through the SMTP server of `url`. */
+/**
+ * A Mailer that sends through the SMTP server of `url`. nodemailer is loaded with the first mail (issue 22: not at
+ * start, about 2 MB of heap that a server without mail never uses).
+ */
 export const make = (options: Options): Mailer.Mailer["Type"] => {
   const timeout = options.timeoutMs ?? 5_000
-  const transport = nodemailer.createTransport({
-    url: Redacted.value(options.url),
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout * 2
-  } as Parameters<typeof nodemailer.createTransport>[0])
+  let transport: Promise<ReturnType<typeof nodemailer.createTransport>> | undefined
+  const connect = () => {
+    if (transport === undefined)
+      transport = import("nodemailer").then(({ default: mailer }) =>
+        mailer.createTransport({
+          url: Redacted.value(options.url),
+          connectionTimeout: timeout,
+          greetingTimeout: timeout,
+          socketTimeout: timeout * 2
+        } as Parameters<typeof nodemailer.createTransport>[0])
+      )
+    return transport
+  }
   return {
     configured: true,
     send: (mail) =>
       Effect.tryPromise({
-        try: () => transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text }),
+        try: async () =>
+          (await connect()).sendMail({
+            from: options.from,
+            to: mail.to,
+            subject: mail.subject,
+            text: mail.text
+          }),
         // the reason names the failure, never the URL (it may carry credentials)
         catch: (e) =>
           new Mailer.MailNotSent({
