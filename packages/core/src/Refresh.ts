@@ -471,7 +471,7 @@ export const make = (settings: Settings) =>
         const answer = yield* idempotency
           .run(
             { accountId, key, fingerprint },
-            refreshing(prepared.run({ key, envelope: {} })).pipe(
+            prepared.run({ key, envelope: {} }).pipe(
               Effect.map(({ kept, ...answer }) => {
                 own = { charged: answer.cost.creditsCharged, coverage: answer.coverage }
                 return kept === undefined
@@ -543,7 +543,7 @@ export const make = (settings: Settings) =>
           // planned once each, together: the quote, then (once it is reserved) the call on the same plan
           const plans = yield* Effect.forEach(
             todo,
-            (e) => Effect.either(refreshing(calls.prepare(caller, batch.platform, { request: e.request }))),
+            (e) => Effect.either(calls.prepare(caller, batch.platform, { request: e.request })),
             { concurrency: "unbounded" }
           )
           interface Item {
@@ -634,6 +634,8 @@ export const make = (settings: Settings) =>
           )
         )
       }).pipe(
+        // the calls of the batch, planned and run with stored results older than `staleAfter` stale
+        refreshing,
         // a store failure (a dropped connection) is transient: the job runs again after a backoff
         Effect.catchAllDefect((d) => transient(d instanceof Error ? d.message : String(d))),
         Effect.catchTag("SqlError", (e) => transient(e.message))
