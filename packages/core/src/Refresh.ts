@@ -236,6 +236,9 @@ interface Done {
   readonly result: Result
 }
 
+/** The calls of its platform a batch makes at once (its job's slots, counted against the platform's limit). */
+export const callsPerBatch = 4
+
 /** What one attempt of a batch ended: its entities' results, and why the rest of them run again (after a backoff). */
 interface Attempt {
   readonly done: ReadonlyArray<Done>
@@ -309,6 +312,7 @@ export const make = (settings: Settings) =>
                     group: pass,
                     lane: b[0]!.platform,
                     priority: priorityOf(b[0]!),
+                    slots: Math.min(callsPerBatch, b.length),
                     payload: {
                       pass,
                       platform: b[0]!.platform,
@@ -471,7 +475,8 @@ export const make = (settings: Settings) =>
         const answer = yield* idempotency
           .run(
             { accountId, key, fingerprint },
-            prepared.run({ key, envelope: {} }).pipe(
+            // fenced: a job taken over from this runner had its holds released, and this call then settles nothing
+            prepared.run({ key, envelope: {} }, { fenced: true }).pipe(
               Effect.map(({ kept, ...answer }) => {
                 own = { charged: answer.cost.creditsCharged, coverage: answer.coverage }
                 return kept === undefined
@@ -514,7 +519,7 @@ export const make = (settings: Settings) =>
      * One job: a batch of entities of one platform and op. Planned together (their store reads in one statement),
      * their quotes reserved in the pass budget in one statement (when the budget left cannot cover them all, entity
      * by entity in claim order, so a cheap entity is not cut while credits remain), each called in turn under its own
-     * idempotency key (one call of the platform at a time: the lane limit counts calls); what was reserved and not
+     * idempotency key (up to `callsPerBatch` at once: the job's slots, which the platform limit counts); what was reserved and not
      * charged is given back. A permanent failure ends only its entity failed; the entities of a transient failure, or
      * whose quote waits for credits other jobs hold, come back with the batch's next attempt (its entities with a
      * result skipped), and on its last attempt end failed or over budget.
@@ -583,23 +588,30 @@ export const make = (settings: Settings) =>
           let again: string | undefined
           while (ready.length > 0) {
             let back = 0
-            for (const it of ready) {
-              const quote = it.prepared.quote
-              idle -= quote
-              const r = yield* Effect.either(callOne(batch.pass, batch.platform, accountId, it.e, it.prepared))
-              if (Either.isRight(r)) {
-                // a replayed answer was charged by the first run and counted in that run's reservation: it goes back
-                back += r.right.replayed ? quote : quote - r.right.charged
-                const { status, detail } = statusOf(r.right.coverage)
-                out.push({ entity: it.e, result: { status, credits: r.right.charged, quoted: quote, detail } })
-              } else {
-                back += quote
-                // a transient failure is called again with the batch's next attempt (after a backoff); a permanent
-                // one ends only its entity
-                if (r.left.transient && !last) again = r.left.reason
-                else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
-              }
-            }
+            yield* Effect.forEach(
+              ready,
+              (it) =>
+                Effect.gen(function* () {
+                  const quote = it.prepared.quote
+                  idle -= quote
+                  const r = yield* Effect.either(callOne(batch.pass, batch.platform, accountId, it.e, it.prepared))
+                  if (Either.isRight(r)) {
+                    // a replayed answer was charged by the first run and counted in that run's reservation: it goes
+                    // back
+                    back += r.right.replayed ? quote : quote - r.right.charged
+                    const { status, detail } = statusOf(r.right.coverage)
+                    out.push({ entity: it.e, result: { status, credits: r.right.charged, quoted: quote, detail } })
+                  } else {
+                    back += quote
+                    // a transient failure is called again with the batch's next attempt (after a backoff); a
+                    // permanent one ends only its entity
+                    if (r.left.transient && !last) again = r.left.reason
+                    else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
+                  }
+                }),
+              // the job's slots: the calls of its platform it makes at once (the platform limit counts them)
+              { concurrency: Math.max(1, Math.min(callsPerBatch, settings.platformConcurrency)), discard: true }
+            )
             yield* giveBack(batch.pass, back)
             // what this batch gave back may cover the quotes that did not fit
             if (waiting.length === 0) break
