@@ -97,8 +97,9 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
           REFRESH_ACCOUNT_ID: accountId,
           REFRESH_BUDGET: String(n * 10),
           REFRESH_CONCURRENCY: "16",
-          // the per-platform limit holds across runners: high enough here for two runners to add up
-          REFRESH_PLATFORM_CONCURRENCY: "64",
+          // the per-platform limit holds across runners: high enough here for two runners to add up (a runner makes
+          // up to 16 jobs x 4 calls at once)
+          REFRESH_PLATFORM_CONCURRENCY: "128",
           SYNTHETIC_LATENCY_MS: String(latencyMs),
           ...extra
         },

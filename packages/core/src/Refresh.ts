@@ -75,7 +75,7 @@ export const settingsConfig = Config.all({
   maxAttempts: Config.integer("REFRESH_MAX_ATTEMPTS").pipe(Config.withDefault(5)),
   keepDays: Config.integer("REFRESH_KEEP_DAYS").pipe(Config.withDefault(7)),
   batch: Config.integer("REFRESH_BATCH").pipe(
-    Config.withDefault(64),
+    Config.withDefault(16),
     Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
   )
 }) satisfies Config.Config<Settings>
