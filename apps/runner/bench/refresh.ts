@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { Core } from "@pdr/core"
 import { Accounts, Catalogue, Demand, Freshness } from "@pdr/domain"
@@ -66,9 +67,25 @@ const seed = async (n: number) => {
   return { schema, url, accountId }
 }
 
+/** CPU seconds (user and system) a process has used so far, or NaN once it is gone. */
+const cpuSeconds = (pid: number) => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    // utime and stime are fields 14 and 15 of stat (11 and 12 after the command), in clock ticks of 1/100 s
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra: Record<string, string> = {}) =>
-  new Promise<{ code: number | null; summary: { seconds: number; refreshed: number; total: number } }>((resolve) => {
+  new Promise<{
+    code: number | null
+    summary: { seconds: number; refreshed: number; total: number }
+    cpu: number
+  }>((resolve) => {
     let out = ""
+    let cpu = 0
     const child = spawn(
       process.execPath,
       [...runnerNode, "--import", "tsx", "--conditions=@pdr/source", main, "once"],
@@ -80,8 +97,9 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
           REFRESH_ACCOUNT_ID: accountId,
           REFRESH_BUDGET: String(n * 10),
           REFRESH_CONCURRENCY: "16",
-          // the per-platform limit holds across runners: high enough here for two runners to add up
-          REFRESH_PLATFORM_CONCURRENCY: "64",
+          // the per-platform limit holds across runners: high enough here for two runners to add up (a runner makes
+          // up to 16 jobs x 4 calls at once)
+          REFRESH_PLATFORM_CONCURRENCY: "128",
           SYNTHETIC_LATENCY_MS: String(latencyMs),
           ...extra
         },
@@ -91,13 +109,19 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
     child.stdout.on("data", (d) => {
       out += d
     })
+    // the runner's CPU time, read until it exits (the last 50 ms of it are not seen)
+    const sampling = setInterval(() => {
+      const c = cpuSeconds(child.pid!)
+      if (!Number.isNaN(c)) cpu = c
+    }, 50)
     child.once("exit", (code) => {
+      clearInterval(sampling)
       const last = out
         .trim()
         .split("\n")
         .filter((l) => l.startsWith('{"pass"'))
         .at(-1)
-      resolve({ code, summary: last ? JSON.parse(last) : { seconds: Number.NaN, refreshed: 0, total: 0 } })
+      resolve({ code, summary: last ? JSON.parse(last) : { seconds: Number.NaN, refreshed: 0, total: 0 }, cpu })
     })
   })
 
@@ -204,7 +228,7 @@ export const run = async (): Promise<ReadonlyArray<string>> => {
   await admin(`DROP SCHEMA ${one.schema} CASCADE`)
   const rate1 = a.summary.refreshed / a.summary.seconds
   lines.push(
-    `r1 refresh, one runner, ${entities} entities, 0 ms upstream: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s)${a.code === 0 && a.summary.refreshed === entities ? "" : "  (FAILED: see stderr)"}`
+    `r1 refresh, one runner, ${entities} entities, 0 ms upstream: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s, runner CPU ${a.cpu.toFixed(1)} s: ${((a.cpu * 1000) / entities).toFixed(2)} ms/entity, load ${loadavg()[0]!.toFixed(1)})${a.code === 0 && a.summary.refreshed === entities ? "" : "  (FAILED: see stderr)"}`
   )
   // BENCH_REFRESH_ONLY=r1 runs r1 alone
   if (process.env["BENCH_REFRESH_ONLY"] === "r1") return lines

@@ -34,6 +34,11 @@ export interface Options<A> {
   readonly record?: (
     done: ReadonlyArray<{ readonly job: JobQueue.Job; readonly value: A }>
   ) => Effect.Effect<ReadonlyArray<{ readonly job: JobQueue.Job; readonly reason: string }>, unknown>
+  /**
+   * A job whose handler returned and whose result says it is not over (part of its work comes back later): the reason
+   * it runs again, after its result is recorded and a backoff, as a transient failure would.
+   */
+  readonly again?: (value: A) => string | undefined
   /** Called before a job ends failed (its attempts spent, or a permanent failure). */
   readonly onGiveUp?: (job: JobQueue.Job, reason: string) => Effect.Effect<void, unknown>
 }
@@ -116,14 +121,20 @@ export const run = <A>(options: Options<A>) =>
               options.record(batch) as Effect.Effect<ReadonlyArray<{ job: JobQueue.Job; reason: string }>, unknown>
             )
       const refusedIds = new Set(refused.map((r) => r.job.id))
+      const again: Array<{ job: JobQueue.Job; reason: string }> = []
+      for (const b of batch) {
+        const reason = refusedIds.has(b.job.id) ? undefined : options.again?.(b.value)
+        if (reason !== undefined) again.push({ job: b.job, reason })
+      }
+      const againIds = new Set(again.map((a) => a.job.id))
       yield* persist(
         "complete",
         queue.complete(
           options.worker,
-          batch.filter((b) => !refusedIds.has(b.job.id)).map((b) => b.job.id)
+          batch.filter((b) => !refusedIds.has(b.job.id) && !againIds.has(b.job.id)).map((b) => b.job.id)
         )
       )
-      for (const r of refused) yield* giveBack(r.job, { reason: r.reason, transient: true })
+      for (const r of [...refused, ...again]) yield* giveBack(r.job, { reason: r.reason, transient: true })
       yield* Ref.update(flushed, (n) => n + batch.length)
     })
 

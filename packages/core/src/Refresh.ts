@@ -25,7 +25,7 @@ import {
   Ledger
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
-import { Config, Cron, DateTime, Duration, Effect, Either, Layer, Option, Schedule, Schema } from "effect"
+import { Config, Cron, DateTime, Duration, Effect, Either, Exit, Layer, Option, Schedule, Schema } from "effect"
 import * as JobEngine from "./JobEngine.js"
 
 /** The runner's settings. */
@@ -49,6 +49,11 @@ export interface Settings {
   readonly maxAttempts: number
   /** Ended jobs and passes older than this many days are deleted. */
   readonly keepDays: number
+  /**
+   * The most entities one job carries (of one platform and op, run one after another); a planned page is cut into at
+   * least this many jobs, so a small pass still spreads over every worker and runner.
+   */
+  readonly batch: number
 }
 
 /** The settings from the environment. */
@@ -68,7 +73,11 @@ export const settingsConfig = Config.all({
   ),
   leaseMs: Config.integer("REFRESH_LEASE_MS").pipe(Config.withDefault(6000)),
   maxAttempts: Config.integer("REFRESH_MAX_ATTEMPTS").pipe(Config.withDefault(5)),
-  keepDays: Config.integer("REFRESH_KEEP_DAYS").pipe(Config.withDefault(7))
+  keepDays: Config.integer("REFRESH_KEEP_DAYS").pipe(Config.withDefault(7)),
+  batch: Config.integer("REFRESH_BATCH").pipe(
+    Config.withDefault(16),
+    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  )
 }) satisfies Config.Config<Settings>
 
 /** The refresh account names no account. */
@@ -89,7 +98,22 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
   }
 }
 
-/** One job: a tracked entity to refresh in a pass. */
+/** A tracked entity to refresh. */
+export const Entity = Schema.Struct({
+  freshnessKey: Schema.String,
+  subject: Schema.String,
+  request: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+})
+
+/** One job: a batch of tracked entities of one platform and op to refresh in a pass, in claim order. */
+export const Batch = Schema.Struct({
+  pass: Schema.String,
+  platform: Schema.String,
+  op: Schema.String,
+  entities: Schema.Array(Entity)
+})
+
+/** A job of one entity, as the release before batches planned them (a pass planned then is worked as batches of one). */
 export const Task = Schema.Struct({
   pass: Schema.String,
   freshnessKey: Schema.String,
@@ -99,6 +123,17 @@ export const Task = Schema.Struct({
   request: Schema.Record({ key: Schema.String, value: Schema.Unknown })
 })
 
+const decodeJob = Schema.decodeUnknown(
+  Schema.Union(
+    Batch,
+    Schema.transform(Task, Schema.typeSchema(Batch), {
+      strict: true,
+      decode: ({ pass, platform, op, ...entity }) => ({ pass, platform, op, entities: [entity] }),
+      encode: ({ pass, platform, op, entities }) => ({ pass, platform, op, ...entities[0]! })
+    })
+  )
+)
+
 /** The queue of refresh jobs. */
 export const queueName = "refresh"
 
@@ -106,8 +141,37 @@ export const queueName = "refresh"
 export const passId = (at: Date, platform: string | undefined): string =>
   `${at.toISOString().slice(0, 10)}${platform === undefined ? "" : `/${platform}`}`
 
-/** The job key of an entity in a pass (unique in the queue: one job per pass and entity, ever). */
+/** The job key of a batch in a pass, named by its first entity (unique in the queue: an entity is in one batch). */
 export const jobKey = (pass: string, freshnessKey: string): string => `${pass}|${freshnessKey}`
+
+/** The entities a job of a page of `n` carries at most: the page is cut into at least `batch` jobs of at most `batch`. */
+export const batchSize = (n: number, batch: number): number => Math.max(1, Math.min(batch, Math.floor(n / batch)))
+
+/**
+ * A planned page cut into batches: in claim order (pinned first, then by recency of demand), each of one platform and
+ * op and never mixing pinned and unpinned entities, so a batch's priority (its first entity's) orders its entities too.
+ */
+export const batchesOf = <E extends Pick<Demand.Tracked, "platform" | "op" | "pinned" | "demandedAt">>(
+  page: ReadonlyArray<E>,
+  batch: number
+): ReadonlyArray<ReadonlyArray<E>> => {
+  const size = batchSize(page.length, batch)
+  const ordered = page.map((e, i) => ({ e, i, p: priorityOf(e) })).sort((a, b) => a.p - b.p || a.i - b.i)
+  const open = new Map<string, Array<E>>()
+  const out: Array<Array<E>> = []
+  for (const { e } of ordered) {
+    const k = `${e.platform}\u0000${e.op}\u0000${e.pinned}`
+    let b = open.get(k)
+    if (b === undefined) {
+      b = []
+      open.set(k, b)
+      out.push(b)
+    }
+    b.push(e)
+    if (b.length >= size) open.delete(k)
+  }
+  return out
+}
 
 /** The idempotency key of an entity's refresh in a pass (D16 keys are at most 255 visible characters). */
 export const idempotencyKey = (pass: string, freshnessKey: string): string =>
@@ -157,7 +221,8 @@ export interface Planned {
   readonly withinBudget: boolean
 }
 
-type TaskT = typeof Task.Type
+type BatchT = typeof Batch.Type
+type EntityT = typeof Entity.Type
 type Status = "refreshed" | "fresh" | "omitted" | "over_budget" | "failed"
 interface Result {
   readonly status: Status
@@ -165,10 +230,27 @@ interface Result {
   readonly quoted: number
   readonly detail: string | null
 }
+/** An entity of a batch and how its refresh ended. */
+interface Done {
+  readonly entity: EntityT
+  readonly result: Result
+}
+
+/** The calls of its platform a batch makes at once (its job's slots, counted against the platform's limit). */
+export const callsPerBatch = 4
+
+/** What one attempt of a batch ended: its entities' results, and why the rest of them run again (after a backoff). */
+interface Attempt {
+  readonly done: ReadonlyArray<Done>
+  readonly again?: string
+}
 
 /** The database's own message of a statement's failure (the SqlError's is generic). */
 const causeOf = (e: { readonly message: string; readonly cause?: unknown }) =>
   e.cause instanceof Error ? e.cause.message : e.message
+
+/** This runner's planning was taken over by another while it offered a page (the page's transaction rolls back). */
+class PlanningLost extends Schema.TaggedError<PlanningLost>()("PlanningLost", {}) {}
 
 const permanent = (reason: string) => new JobEngine.JobFailed({ reason, transient: false })
 const transient = (reason: string) => new JobEngine.JobFailed({ reason, transient: true })
@@ -218,32 +300,48 @@ export const make = (settings: Settings) =>
         while (true) {
           const page = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize })
           const last = page.at(-1)?.freshnessKey
-          const kept = yield* sql.withTransaction(
-            Effect.gen(function* () {
-              const added = yield* jobs.offer(
-                queueName,
-                page.map((e) => ({
-                  key: jobKey(pass, e.freshnessKey),
-                  group: pass,
-                  lane: e.platform,
-                  priority: priorityOf(e),
-                  payload: {
-                    pass,
-                    freshnessKey: e.freshnessKey,
-                    platform: e.platform,
-                    op: e.op,
-                    subject: e.subject,
-                    request: e.request
-                  } satisfies TaskT
-                })),
-                { maxAttempts: settings.maxAttempts }
-              )
-              const done = page.length < pageSize
-              return yield* sql`UPDATE refresh_passes SET total = total + ${added}, cursor = ${last ?? cursor ?? null},
-                  planner_seen_at = now(), planned = ${done}
-                WHERE id = ${pass} AND planner = ${runner} AND NOT planned RETURNING id`
-            })
-          )
+          const batches = batchesOf(page, settings.batch)
+          const keys = batches.map((b) => jobKey(pass, b[0]!.freshnessKey))
+          const kept = yield* sql
+            .withTransaction(
+              Effect.gen(function* () {
+                const offered = yield* jobs.offer(
+                  queueName,
+                  batches.map((b, i) => ({
+                    key: keys[i]!,
+                    group: pass,
+                    lane: b[0]!.platform,
+                    priority: priorityOf(b[0]!),
+                    slots: Math.min(callsPerBatch, b.length),
+                    payload: {
+                      pass,
+                      platform: b[0]!.platform,
+                      op: b[0]!.op,
+                      entities: b.map((e) => ({ freshnessKey: e.freshnessKey, subject: e.subject, request: e.request }))
+                    } satisfies BatchT
+                  })),
+                  { maxAttempts: settings.maxAttempts }
+                )
+                // the total counts entities: those of the batches this transaction added (a batch offered before, by
+                // a planner that was taken over, is not counted twice; now() is this transaction's start)
+                const added =
+                  offered === batches.length
+                    ? page.length
+                    : Number(
+                        (yield* sql<{ n: string }>`SELECT coalesce(sum(jsonb_array_length(payload->'entities')), 0) AS n
+                          FROM jobs WHERE queue = ${queueName} AND key IN ${sql.in(keys)} AND created_at = now()`)[0]
+                          ?.n ?? 0
+                      )
+                const done = page.length < pageSize
+                const rows = yield* sql`UPDATE refresh_passes SET total = total + ${added},
+                    cursor = ${last ?? cursor ?? null}, planner_seen_at = now(), planned = ${done}
+                  WHERE id = ${pass} AND planner = ${runner} AND NOT planned RETURNING id`
+                // another runner took the planning over: this page is its to offer (nothing of it is kept here)
+                if (rows.length === 0) return yield* Effect.fail(new PlanningLost())
+                return rows
+              })
+            )
+            .pipe(Effect.catchTag("PlanningLost", () => Effect.succeed([])))
           // another runner took the planning over (this one was too slow): it continues from the cursor
           if (kept.length === 0) return planned
           planned += page.length
@@ -325,14 +423,36 @@ export const make = (settings: Settings) =>
             return row?.account_id
           })
 
-    /** The hold of a runner that stopped mid-job, and the job's unfinished idempotency record, are released. */
-    const releaseStopped = (task: TaskT, accountId: string, stopped: string, job: string) =>
+    /** The holds a runner that stopped mid-job placed for it, and its batch's unfinished idempotency records, go. */
+    const releaseStopped = (
+      batch: BatchT,
+      todo: ReadonlyArray<EntityT>,
+      accountId: string,
+      stopped: string,
+      job: string
+    ) =>
       Effect.gen(function* () {
-        const key = holdKey(task.pass, stopped, job)
+        const key = holdKey(batch.pass, stopped, job)
         const held = yield* ledger.holds(accountId)
         for (const h of held) if (h.keyId === key) yield* ledger.release(h.id)
-        yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
+        yield* abandon(batch.pass, todo, accountId)
       })
+
+    /** The in-flight idempotency records of these entities (a settled one stays) are dropped. */
+    const abandon = (pass: string, entities: ReadonlyArray<EntityT>, accountId: string) =>
+      Effect.forEach(
+        entities,
+        (e) => idempotencyStore.abandon({ accountId, key: idempotencyKey(pass, e.freshnessKey) }),
+        { discard: true }
+      )
+
+    /** The entities of a batch whose result is already written (a batch run again: its lease ran out, a retry). */
+    const recordedOf = (batch: BatchT) =>
+      Effect.map(
+        sql<{ freshness_key: string }>`SELECT freshness_key FROM refresh_results WHERE pass_id = ${batch.pass}
+          AND freshness_key IN ${sql.in(batch.entities.map((e) => e.freshnessKey))}`,
+        (rows) => new Set(rows.map((r) => r.freshness_key))
+      )
 
     const statusOf = (coverage: unknown): { status: Status; detail: string | null } => {
       const first = (coverage as ReadonlyArray<{ status?: string; detail?: string }> | undefined)?.[0]
@@ -340,55 +460,23 @@ export const make = (settings: Settings) =>
       return { status, detail: first?.detail ?? null }
     }
 
-    /** One job: quote, reserve the quote in the pass budget, call (idempotently), give back what was not charged. */
-    const handle = (job: JobQueue.Job): Effect.Effect<Result, JobEngine.JobFailed> =>
+    /**
+     * One entity's call on its plan, under its idempotency key of (pass, entity): what it charged and its coverage, or
+     * why it failed (transient failures may be run again).
+     */
+    const callOne = (pass: string, platform: string, accountId: string, e: EntityT, prepared: Calls.Prepared) =>
       Effect.gen(function* () {
-        const task = yield* Schema.decodeUnknown(Task)(job.payload).pipe(
-          Effect.mapError(() => permanent("the job's payload is not a refresh task"))
-        )
-        const accountId = yield* accountOf(task.pass)
-        if (accountId === undefined) return yield* permanent(`no pass ${task.pass}`)
-        if (job.takenOverFrom !== null) yield* releaseStopped(task, accountId, job.takenOverFrom, job.id)
-        // a retry here (the attempt before ended in this runner: a dropped connection, say) finds that attempt's claim
-        // on the key still in flight when its end could not be written: it is stale, and dropped (a settled one stays)
-        else if (job.attempts > 1)
-          yield* idempotencyStore.abandon({ accountId, key: idempotencyKey(task.pass, task.freshnessKey) })
-        const caller = { accountId, keyId: holdKey(task.pass, runner, job.id), prefix: "refresh" }
-        // planned once: the quote, then (once it is reserved) the call on the same plan; the store read once
-        const prepared = yield* refreshing(calls.prepare(caller, task.platform, { request: task.request })).pipe(
-          Effect.mapError((e) => permanent(`quote refused: ${e.message}`))
-        )
-        const quote = prepared.quote
-        if (quote > 0) {
-          const reserved = yield* reserve({ pass: task.pass, credits: quote })
-          if (!reserved) {
-            // the budget left (what is not spent or reserved by a running job) cannot cover this quote; a job
-            // still running may give back what it reserved, so the entity waits for them before it is cut
-            const [p] = yield* sql<{ left: string; running: boolean }>`SELECT budget - reserved AS left,
-                EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName} AND grp = ${task.pass} AND state = 'running'
-                  AND id <> ${job.id}::bigint) AS running
-              FROM refresh_passes WHERE id = ${task.pass}`
-            const left = Number(p?.left ?? 0)
-            if (p?.running === true && job.attempts < job.maxAttempts)
-              return yield* transient(`waiting for reserved credits (${left} of the budget left, ${quote} needed)`)
-            return {
-              status: "over_budget",
-              credits: 0,
-              quoted: quote,
-              detail: `${quote} credits needed, ${left} of the pass budget left`
-            } satisfies Result
-          }
-        }
-        const key = idempotencyKey(task.pass, task.freshnessKey)
+        const key = idempotencyKey(pass, e.freshnessKey)
         const fingerprint = createHash("sha256")
-          .update(`${task.platform}\n${Freshness.canonicalJson({ request: task.request })}`)
+          .update(`${platform}\n${Freshness.canonicalJson({ request: e.request })}`)
           .digest("hex")
         // this run's own answer, when it ran the call (read as is, not parsed back from the text the settle kept)
         let own: { readonly charged: number; readonly coverage: unknown } | undefined
         const answer = yield* idempotency
           .run(
             { accountId, key, fingerprint },
-            refreshing(prepared.run({ key, envelope: {} })).pipe(
+            // fenced: a job taken over from this runner had its holds released, and this call then settles nothing
+            prepared.run({ key, envelope: {} }, { fenced: true }).pipe(
               Effect.map(({ kept, ...answer }) => {
                 own = { charged: answer.cost.creditsCharged, coverage: answer.coverage }
                 return kept === undefined
@@ -408,38 +496,178 @@ export const make = (settings: Settings) =>
               }
               return { charged: body.cost?.creditsCharged ?? 0, coverage: body.coverage, replayed: k.replayed }
             }),
-            Effect.either
+            Effect.catchAll((e) => {
+              switch (e._tag) {
+                case "IdempotencyInFlight":
+                case "EveryUnitFailed":
+                case "SettleOutcomeUnknown":
+                  return transient(e.message)
+                default:
+                  return permanent(e.message)
+              }
+            })
           )
-        const charged = Either.isRight(answer) ? answer.right.charged : 0
-        // a replayed answer was charged by the first run and counted in that run's reservation: this one goes back
-        yield* giveBack(task.pass, Either.isRight(answer) && !answer.right.replayed ? quote - charged : quote)
-        if (Either.isLeft(answer)) {
-          const e = answer.left
-          switch (e._tag) {
-            case "IdempotencyInFlight":
-            case "EveryUnitFailed":
-            case "SettleOutcomeUnknown":
-              return yield* transient(e.message)
-            default:
-              return yield* permanent(e.message)
-          }
-        }
-        const { status, detail } = statusOf(answer.right.coverage)
-        return { status, credits: charged, quoted: quote, detail } satisfies Result
+        return answer
       }).pipe(
+        // a store failure (a dropped connection, a write refused) is transient: the call runs again after a backoff
+        Effect.catchAllDefect((d) => transient(d instanceof Error ? causeOf(d) : String(d)))
+      )
+
+    const failedResult = (quoted: number, detail: string): Result => ({ status: "failed", credits: 0, quoted, detail })
+
+    /**
+     * One job: a batch of entities of one platform and op. Planned together (their store reads in one statement),
+     * their quotes reserved in the pass budget in one statement (when the budget left cannot cover them all, entity
+     * by entity in claim order, so a cheap entity is not cut while credits remain), each called in turn under its own
+     * idempotency key (up to `callsPerBatch` at once: the job's slots, which the platform limit counts); what was reserved and not
+     * charged is given back. A permanent failure ends only its entity failed; the entities of a transient failure, or
+     * whose quote waits for credits other jobs hold, come back with the batch's next attempt (its entities with a
+     * result skipped), and on its last attempt end failed or over budget.
+     */
+    const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
+      Effect.suspend(() => {
+        // reserved credits of entities not running now: given back if the job stops (the running one's may be charged)
+        let idle = 0
+        let pass: string | undefined
+        return Effect.gen(function* () {
+          const batch = yield* decodeJob(job.payload).pipe(
+            Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
+          )
+          pass = batch.pass
+          const accountId = yield* accountOf(batch.pass)
+          if (accountId === undefined) return yield* permanent(`no pass ${batch.pass}`)
+          const recorded = yield* recordedOf(batch)
+          const todo =
+            recorded.size === 0 ? batch.entities : batch.entities.filter((e) => !recorded.has(e.freshnessKey))
+          if (job.takenOverFrom !== null) yield* releaseStopped(batch, todo, accountId, job.takenOverFrom, job.id)
+          // a retry here (the attempt before ended in this runner: a dropped connection, say) finds that attempt's
+          // claims on the keys still in flight when their end could not be written: they are stale, and dropped
+          else if (job.attempts > 1) yield* abandon(batch.pass, todo, accountId)
+          const caller = { accountId, keyId: holdKey(batch.pass, runner, job.id), prefix: "refresh" }
+          const out: Array<Done> = []
+          // planned once each, together: the quote, then (once it is reserved) the call on the same plan
+          const plans = yield* Effect.forEach(
+            todo,
+            (e) => Effect.either(calls.prepare(caller, batch.platform, { request: e.request })),
+            { concurrency: "unbounded" }
+          )
+          interface Item {
+            readonly e: EntityT
+            readonly prepared: Calls.Prepared
+          }
+          const items: Array<Item> = []
+          plans.forEach((p, i) => {
+            if (Either.isLeft(p))
+              out.push({ entity: todo[i]!, result: failedResult(0, `quote refused: ${p.left.message}`) })
+            else items.push({ e: todo[i]!, prepared: p.right })
+          })
+          const reserveEach = (asks: ReadonlyArray<Item>) =>
+            Effect.gen(function* () {
+              const got: Array<Item> = []
+              const left: Array<Item> = []
+              for (const it of asks) {
+                if (
+                  it.prepared.quote === 0 ||
+                  (yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote }))
+                ) {
+                  idle += it.prepared.quote
+                  got.push(it)
+                } else left.push(it)
+              }
+              return [got, left] as const
+            })
+          const total = items.reduce((n, it) => n + it.prepared.quote, 0)
+          let ready: ReadonlyArray<Item> = items
+          let waiting: ReadonlyArray<Item> = []
+          if (total > 0) {
+            if (yield* reserve({ pass: batch.pass, credits: total })) idle += total
+            else [ready, waiting] = yield* reserveEach(items)
+          }
+          // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
+          const last = job.attempts >= settings.maxAttempts
+          let again: string | undefined
+          while (ready.length > 0) {
+            let back = 0
+            yield* Effect.forEach(
+              ready,
+              (it) =>
+                Effect.gen(function* () {
+                  const quote = it.prepared.quote
+                  idle -= quote
+                  const r = yield* Effect.either(callOne(batch.pass, batch.platform, accountId, it.e, it.prepared))
+                  if (Either.isRight(r)) {
+                    // a replayed answer was charged by the first run and counted in that run's reservation: it goes
+                    // back
+                    back += r.right.replayed ? quote : quote - r.right.charged
+                    const { status, detail } = statusOf(r.right.coverage)
+                    out.push({ entity: it.e, result: { status, credits: r.right.charged, quoted: quote, detail } })
+                  } else {
+                    back += quote
+                    // a transient failure is called again with the batch's next attempt (after a backoff); a
+                    // permanent one ends only its entity
+                    if (r.left.transient && !last) again = r.left.reason
+                    else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
+                  }
+                }),
+              // the job's slots: the calls of its platform it makes at once (the platform limit counts them)
+              { concurrency: Math.max(1, Math.min(callsPerBatch, settings.platformConcurrency)), discard: true }
+            )
+            yield* giveBack(batch.pass, back)
+            // what this batch gave back may cover the quotes that did not fit
+            if (waiting.length === 0) break
+            ;[ready, waiting] = yield* reserveEach(waiting)
+          }
+          if (waiting.length > 0) {
+            // the budget left cannot cover these quotes; a job still running may give back what it reserved, so they
+            // wait for it (their batch comes back after a backoff, not running meanwhile) before they are cut
+            const [p] = yield* sql<{ left: string; running: boolean }>`SELECT budget - reserved AS left,
+                EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName} AND grp = ${batch.pass} AND state = 'running'
+                  AND id <> ${job.id}::bigint) AS running
+              FROM refresh_passes WHERE id = ${batch.pass}`
+            const left = Number(p?.left ?? 0)
+            if (p?.running === true && !last)
+              again ??= `waiting for reserved credits (${left} of the budget left, ${waiting[0]!.prepared.quote} needed)`
+            else
+              for (const it of waiting)
+                out.push({
+                  entity: it.e,
+                  result: {
+                    status: "over_budget",
+                    credits: 0,
+                    quoted: it.prepared.quote,
+                    detail: `${it.prepared.quote} credits needed, ${left} of the pass budget left`
+                  }
+                })
+          }
+          return again === undefined ? { done: out } : { done: out, again }
+        }).pipe(
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit) || pass === undefined || idle <= 0 ? Effect.void : Effect.ignore(giveBack(pass, idle))
+          )
+        )
+      }).pipe(
+        // the calls of the batch, planned and run with stored results older than `staleAfter` stale
+        refreshing,
         // a store failure (a dropped connection) is transient: the job runs again after a backoff
         Effect.catchAllDefect((d) => transient(d instanceof Error ? d.message : String(d))),
         Effect.catchTag("SqlError", (e) => transient(e.message))
       )
 
-    /** Writes a batch of results and this runner's counters in one statement; a refused row fails only its job. */
-    const write = (rows: ReadonlyArray<{ readonly task: TaskT; readonly result: Result }>) =>
+    interface Row {
+      readonly pass: string
+      readonly platform: string
+      readonly freshnessKey: string
+      readonly result: Result
+    }
+
+    /** Writes a batch of results and this runner's counters in one statement; an entity's second result is ignored. */
+    const write = (rows: ReadonlyArray<Row>) =>
       sql`WITH x AS (
             SELECT * FROM jsonb_to_recordset(${JSON.stringify(
-              rows.map(({ task, result }) => ({
-                pass_id: task.pass,
-                freshness_key: task.freshnessKey,
-                platform: task.platform,
+              rows.map(({ pass, platform, freshnessKey, result }) => ({
+                pass_id: pass,
+                freshness_key: freshnessKey,
+                platform,
                 status: result.status,
                 credits: result.credits,
                 quoted: result.quoted,
@@ -460,36 +688,53 @@ export const make = (settings: Settings) =>
             fresh = c.fresh + EXCLUDED.fresh, omitted = c.omitted + EXCLUDED.omitted, failed = c.failed + EXCLUDED.failed,
             over_budget = c.over_budget + EXCLUDED.over_budget, credits = c.credits + EXCLUDED.credits`
 
-    const record = (batch: ReadonlyArray<{ readonly job: JobQueue.Job; readonly value: Result }>) =>
+    /**
+     * Writes the results of finished jobs in one statement. When the database refuses it, row by row: a refused row
+     * fails only its entity (written failed with the database's reason); a job one of whose entities cannot be written
+     * even so is refused (run again, then ended failed: that entity counts failed with no row).
+     */
+    const record = (done: ReadonlyArray<{ readonly job: JobQueue.Job; readonly value: Attempt }>) =>
       Effect.gen(function* () {
-        const rows = batch.map((b) => ({ job: b.job, task: b.job.payload as TaskT, result: b.value }))
-        const whole = yield* Effect.either(write(rows))
+        const rows = done.flatMap(({ job, value }) => {
+          const b = job.payload as BatchT
+          return value.done.map((d) => ({
+            job,
+            row: { pass: b.pass, platform: b.platform, freshnessKey: d.entity.freshnessKey, result: d.result }
+          }))
+        })
+        const whole = yield* Effect.either(write(rows.map((r) => r.row)))
         if (Either.isRight(whole)) return []
         if (!PgLedger.refusedByDatabase(whole.left)) return yield* whole.left
-        // the database refused the batch: write row by row, and fail only the rows it refuses
-        const refused: Array<{ job: JobQueue.Job; reason: string }> = []
+        const refused = new Map<string, { job: JobQueue.Job; reason: string }>()
         for (const r of rows) {
-          const one = yield* Effect.either(write([r]))
-          if (Either.isLeft(one)) {
-            if (!PgLedger.refusedByDatabase(one.left)) return yield* one.left
-            refused.push({ job: r.job, reason: `its result was refused by the database: ${causeOf(one.left)}` })
-          }
+          const one = yield* Effect.either(write([r.row]))
+          if (Either.isRight(one)) continue
+          if (!PgLedger.refusedByDatabase(one.left)) return yield* one.left
+          const reason = `its result was refused by the database: ${causeOf(one.left)}`
+          const failed = yield* Effect.either(write([{ ...r.row, result: failedResult(r.row.result.quoted, reason) }]))
+          if (Either.isRight(failed)) continue
+          if (!PgLedger.refusedByDatabase(failed.left)) return yield* failed.left
+          if (!refused.has(r.job.id)) refused.set(r.job.id, { job: r.job, reason })
         }
-        return refused
+        return [...refused.values()]
       })
 
+    /** A job that ends failed: its entities without a result are written failed with its reason, where they can be. */
     const onGiveUp = (job: JobQueue.Job, reason: string) =>
       Effect.gen(function* () {
-        const task = job.payload as TaskT
-        yield* Effect.logWarning("refresh failed", {
-          pass: task.pass,
-          platform: task.platform,
-          subject: task.subject,
-          reason
-        })
-        yield* write([{ task, result: { status: "failed", credits: 0, quoted: 0, detail: reason } }]).pipe(
-          Effect.catchAll((e) => Effect.logWarning("the failed refresh's result was not recorded", e.message))
-        )
+        const batch = yield* decodeJob(job.payload).pipe(Effect.option)
+        if (Option.isNone(batch)) return yield* Effect.logWarning("refresh failed", { job: job.key, reason })
+        const { pass, platform, op, entities } = batch.value
+        yield* Effect.logWarning("refresh failed", { pass, platform, op, entities: entities.length, reason })
+        const rows = entities.map((e) => ({
+          pass,
+          platform,
+          freshnessKey: e.freshnessKey,
+          result: failedResult(0, reason)
+        }))
+        // a row the database refuses stays unwritten: its entity counts failed as one of a failed job's
+        const written = yield* Effect.either(write(rows))
+        if (Either.isLeft(written)) for (const r of rows) yield* write([r]).pipe(Effect.catchAll(() => Effect.void))
       })
 
     const lanes = Catalogue.platforms.map((p) => p.id)
@@ -504,8 +749,21 @@ export const make = (settings: Settings) =>
       laneLimit: settings.platformConcurrency,
       handle,
       record,
+      again: (a: Attempt) => a.again,
       onGiveUp
     }).pipe(Effect.provideService(JobQueue.JobQueue, jobs))
+
+    /** The entities of a pass's failed jobs as the query reads them (a job of the release before batches: itself). */
+    const entitiesOf = sql`jsonb_array_elements(coalesce(j.payload->'entities', jsonb_build_array(j.payload)))`
+
+    /** Entities of the pass's failed jobs with no result written (the database refused it): failed all the same. */
+    const unwritten = (pass: string) =>
+      Effect.map(
+        sql<{ n: string }>`SELECT count(*) AS n FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
+          WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
+            SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey')`,
+        ([r]) => Number(r?.n ?? 0)
+      )
 
     const progress = (pass: string) =>
       Effect.gen(function* () {
@@ -515,11 +773,11 @@ export const make = (settings: Settings) =>
           planned: boolean
         }>`SELECT total, budget, planned FROM refresh_passes WHERE id = ${pass}`
         const [c] = yield* sql<Record<string, string | null>>`SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh,
-            sum(omitted) AS omitted, sum(over_budget) AS over_budget, sum(credits) AS credits
+            sum(omitted) AS omitted, sum(failed) AS failed, sum(over_budget) AS over_budget, sum(credits) AS credits
           FROM refresh_counts WHERE pass_id = ${pass}`
-        const g = yield* jobs.group(queueName, pass)
         const n = (k: string) => Number(c?.[k] ?? 0)
-        const done = n("refreshed") + n("fresh") + n("omitted") + n("over_budget") + g.failed
+        const failed = n("failed") + (yield* unwritten(pass))
+        const done = n("refreshed") + n("fresh") + n("omitted") + n("over_budget") + failed
         return {
           pass,
           planned: p?.planned ?? false,
@@ -528,7 +786,7 @@ export const make = (settings: Settings) =>
           refreshed: n("refreshed"),
           fresh: n("fresh"),
           omitted: n("omitted"),
-          failed: g.failed,
+          failed,
           overBudget: n("over_budget"),
           credits: n("credits"),
           budget: Number(p?.budget ?? settings.budget)
@@ -574,7 +832,16 @@ export const make = (settings: Settings) =>
           yield* ledger.releaseExpired(DateTime.toDate(yield* DateTime.now))
           yield* cleanup
           if (options.retryFailed === true) {
-            const n = yield* retried("retrying failed jobs", jobs.retryFailed(queueName, pass))
+            // the batches with a failed entity run again (their other entities are skipped: their results stay)
+            const again = yield* retried(
+              "retrying failed jobs",
+              sql`UPDATE jobs j SET state = 'pending', attempts = 0, run_at = now(), ended_at = NULL, worker = NULL
+                WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'done' AND EXISTS (
+                  SELECT 1 FROM ${entitiesOf} AS e JOIN refresh_results r ON r.pass_id = ${pass}
+                    AND r.freshness_key = e->>'freshnessKey' AND r.status = 'failed')
+                RETURNING id`
+            )
+            const n = again.length + (yield* retried("retrying failed jobs", jobs.retryFailed(queueName, pass)))
             yield* retried(
               "forgetting failed results",
               sql`WITH d AS (DELETE FROM refresh_results WHERE pass_id = ${pass} AND status = 'failed' RETURNING runner)
@@ -616,7 +883,20 @@ export const make = (settings: Settings) =>
       )
 
     /** The failures of a pass (at most `limit`), with their reasons. */
-    const failures = (pass: string, limit: number) => orDie(jobs.failures(queueName, pass, limit))
+    const failures = (pass: string, limit: number) =>
+      orDie(
+        Effect.map(
+          sql<{ key: string; reason: string }>`(SELECT freshness_key AS key, coalesce(detail, '') AS reason
+              FROM refresh_results WHERE pass_id = ${pass} AND status = 'failed' ORDER BY at, freshness_key
+              LIMIT ${limit})
+            UNION ALL
+            (SELECT e->>'freshnessKey', coalesce(j.last_error, '') FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
+              WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
+                SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey')
+              ORDER BY j.id LIMIT ${limit})`,
+          (rows) => rows.slice(0, limit).map((r) => ({ key: jobKey(pass, r.key), reason: r.reason }))
+        )
+      )
 
     /** What a pass would refresh and cost now, with the same quote as a real call, in claim order; spends nothing. */
     const dryRun = (platform: string | undefined) =>

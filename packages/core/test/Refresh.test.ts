@@ -22,7 +22,8 @@ const settings = (accountId: string, budget: number): Refresh.Settings => ({
   cron: "0 2 * * *",
   leaseMs: 3000,
   maxAttempts: 2,
-  keepDays: 7
+  keepDays: 7,
+  batch: 64
 })
 
 for (const t of targets) {

@@ -92,8 +92,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined) =>
-      holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep))
+    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined, fenced: boolean) =>
+      holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep, fenced))
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (
@@ -101,13 +101,14 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       p: Plan,
       steps: OpKind.Fetches,
       holdId: string | null,
-      keep: Keep | undefined
+      keep: Keep | undefined,
+      fenced: boolean
     ) {
       const toFetch = p.units.filter((u) => steps.fetches(u))
       const settings = yield* CallSettings
       const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
       // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results
-      return yield* settleFetched(caller, p, steps, holdId, keep, results).pipe(
+      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, results).pipe(
         Effect.ensuring(fetcher.release(results))
       )
     })
@@ -119,6 +120,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       steps: OpKind.Fetches,
       holdId: string | null,
       keep: Keep | undefined,
+      fenced: boolean,
       results: ReadonlyArray<FetchResult>
     ) {
       const control = yield* CallControl
@@ -168,10 +170,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
             Effect.catchTag("HoldNotHeld", (e) =>
               // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
-              // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers
-              control.long
+              // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
+              // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
+              control.long || fenced
                 ? Effect.zipRight(
-                    Effect.logWarning("a long call's hold was released by a takeover: this attempt settles nothing"),
+                    Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
                     Effect.die(e)
                   )
                 : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
@@ -222,11 +225,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
             ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
           } satisfies Answer
         })
-        return { quote: 0, run: (_keep?: Keep): Effect.Effect<Answer, CallError> => read }
+        return { quote: 0, run: (_keep?: Keep, _options?: RunOptions): Effect.Effect<Answer, CallError> => read }
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
       const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Effect.withSpan("Calls.plan", noStack))
-      const run = Effect.fnUntraced(function* (keep?: Keep) {
+      const run = Effect.fnUntraced(function* (keep: Keep | undefined, fenced: boolean) {
         // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
         if (!decoded.estimateOnly && Demand.trackable(p.op))
           yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
@@ -242,9 +245,13 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         // D18: the cap is checked on the quote, before anything is held or fetched
         if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
           return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-        return yield* execute(caller, p, steps, keep)
+        return yield* execute(caller, p, steps, keep, fenced)
       })
-      return { quote: p.quote, run: (keep?: Keep): Effect.Effect<Answer, CallError> => run(keep) }
+      return {
+        quote: p.quote,
+        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> =>
+          run(keep, options?.fenced === true)
+      }
     })
 
     /** A planned call: its quote, and the call to run on its plan (with `keep`, its answer kept by the settle). */
@@ -261,10 +268,19 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
   })
 }) {}
 
+/** How a prepared call runs. */
+export interface RunOptions {
+  /**
+   * A hold found released at the settle means the call was taken over (a refresh job's holds are released when
+   * another runner takes the job over): the call settles nothing and fails, rather than delivering without charge.
+   */
+  readonly fenced?: boolean
+}
+
 /** A call planned once: its quote, and the rest of the call on that plan. */
 export interface Prepared {
   readonly quote: number
-  readonly run: (keep?: Keep) => Effect.Effect<Answer, CallError>
+  readonly run: (keep?: Keep, options?: RunOptions) => Effect.Effect<Answer, CallError>
 }
 
 /** The errors a call can answer with. */

@@ -776,6 +776,53 @@ export const all = {
         UPDATE rate_buckets b SET tokens = b.tokens - v_taken WHERE b.name = p_name AND b.key = v_key;
       END IF;
     END $$;
+  `),
+  // i19: a job may make several calls of its lane at once (a refresh job carries a batch of entities): its `slots`
+  // count against its lane's limit, so the limit still bounds the calls of one platform across all workers; a job's
+  // slots are counted at most at the limit (a job is never too big to be claimed)
+  "0028_job_slots": migration(`
+    ALTER TABLE jobs ADD COLUMN slots integer NOT NULL DEFAULT 1 CHECK (slots >= 1);
+    CREATE OR REPLACE FUNCTION pdr_claim_jobs(q text, w text, n integer, lease_ms integer, lanes text[], lane_limit integer)
+    RETURNS SETOF jobs LANGUAGE plpgsql AS $$
+    DECLARE
+      l text;
+      free integer;
+      room integer;
+      took integer;
+      got integer := 0;
+    BEGIN
+      WITH gone AS (
+        SELECT id FROM jobs WHERE queue = q AND state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED)
+      UPDATE jobs j SET
+        state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'pending' END,
+        ended_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        taken_over_from = j.worker, worker = NULL, lease_until = NULL, run_at = now(),
+        last_error = 'its worker stopped before it ended (lease expired)'
+      FROM gone WHERE j.id = gone.id;
+      FOREACH l IN ARRAY lanes LOOP
+        EXIT WHEN got >= n;
+        free := n - got;
+        room := NULL;
+        IF lane_limit > 0 THEN
+          CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext('pdr_jobs'), hashtext(q || '/' || l));
+          SELECT lane_limit - coalesce(sum(least(slots, lane_limit)), 0) INTO room
+            FROM jobs WHERE queue = q AND lane = l AND state = 'running';
+          CONTINUE WHEN room <= 0;
+        END IF;
+        RETURN QUERY WITH c AS (
+          SELECT id, priority, CASE WHEN lane_limit > 0 THEN least(slots, lane_limit) ELSE 1 END AS s
+          FROM jobs WHERE queue = q AND lane = l AND state = 'pending' AND run_at <= now()
+          ORDER BY priority, id LIMIT free FOR UPDATE SKIP LOCKED),
+        k AS (
+          SELECT x.id FROM (SELECT c.id, sum(c.s) OVER (ORDER BY c.priority, c.id) AS used FROM c) x
+          WHERE room IS NULL OR x.used <= room)
+        UPDATE jobs j SET state = 'running', worker = w, attempts = j.attempts + 1,
+          lease_until = now() + lease_ms * interval '1 millisecond'
+        FROM k WHERE j.id = k.id RETURNING j.*;
+        GET DIAGNOSTICS took = ROW_COUNT;
+        got := got + took;
+      END LOOP;
+    END $$;
   `)
 }
 

@@ -39,18 +39,19 @@ export const make = Effect.gen(function* () {
         : unavailable(
             sql`
             WITH ins AS (
-              INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts)
+              INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts, slots)
               SELECT ${queue}, x.key, coalesce(x.grp, ''), coalesce(x.lane, ''), coalesce(x.priority, 0), x.payload,
-                ${options?.maxAttempts ?? 5}
+                ${options?.maxAttempts ?? 5}, greatest(coalesce(x.slots, 1), 1)
               FROM jsonb_to_recordset(${JSON.stringify(
                 jobs.map((j) => ({
                   key: j.key,
                   grp: j.group ?? null,
                   lane: j.lane ?? null,
                   priority: j.priority ?? null,
+                  slots: j.slots ?? null,
                   payload: j.payload
                 }))
-              )}::jsonb) AS x(key text, grp text, lane text, priority bigint, payload jsonb)
+              )}::jsonb) AS x(key text, grp text, lane text, priority bigint, slots integer, payload jsonb)
               ON CONFLICT (queue, key) DO NOTHING RETURNING 1)
             SELECT count(*) AS n FROM ins`
           ).pipe(Effect.map((rows) => num(rows[0]?.["n"] ?? 0))),

@@ -1,6 +1,6 @@
 // The job queue on both storage targets (the real server and the embedded PGlite over its one connection): keys are
 // unique, the claim follows priority and never passes a lane's limit across workers, a lease renewed by heartbeat is
-// kept, a lease that runs out is taken over (and says from whom), a transient failure comes back after its delay and
+// kept, a job's slots count against its lane's limit, a lease that runs out is taken over (and says from whom), a transient failure comes back after its delay and
 // ends failed with its reason when its attempts are spent, a clean stop gives jobs back, ended jobs are cleaned up.
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
@@ -50,6 +50,45 @@ for (const t of targets) {
           )
           assert.deepStrictEqual(yield* q.group("t1", "g1"), { open: true, failed: 0 })
         })
+      )
+
+      it.effect(
+        "a job's slots count against its lane's limit across workers; one bigger than the limit counts at it",
+        () =>
+          Effect.gen(function* () {
+            const q = yield* JobQueue.JobQueue
+            // lane a, limit 5: a job of 4 slots, one of 2, one of 1, one of 9 (counted as 5), in priority order
+            const jobs = [4, 2, 1, 9].map((slots, i) => ({ key: `s${i}`, payload: {}, lane: "a", priority: i, slots }))
+            assert.strictEqual(yield* q.offer("t5", jobs), 4)
+            const claim = (worker: string) =>
+              q.claim({ queue: "t5", worker, limit: 10, leaseMs: 5000, lanes: ["a"], laneLimit: 5 })
+            // 4 fit, 4 + 2 would pass the limit: the claim stops there (never skipping ahead of a higher priority)
+            const w1 = yield* claim("w1")
+            assert.deepStrictEqual(
+              w1.map((j) => j.key),
+              ["s0"]
+            )
+            assert.deepStrictEqual(yield* claim("w2"), [])
+            assert.strictEqual(yield* q.complete("w1", [w1[0]!.id]), 1)
+            const w2 = yield* claim("w2")
+            assert.deepStrictEqual(
+              w2.map((j) => j.key),
+              ["s1", "s2"]
+            )
+            assert.strictEqual(
+              yield* q.complete(
+                "w2",
+                w2.map((j) => j.id)
+              ),
+              2
+            )
+            // the biggest runs alone, at the limit
+            assert.deepStrictEqual(
+              (yield* claim("w1")).map((j) => j.key),
+              ["s3"]
+            )
+            assert.deepStrictEqual(yield* claim("w2"), [])
+          })
       )
 
       it.effect("a lease renewed by heartbeat is kept; one that runs out is taken over, naming its worker", () =>

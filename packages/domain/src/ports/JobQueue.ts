@@ -16,6 +16,8 @@ export interface NewJob {
   readonly lane?: string
   /** Lower runs first (default 0). */
   readonly priority?: number
+  /** The calls of its lane it makes at once, counted against the lane's limit (default 1). */
+  readonly slots?: number
 }
 
 /** A claimed job. */
@@ -65,7 +67,7 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
     readonly offered: (queue: string) => Effect.Effect<void, JobQueueUnavailable>
     /**
      * Claims up to `limit` runnable jobs for `worker` with a lease of `leaseMs`, lanes in turn, never more than
-     * `laneLimit` running in one lane across all workers. Expired leases are taken over first.
+     * `laneLimit` slots running in one lane across all workers. Expired leases are taken over first.
      */
     readonly claim: (input: {
       readonly queue: string
