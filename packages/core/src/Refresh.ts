@@ -291,7 +291,7 @@ export const make = (settings: Settings) =>
     })
 
     // ---- planning: one planner at a time, keyset pages, a planner that stops is taken over from its cursor ----
-    const pageSize = 5000
+    const pageSize = 2000
     const planPages = (pass: string, platform: string | undefined, from: string | undefined) =>
       Effect.gen(function* () {
         const w = yield* window
