@@ -1,7 +1,8 @@
 /**
  * The Authentication middleware: one indexed read per request, no cache that could outlive a revocation (D6);
- * the per-key rate limit with the draft-10 RateLimit headers, and the stricter limit on failed authentications
- * per client address, checked before the key is (so a blocked address learns nothing about keys) (D12).
+ * the per-key rate limit with the draft-10 RateLimit headers, its token taken by the same read when the buckets are
+ * kept with the keys (issue 22), and the stricter limit on failed authentications per client address, checked before
+ * the key is (so a blocked address learns nothing about keys) (D12).
  */
 import { HttpServerRequest } from "@effect/platform"
 import { Keys, RateLimits } from "@pdr/domain"
@@ -38,8 +39,9 @@ export const layer = Layer.effect(
           "too many failed authentications from this address; retry after Retry-After seconds"
         )
       }
-      const caller = yield* keys
-        .authenticate({ apiKey: request.headers["x-api-key"], authorization: request.headers["authorization"] })
+      // the key's read and its token in one round trip when the buckets are kept with the keys (issue 22)
+      const { caller, decision } = yield* keys
+        .admit({ apiKey: request.headers["x-api-key"], authorization: request.headers["authorization"] }, limits.perKey)
         .pipe(
           Effect.catchTag("Unauthorized", (e) =>
             limits.failedAuth.take(address).pipe(
@@ -50,7 +52,6 @@ export const layer = Layer.effect(
           )
         )
       yield* RequestId.note({ keyId: caller.keyId })
-      const decision = yield* limits.perKey.take(caller.keyId)
       yield* RequestId.addHeaders(limitHeaders(limits.perKey.policy, decision))
       if (!decision.allowed) {
         return yield* ApiErrors.fail(
