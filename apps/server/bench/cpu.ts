@@ -6,7 +6,7 @@
  * BENCH_CPU_CALLS stored 10-subject calls (line b, one key) and then BENCH_CPU_PAID paid 1-subject calls over 200
  * accounts (line c), at 20 connections. Printed per bundle and line: the medians over the rounds of the server's CPU
  * per call (utime + stime of /proc/<pid>/stat) and of PostgreSQL's (the backends of the server's own connections,
- * found by their client ports), in microseconds, and the load average.
+ * found by their client ports), in microseconds, and the load average. BENCH_CPU_LINES=b (or c) runs one line.
  */
 
 import { execFileSync } from "node:child_process"
@@ -23,6 +23,7 @@ const bundles = (process.env["BENCH_CPU_BUNDLES"] ?? "dist/main.js").split(",").
 const rounds = Number(process.env["BENCH_CPU_ROUNDS"] ?? 5)
 const storedCalls = Number(process.env["BENCH_CPU_CALLS"] ?? 6000)
 const paidCalls = Number(process.env["BENCH_CPU_PAID"] ?? 2000)
+const only = (process.env["BENCH_CPU_LINES"] ?? "b,c").split(",")
 const ticks = 100 // USER_HZ: /proc's clock ticks per second on Linux
 
 /** utime + stime of a process, in microseconds (0 once it is gone). */
@@ -114,7 +115,7 @@ const main = async () => {
         headers: { ...json, "x-api-key": keys[0]! },
         body: stored
       })
-      servers.push({ bundle, schema, server, keys, figures: { b: [], c: [] } })
+      servers.push({ bundle, schema, server, keys, figures: Object.fromEntries(only.map((name) => [name, []])) })
     }
     let n = 0
     const lines = {
@@ -143,15 +144,16 @@ const main = async () => {
         ]
       })
     }
+    const chosen = Object.entries(lines).filter(([name]) => only.includes(name))
     const loads: Array<number> = []
     // warm-up: the JIT compiles on the first few thousand calls of each line
     for (const s of servers) {
-      for (const line of Object.values(lines)) await autocannon({ connections: 20, ...line(s), amount: 2000 })
+      for (const [, line] of chosen) await autocannon({ connections: 20, ...line(s), amount: 2000 })
     }
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? servers : [...servers].reverse()
       for (const s of order) {
-        for (const [name, line] of Object.entries(lines)) {
+        for (const [name, line] of chosen) {
           const pid = s.server.child.pid!
           const backends = async () =>
             (
