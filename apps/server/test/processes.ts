@@ -31,15 +31,17 @@ export interface ServerProcess {
 export const spawnServer = async (
   env: Record<string, string>,
   nodeArgs: ReadonlyArray<string> = [],
-  options: { readonly bundle?: boolean } = {}
+  options: { readonly bundle?: boolean; readonly entry?: string } = {}
 ): Promise<ServerProcess> => {
   const port = await freePort()
   const adminPort = await freePort()
   const token = env["ADMIN_TOKEN"] ?? `op_${Math.random().toString(36).slice(2)}`
   let output = ""
-  const args = options.bundle
-    ? [...nodeArgs, bundled]
-    : [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
+  const args = options.entry
+    ? [...nodeArgs, options.entry]
+    : options.bundle
+      ? [...nodeArgs, bundled]
+      : [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,

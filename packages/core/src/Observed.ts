@@ -45,7 +45,7 @@ export const make = (options: { readonly tracing: boolean }) => {
       )
     ).pipe(Layer.provide(inner))
 
-  /** Keys: a `Keys.authenticate` span and the failed authentications counted. */
+  /** Keys: a `Keys.authenticate` span (authenticate and admit) and the failed authentications counted. */
   const keys = <E, R>(inner: Layer.Layer<Keys.Keys, E, R>) =>
     Layer.effect(
       Keys.Keys,
@@ -54,6 +54,12 @@ export const make = (options: { readonly tracing: boolean }) => {
           ...k,
           authenticate: (credentials) =>
             k.authenticate(credentials).pipe(
+              Effect.tapError(() => Effect.sync(() => Metrics.unsafeIncrement(Metrics.metrics.authFailures))),
+              span("Keys.authenticate")
+            ),
+          // a request's authentication (and its key's token): the same span and count
+          admit: (credentials, limit) =>
+            k.admit(credentials, limit).pipe(
               Effect.tapError(() => Effect.sync(() => Metrics.unsafeIncrement(Metrics.metrics.authFailures))),
               span("Keys.authenticate")
             )

@@ -8,6 +8,7 @@ import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
 import { type DailyUsage, KeyStore, type StoredKey } from "./ports/KeyStore.js"
 import { AccountNotFound, Ledger } from "./ports/Ledger.js"
+import type * as RateLimits from "./RateLimits.js"
 
 /** The fixed live-key prefix. */
 export const livePrefix = "key_live_"
@@ -59,6 +60,12 @@ export interface Caller {
   readonly monthlyCreditLimit?: number
 }
 
+/** An admitted request: its caller, and the decision of the caller's key's rate limit (refused when not allowed). */
+export interface Admitted {
+  readonly caller: Caller
+  readonly decision: RateLimits.Decision
+}
+
 /** The credentials as sent: the `X-API-Key` header and the `Authorization` header, if any. */
 export interface Credentials {
   readonly apiKey: string | undefined
@@ -108,23 +115,38 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
     const usage = yield* Ref.make(new Map<string, { calls: number; lastUsedAt: Date }>())
     const daily = yield* Ref.make(new Map<string, DailyUsage>())
 
-    const authenticate = Effect.fnUntraced(function* (credentials: Credentials) {
+    /** The key's read; with `limit`, the one that also takes the key's token when the store keeps its buckets. */
+    const check = Effect.fnUntraced(function* (credentials: Credentials, limit?: RateLimits.Buckets) {
       const key = presentedKey(credentials)
       const digest = yield* crypto.sha256(key ?? decoy)
-      const found = yield* store.findByDigest(digest)
+      const found = yield* store.findByDigest(digest, limit?.inKeyStore === true ? limit.policy : undefined)
       const now = yield* DateTime.now
       if (key === undefined || Option.isNone(found) || stateAt(found.value.key, now) !== "active") {
         return yield* new Unauthorized()
       }
       const stored = found.value.key
-      return {
+      const caller: Caller = {
         accountId: stored.accountId,
         keyId: stored.id,
         prefix: stored.prefix,
         spendable: found.value.spendable,
         ...(Option.isSome(stored.monthlyCreditLimit) ? { monthlyCreditLimit: stored.monthlyCreditLimit.value } : {})
-      } satisfies Caller
+      }
+      return { caller, decision: found.value.decision }
     })
+
+    const authenticate = (credentials: Credentials) => Effect.map(check(credentials), (checked) => checked.caller)
+
+    /**
+     * A request's admission (D6, D12): the caller of valid credentials and one token of its key's bucket in `limit`.
+     * When the store keeps the buckets (`inKeyStore`) the key's read takes the token too: one round trip.
+     */
+    const admit = (credentials: Credentials, limit: RateLimits.Buckets): Effect.Effect<Admitted, Unauthorized> =>
+      Effect.flatMap(check(credentials, limit), ({ caller, decision }) =>
+        decision === undefined
+          ? Effect.map(limit.take(caller.keyId), (taken): Admitted => ({ caller, decision: taken }))
+          : Effect.succeed<Admitted>({ caller, decision })
+      )
 
     const create = Effect.fn("Keys.create")(function* (input: {
       readonly accountId: string
@@ -272,6 +294,7 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
 
     return {
       authenticate,
+      admit,
       create,
       rename,
       roll,

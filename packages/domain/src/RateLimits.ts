@@ -20,14 +20,35 @@ export interface Decision {
   readonly resetSeconds: number
 }
 
+/** The decision of a bucket holding `tokens` (after a take, what is left), and whether the ask got a token. */
+export const decision = (policy: Policy, tokens: number, allowed: boolean): Decision => ({
+  allowed,
+  remaining: Math.max(0, Math.floor(tokens)),
+  resetSeconds: tokens >= 1 ? 0 : Math.ceil((1 - tokens) / policy.perSecond)
+})
+
+/** A set of token buckets keyed by a string (a key id, a client address). */
+export interface Buckets {
+  readonly policy: Policy
+  /** Takes one token if there is one. */
+  readonly take: (key: string) => Effect.Effect<Decision>
+  /** Whether a token is there, without taking it. */
+  readonly peek: (key: string) => Effect.Effect<Decision>
+  /**
+   * The buckets are kept in the key store's database (one limit for every instance over it), keyed by key id: the
+   * key store's read of a request's key can take the key's token in the same round trip (`KeyStore.findByDigest`).
+   */
+  readonly inKeyStore?: boolean
+}
+
 /** `RateLimit-Policy: "name";q=<burst>;w=<seconds to refill the burst>`. */
 export const policyHeader = (p: Policy) => `"${p.name}";q=${p.burst};w=${Math.max(1, Math.ceil(p.burst / p.perSecond))}`
 
 /** `RateLimit: "name";r=<remaining>;t=<seconds>`. */
 export const stateHeader = (p: Policy, d: Decision) => `"${p.name}";r=${d.remaining};t=${d.resetSeconds}`
 
-/** A set of token buckets keyed by a string (a key id, a client address). */
-export const buckets = (policy: Policy, maxKeys = 100_000) => {
+/** Token buckets in this process's memory. */
+export const buckets = (policy: Policy, maxKeys = 100_000): Buckets => {
   const state = new Map<string, { tokens: number; at: number }>()
   const refill = (key: string, now: number) => {
     const b = state.get(key) ?? { tokens: policy.burst, at: now }
@@ -43,14 +64,9 @@ export const buckets = (policy: Policy, maxKeys = 100_000) => {
     }
     return b
   }
-  const decide = (b: { tokens: number }, allowed: boolean): Decision => ({
-    allowed,
-    remaining: Math.max(0, Math.floor(b.tokens)),
-    resetSeconds: b.tokens >= 1 ? 0 : Math.ceil((1 - b.tokens) / policy.perSecond)
-  })
+  const decide = (b: { tokens: number }, allowed: boolean) => decision(policy, b.tokens, allowed)
   return {
     policy,
-    /** Takes one token if there is one. */
     take: (key: string) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const b = refill(key, now)
@@ -58,7 +74,6 @@ export const buckets = (policy: Policy, maxKeys = 100_000) => {
         b.tokens -= 1
         return decide(b, true)
       }),
-    /** Whether a token is there, without taking it. */
     peek: (key: string) =>
       Effect.map(Clock.currentTimeMillis, (now) => decide(refill(key, now), refill(key, now).tokens >= 1))
   }
@@ -67,7 +82,7 @@ export const buckets = (policy: Policy, maxKeys = 100_000) => {
 /** The limits of one server instance. */
 export class RateLimits extends Context.Tag("@pdr/domain/RateLimits")<
   RateLimits,
-  { readonly perKey: ReturnType<typeof buckets>; readonly failedAuth: ReturnType<typeof buckets> }
+  { readonly perKey: Buckets; readonly failedAuth: Buckets }
 >() {
   /** Default policies: 20 requests/s with a burst of 40 per key; 10 failed authentications, then 1 per 10 s, per address. */
   static readonly defaults = {

@@ -823,6 +823,42 @@ export const all = {
         got := got + took;
       END LOOP;
     END $$;
+  `),
+  // issue 22: a request's key and its per-key token in one statement (the gate of every call was two round trips:
+  // pdr_find_keys, then pdr_take_tokens). The keys of one turn's asks are read once, as pdr_find_keys reads them, and
+  // each found key takes a token through pdr_take_tokens (its rule and its key order unchanged), whatever the key's
+  // state: the server refuses a revoked or expired key after the read, and such a key is never admitted again.
+  // An unknown digest has no row and takes nothing.
+  "0030_admit_key_and_token": migration(`
+    CREATE FUNCTION pdr_admit(p_digests text[], p_name text, p_rate double precision, p_burst double precision)
+    RETURNS TABLE (ord integer, digest text, id text, account_id text, name text, prefix text,
+                   created_at timestamptz, expires_at timestamptz, revoked_at timestamptz,
+                   last_used_at timestamptz, calls bigint, spendable bigint, monthly_credit_limit bigint,
+                   allowed boolean, tokens double precision)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_ords integer[];
+      v_ids text[];
+      v_keys api_keys[];
+      v_spendable bigint[];
+    BEGIN
+      SELECT array_agg(d.i::integer ORDER BY d.i), array_agg(k.id ORDER BY d.i), array_agg(k ORDER BY d.i),
+             array_agg(a.balance - a.held ORDER BY d.i)
+        INTO v_ords, v_ids, v_keys, v_spendable
+        FROM unnest(p_digests) WITH ORDINALITY AS d(digest, i)
+        JOIN api_keys k ON k.digest = d.digest
+        JOIN accounts a ON a.id = k.account_id;
+      IF v_ids IS NULL THEN
+        RETURN;
+      END IF;
+      RETURN QUERY
+        SELECT v_ords[t.ord], (v_keys[t.ord]).digest, (v_keys[t.ord]).id, (v_keys[t.ord]).account_id,
+               (v_keys[t.ord]).name, (v_keys[t.ord]).prefix, (v_keys[t.ord]).created_at,
+               (v_keys[t.ord]).expires_at, (v_keys[t.ord]).revoked_at, (v_keys[t.ord]).last_used_at,
+               (v_keys[t.ord]).calls, v_spendable[t.ord], (v_keys[t.ord]).monthly_credit_limit, t.allowed, t.tokens
+        FROM pdr_take_tokens(p_name, v_ids, p_rate, p_burst, true) AS t;
+    END $$;
   `)
 }
 

@@ -1,6 +1,6 @@
 /** The KeyStore port on PostgreSQL: only the SHA-256 digest and the visible prefix of a key are stored (D6). */
 import { SqlClient } from "@effect/sql"
-import { KeyStore as K } from "@pdr/domain"
+import { KeyStore as K, RateLimits } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
 import * as Coalesce from "./Coalesce.js"
 import { num, optionalUtc, utc } from "./Rows.js"
@@ -48,6 +48,46 @@ export const make = Effect.gen(function* () {
       Effect.orDie
     )
   )
+  // issue 22: the read of a request's key and the take of its token in one statement (pdr_admit), coalesced per turn
+  // like the plain reads; the asks of a turn are grouped by policy (in practice one: the per-key limit)
+  const admitKeys = yield* Coalesce.make(
+    (asks: ReadonlyArray<{ readonly digest: string; readonly policy: RateLimits.Policy }>) =>
+      Effect.map(
+        Effect.forEach(
+          [...new Set(asks.map((a) => a.policy))],
+          (policy) => {
+            const digests = asks.filter((a) => a.policy === policy).map((a) => a.digest)
+            return sql`SELECT * FROM pdr_admit(${digests}::text[], ${policy.name}, ${policy.perSecond}, ${policy.burst})`.pipe(
+              Effect.map((rows) => {
+                const found = new Map(rows.map((r) => [num(r["ord"]), r]))
+                return [
+                  policy,
+                  digests.map((_, i) => {
+                    const r = found.get(i + 1)
+                    return r === undefined
+                      ? Option.none()
+                      : Option.some({
+                          key: toKey(r),
+                          spendable: Number(r["spendable"]),
+                          // the decision of a take is whether it took a token: `tokens` is what is left after it
+                          decision: RateLimits.decision(policy, num(r["tokens"]), r["allowed"] === true)
+                        })
+                  })
+                ] as const
+              })
+            )
+          },
+          { concurrency: "unbounded" }
+        ),
+        (answered) => {
+          const byPolicy = new Map(answered.map(([policy, answers]) => [policy, { answers, next: 0 }]))
+          return asks.map((a) => {
+            const of = byPolicy.get(a.policy)!
+            return of.answers[of.next++]!
+          })
+        }
+      ).pipe(Effect.orDie)
+  )
   return K.KeyStore.of({
     insert: (key) =>
       sql`INSERT INTO api_keys (id, account_id, name, prefix, digest, expires_at, monthly_credit_limit)
@@ -58,7 +98,7 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     // one indexed read per request, the reads of one turn of the event loop in one statement (Coalesce)
-    findByDigest: findKeys,
+    findByDigest: (digest, take) => (take === undefined ? findKeys(digest) : admitKeys({ digest, policy: take })),
     find: (keyId) =>
       sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.id = ${keyId}`.pipe(Effect.map(first), Effect.orDie),
     list: (accountId) =>

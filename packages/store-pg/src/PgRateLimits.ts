@@ -5,20 +5,15 @@
  * one statement per turn, not one per request.
  */
 import { SqlClient } from "@effect/sql"
-import type { RateLimits } from "@pdr/domain"
+import { RateLimits } from "@pdr/domain"
 import { Effect } from "effect"
 import * as Coalesce from "./Coalesce.js"
 import { num } from "./Rows.js"
 
-/** Buckets of `policy` in the database, with the shape of the domain's `RateLimits.buckets`. */
+/** Buckets of `policy` in the database, with the shape of the domain's `RateLimits.buckets`, kept with the keys. */
 export const buckets = (policy: RateLimits.Policy) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const decide = (tokens: number, allowed: boolean): RateLimits.Decision => ({
-      allowed,
-      remaining: Math.max(0, Math.floor(tokens)),
-      resetSeconds: tokens >= 1 ? 0 : Math.ceil((1 - tokens) / policy.perSecond)
-    })
     const ask = (take: boolean) =>
       Coalesce.make((keys: ReadonlyArray<string>) =>
         sql`SELECT * FROM pdr_take_tokens(${policy.name}, ${keys}::text[], ${policy.perSecond}, ${policy.burst}, ${take})`.pipe(
@@ -27,7 +22,7 @@ export const buckets = (policy: RateLimits.Policy) =>
             return keys.map((_, i) => {
               const r = byOrd.get(i + 1)!
               // the decision of a take is whether it took a token: `tokens` is what is left after it
-              return decide(num(r["tokens"]), r["allowed"] === true)
+              return RateLimits.decision(policy, num(r["tokens"]), r["allowed"] === true)
             })
           }),
           Effect.orDie
@@ -35,5 +30,6 @@ export const buckets = (policy: RateLimits.Policy) =>
       )
     const take = yield* ask(true)
     const peek = yield* ask(false)
-    return { policy, take, peek } satisfies ReturnType<typeof RateLimits.buckets>
+    // the same table PgKeyStore's read of a key takes from (pdr_admit): one round trip for the key and its token
+    return { policy, take, peek, inKeyStore: true } satisfies RateLimits.Buckets
   })

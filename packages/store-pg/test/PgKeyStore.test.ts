@@ -3,8 +3,9 @@
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Accounts, Keys } from "@pdr/domain"
+import { Accounts, Keys, RateLimits } from "@pdr/domain"
 import { Effect, Either, FastCheck as fc, TestClock } from "effect"
+import * as PgRateLimits from "../src/PgRateLimits.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -143,6 +144,62 @@ for (const t of targets) {
           assert.strictEqual(listed[0]!.creditsSpent, 4)
           assert.isTrue(listed[0]!.lastUsedAt._tag === "Some")
         })
+      )
+
+      it.effect(
+        "issue 22: a request's key and its token in one read: the store's bucket answers, shared with the takes",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "admit", credits: 5 })
+            const live = yield* keys.create({ accountId: account.id, name: "live" })
+            const other = yield* keys.create({ accountId: account.id, name: "other" })
+            const revoked = yield* keys.create({ accountId: account.id, name: "revoked" })
+            yield* keys.revoke(revoked.stored.id)
+            const policy = { name: `admit${Math.random().toString(36).slice(2)}`, perSecond: 0.001, burst: 3 }
+            const shared = yield* PgRateLimits.buckets(policy)
+            // the store's read must answer the decision: a take asked separately would die
+            const readOnly: RateLimits.Buckets = { ...shared, take: () => Effect.die("a second round trip") }
+            const asks = [live.key, live.key, other.key, live.key, live.key, `key_live_${"Q".repeat(32)}`, revoked.key]
+            const answers = yield* Effect.all(
+              asks.map((apiKey) => Effect.either(keys.admit({ apiKey, authorization: undefined }, readOnly))),
+              { concurrency: "unbounded" }
+            )
+            const seen = answers.map((a) =>
+              Either.isLeft(a)
+                ? a.left._tag
+                : [a.right.caller.keyId, a.right.caller.spendable, a.right.decision.allowed]
+            )
+            // the live key's four asks take its three tokens in the order asked; the other key has its own bucket
+            assert.deepStrictEqual(seen, [
+              [live.stored.id, 5, true],
+              [live.stored.id, 5, true],
+              [other.stored.id, 5, true],
+              [live.stored.id, 5, true],
+              [live.stored.id, 5, false],
+              "Unauthorized",
+              "Unauthorized"
+            ])
+            const refused = answers[4] as Either.Right<Keys.Admitted, never>
+            assert.deepStrictEqual(refused.right.decision, { allowed: false, remaining: 0, resetSeconds: 1000 })
+            // the same bucket as the per-key takes of PgRateLimits: empty for the live key, two left for the other
+            assert.isFalse((yield* shared.take(live.stored.id)).allowed)
+            assert.strictEqual((yield* shared.take(other.stored.id)).remaining, 1)
+            // an unknown key takes nothing: no bucket but the keys'
+            const rows = yield* sql`SELECT key FROM rate_buckets WHERE name = ${policy.name} ORDER BY key`
+            assert.deepStrictEqual(
+              rows.map((r) => r["key"]),
+              [live.stored.id, other.stored.id, revoked.stored.id].sort()
+            )
+            // buckets kept elsewhere (in memory): the read takes nothing and the buckets' take answers
+            const local = RateLimits.buckets({ ...policy, burst: 1 })
+            const first = yield* keys.admit({ apiKey: live.key, authorization: undefined }, local)
+            const second = yield* keys.admit({ apiKey: live.key, authorization: undefined }, local)
+            assert.deepStrictEqual([first.decision.allowed, second.decision.allowed], [true, false])
+          })
       )
 
       it.effect.prop(

@@ -1,5 +1,6 @@
 /** Port: where API keys are kept (only their digest and visible prefix). */
 import { Context, type Effect, Option, Schema } from "effect"
+import type { Decision, Policy } from "../RateLimits.js"
 
 /** A stored API key: never the key itself, only its SHA-256 digest and its visible prefix. */
 export class StoredKey extends Schema.Class<StoredKey>("StoredKey")({
@@ -55,11 +56,16 @@ export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
     readonly insert: (key: NewKey) => Effect.Effect<StoredKey>
     /**
      * The key with this digest and its account's spendable credits, read from the store on every call (no cache
-     * may outlive a revocation).
+     * may outlive a revocation). With `take`, a store that keeps the per-key buckets (`RateLimits.Buckets`
+     * `inKeyStore`) also takes one token from the found key's bucket of that policy in the same read and answers its
+     * `decision`, whatever the key's state; a store that keeps none answers no decision.
      */
     readonly findByDigest: (
-      digest: string
-    ) => Effect.Effect<Option.Option<{ readonly key: StoredKey; readonly spendable: number }>>
+      digest: string,
+      take?: Policy
+    ) => Effect.Effect<
+      Option.Option<{ readonly key: StoredKey; readonly spendable: number; readonly decision?: Decision | undefined }>
+    >
     readonly find: (keyId: string) => Effect.Effect<Option.Option<StoredKey>>
     readonly list: (accountId: string) => Effect.Effect<ReadonlyArray<StoredKey>>
     readonly rename: (keyId: string, name: string) => Effect.Effect<boolean>
