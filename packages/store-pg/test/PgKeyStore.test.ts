@@ -183,7 +183,7 @@ for (const t of targets) {
               "Unauthorized",
               "Unauthorized"
             ])
-            const refused = answers[4] as Either.Right<Keys.Admitted, never>
+            const refused = answers[4] as Either.Right<Keys.Unauthorized, Keys.Admitted>
             assert.deepStrictEqual(refused.right.decision, { allowed: false, remaining: 0, resetSeconds: 1000 })
             // the same bucket as the per-key takes of PgRateLimits: empty for the live key, two left for the other
             assert.isFalse((yield* shared.take(live.stored.id)).allowed)
