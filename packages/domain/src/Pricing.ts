@@ -129,3 +129,25 @@ export const published = (rule: PriceRule) => ({
 
 /** Whether a rule never bills. */
 export const isFree = (rule: PriceRule): boolean => rule._tag === "Free"
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+/** A price rule in words, as the dashboard shows it ("4 credits per subject found"). */
+export const inWords = (rule: PriceRule): string => {
+  switch (rule._tag) {
+    case "Free":
+      return "free"
+    case "PerSubject":
+      return `${plural(rule.credits, "credit")} per subject found`
+    case "PerRows":
+      return `${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`} delivered`
+    case "PerPage":
+      return `${plural(rule.credits, "credit")} per result page delivered`
+    case "MinimumRows":
+      return `${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`}, at least ${plural(rule.minimum, "row")} billed per completed search`
+    case "PerSourceRow":
+      return `the source's own price per row (by default ${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`})`
+    case "PerPart":
+      return `${plural(rule.parts.email, "credit")} per email and ${plural(rule.parts.phone, "credit")} per phone number revealed`
+  }
+}

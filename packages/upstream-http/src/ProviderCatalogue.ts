@@ -7,7 +7,7 @@
  * Every input field, output field and price below was read on the cited page; nothing is guessed. Each mapping has a
  * recorded-shape item in test/fixtures/provider/<actor>.json built from that page's output and a mapping test.
  */
-import { Catalogue } from "@pdr/domain"
+import { Catalogue, Pricing } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "./Mapping.js"
 import * as Explore from "./provider-catalogue/Explore.js"
@@ -57,7 +57,7 @@ export const markdown = (): string => {
   const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\s+/g, " ").trim()
   const defs = Catalogue.platforms
     .filter((p) => !nativePlatforms.has(p.id))
-    .flatMap((p) => p.ops.filter((o) => o.price._tag !== "Free"))
+    .flatMap((p) => p.ops.filter((o) => !Pricing.isFree(o.price)))
   const ops = defs.map((o) => `${o.platform}.${o.name}`)
   const mapped = defs.filter(shipped).map((o) => `${o.platform}.${o.name}`)
   const platforms = new Set(mapped.map((k) => k.split(".")[0]))

@@ -2,30 +2,13 @@
  * The catalogue in words for the dashboard (issue 24): prices and freshness windows read from the catalogue's own
  * op definitions (never restated), timestamps with their zone, and a first call ready to paste.
  */
-import { Catalogue, Examples } from "@pdr/domain"
+import { Catalogue, Examples, Pricing } from "@pdr/domain"
 import { DateTime } from "effect"
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
-/** The price rule of an op, in words ("4 credits per subject found"). */
-export const price = (rule: Catalogue.OpDef["price"]): string => {
-  switch (rule._tag) {
-    case "Free":
-      return "free"
-    case "PerSubject":
-      return `${plural(rule.credits, "credit")} per subject found`
-    case "PerRows":
-      return `${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`} delivered`
-    case "PerPage":
-      return `${plural(rule.credits, "credit")} per result page delivered`
-    case "MinimumRows":
-      return `${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`}, at least ${plural(rule.minimum, "row")} billed per completed search`
-    case "PerSourceRow":
-      return `the source's own price per row (by default ${plural(rule.credits, "credit")} per ${rule.rows === 1 ? "row" : `${rule.rows} rows`})`
-    case "PerPart":
-      return `${plural(rule.parts.email, "credit")} per email and ${plural(rule.parts.phone, "credit")} per phone number revealed`
-  }
-}
+/** The price rule of an op, in words ("4 credits per subject found"): Pricing's own wording. */
+export const price = Pricing.inWords
 
 /** A duration in seconds in words, in its largest whole unit ("3 days", "6 hours", "90 minutes"). */
 export const duration = (seconds: number): string => {
