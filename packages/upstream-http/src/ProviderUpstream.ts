@@ -143,8 +143,8 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
 )
 
 /**
- * Checks the mappings at start: each covers its op's row and names only request fields of its op, and every op routed
- * to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
+ * Checks the mappings at start: each covers its op's row and names only request fields of its op, a quick-commerce
+ * one takes a store locator form, and every op routed to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
  * a run's charge limit is that price for the items asked, so it always pays for what it asks.)
  */
 export const checkRouted = (
@@ -154,6 +154,12 @@ export const checkRouted = (
   for (const [key, m] of Object.entries(settings.ops)) {
     const checked = Mapping.check(key, m)
     if (Either.isLeft(checked)) return checked
+    // D3: a quick-commerce op's actor must be given the store; a mapping taking no locator form would refuse every call
+    const [platform = "", name = ""] = key.split(".")
+    if (Catalogue.findOp(platform, name)?.scope === "store" && formsOf(m).length === 0)
+      return Either.left(
+        `${key}: input names no store locator (request.store.storeId, request.store.pincode, or request.store.lat with request.store.lon): its actor would run without a location`
+      )
   }
   for (const op of routed) {
     if (op.kind._tag !== "Measure") continue

@@ -189,6 +189,13 @@ describe("Upstreams", () => {
       )
       const whole = await start({ UPSTREAMS: "quick_commerce_a=provider", PROVIDER_OPS: JSON.stringify(ops) })
       assert.isTrue(Either.isRight(whole), message(whole))
+      // a quick-commerce mapping whose input takes no locator form would run its actor without a location
+      const { pincode: _, ...nowhere } = ops["quick_commerce_a.search"]!.input
+      const blind = { "quick_commerce_a.search": { ...ops["quick_commerce_a.search"], input: nowhere } }
+      assert.match(
+        message(await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(blind) })),
+        /quick_commerce_a\.search: input names no store locator/
+      )
     })
 
     it("an op routed to the provider by name without a mapping stops the start, naming the op", async () => {
