@@ -18,7 +18,7 @@ import * as Mapping from "@pdr/upstream-http/src/Mapping.js"
 import * as ProviderCatalogue from "@pdr/upstream-http/src/ProviderCatalogue.js"
 import * as Fixtures from "@pdr/upstream-http/testing"
 import { ConfigProvider, type Context, Effect, Layer, Schema } from "effect"
-import { account, balance, post, type Running, start } from "./harness.js"
+import { account, balance, request as get, post, type Running, start } from "./harness.js"
 
 const serverUp = await Testing.serverAvailable()
 
@@ -44,7 +44,9 @@ const platforms = [
   "lodging_booking",
   "travel_reviews",
   "jobs_in",
-  "fashion_marketplace"
+  "fashion_marketplace",
+  "quick_commerce_a",
+  "quick_commerce_b"
 ]
 
 /**
@@ -78,10 +80,17 @@ const served = (mapping: Mapping.OpMapping, items: number, capped = false) => {
   )
 }
 
-/** One op's call: the catalogue's example request asking `rows` rows, its subject the i-th example subject. */
+/** The store locator forms a shipped mapping's actor takes (D3, per op): what the catalogue publishes for it. */
+const formsOf = (key: string) =>
+  opOf(key).scope === "store" ? ProviderUpstream.formsOf(ProviderCatalogue.mappings[key]!) : undefined
+
+/**
+ * One op's call: the catalogue's example request asking `rows` rows, its subject the i-th example subject, its store
+ * (quick commerce) of the first form the op's actor takes, as the published example is.
+ */
 const requestOf = (key: string, rows: number, subject = 0): Record<string, unknown> => {
   const op = opOf(key)
-  const request: Record<string, unknown> = Examples.minimal(op)
+  const request: Record<string, unknown> = Examples.minimal(op, "known", formsOf(key))
   if (Array.isArray(request["subjects"])) request["subjects"] = [Examples.subject(op, subject)]
   if (typeof request["subject"] === "string") request["subject"] = Examples.subject(op, subject)
   if (op.rowsField !== undefined) request[op.rowsField] = rows
@@ -104,7 +113,17 @@ const expected = (key: string, request: Record<string, unknown>, capped = false)
     .filter((item) => Mapping.errorItem(mapping, item) === undefined)
     .flatMap((item) => Mapping.rowsOf(mapping, item, fields.nullable, decoded))
   const positioned = fields.all.includes("position") && !("position" in mapping.rows)
-  const kept = (pages(op) ? rows : rows.slice(0, asked)).map((r, i) => (positioned ? { ...r, position: i + 1 } : r))
+  // a store-scoped row carries the store the unit was resolved to: the locator as given, canonicalised (D3)
+  const locator = decoded["store"] as Record<string, unknown> | undefined
+  const store =
+    locator === undefined || "store" in mapping.rows ? undefined : ProviderUpstream.storeIdentity(locator)?.id
+  const kept = (pages(op) ? rows : rows.slice(0, asked)).map(
+    (r, i): Record<string, unknown> => ({
+      ...r,
+      ...(positioned ? { position: i + 1 } : {}),
+      ...(store === undefined ? {} : { store })
+    })
+  )
   return {
     rows: kept,
     items,
@@ -179,7 +198,12 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
     for (const p of platforms) assert.isTrue(covered.has(p), `${p}: no shipped op end to end`)
     for (const [k, m] of shipped) {
       const [p, o] = k.split(".") as [string, string]
-      assert.deepStrictEqual(upstream.servedBy?.(p, o), { adapter: "provider", actor: m.actor }, k)
+      const store = formsOf(k)
+      assert.deepStrictEqual(
+        upstream.servedBy?.(p, o),
+        { adapter: "provider", actor: m.actor, ...(store === undefined ? {} : { store }) },
+        k
+      )
     }
   })
 
@@ -283,6 +307,75 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
       }
     })
   }
+
+  it("quick commerce per op (D3): search on its actor at the forms it takes, a form it does not take refused 400 before anything is spent; products stays synthetic", async () => {
+    const catalogue = await get(`${server.api}/api/v1/platforms`)
+    const ops = (platform: string) =>
+      (catalogue.body.platforms as Array<any>).find((p) => p.platform === platform).ops as Array<any>
+    const searchA = ops("quick_commerce_a").find((o) => o.op === "search")
+    assert.deepStrictEqual(searchA.servedBy, {
+      adapter: "provider",
+      actor: "automation-lab~blinkit-category-products-scraper",
+      store: ["latLon"]
+    })
+    assert.deepStrictEqual(searchA.example.store, { lat: 12.9716, lon: 77.5946 }, "the example takes a form served")
+    assert.deepStrictEqual(ops("quick_commerce_b").find((o) => o.op === "search").servedBy.store, ["pincode", "latLon"])
+    assert.deepStrictEqual(ops("quick_commerce_a").find((o) => o.op === "products").servedBy, {
+      adapter: "synthetic",
+      store: ["storeId", "pincode", "latLon"]
+    })
+
+    const path = "/api/v1/platforms/quick_commerce_a"
+    const runs = provider.started.length
+    const before = await balance(server, key)
+    for (const store of [{ pincode: "560001", city: "Bengaluru" }, { storeId: "blr-001" }])
+      for (const estimateOnly of [true, false]) {
+        const r = await post(server, path, { request: { op: "search", query: "milk", store }, estimateOnly }, key)
+        assert.strictEqual(r.status, 400, r.text)
+        assert.strictEqual(r.body.error.code, "invalid_request")
+        assert.strictEqual(r.body.error.details[0].path, "request.store")
+        assert.match(r.body.error.details[0].message, /takes a store as lat with lon, not/)
+      }
+    assert.strictEqual(await balance(server, key), before, "nothing spent")
+    assert.strictEqual(provider.started.length, runs, "no run started")
+
+    // the same pincode for products: the synthetic upstream resolves it and serves it
+    const products = await post(
+      server,
+      path,
+      {
+        request: {
+          op: "products",
+          subjects: ["https://app-a.example/p/atta-1"],
+          store: { pincode: "560001", city: "Bengaluru" }
+        }
+      },
+      key
+    )
+    assert.strictEqual(products.status, 200, products.text)
+    assert.strictEqual(products.body.coverage[0].source, "synthetic")
+    assert.strictEqual(provider.started.length, runs)
+
+    // Zepto's actor takes a pincode: it is given the pincode alone, each row carries that store
+    const zepto = await post(
+      server,
+      "/api/v1/platforms/quick_commerce_b",
+      { request: { op: "search", query: "atta", store: { pincode: "122002", city: "Gurugram" }, limit: 2 } },
+      key
+    )
+    assert.strictEqual(zepto.status, 200, zepto.text)
+    assert.deepStrictEqual(
+      provider.started.slice(runs).map((s) => [s.actor, s.input]),
+      [["ikmal_suzali_atr~rank-zepto", { keywords: ["atta"], pincodes: ["122002"] }]]
+    )
+    assert.deepStrictEqual(
+      zepto.body.data.map((r: Record<string, unknown>) => [r["rank"], r["store"], r["packSize"], r["source"]]),
+      [
+        [1, "pincode:122002", null, "provider"],
+        [2, "pincode:122002", null, "provider"]
+      ]
+    )
+  })
 
   it("social_network.comments: a run stopped on its charge limit is billed for what it delivered, stored as incomplete, fetched again for more", async () => {
     const k = "social_network.comments"

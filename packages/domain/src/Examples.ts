@@ -1,6 +1,7 @@
 /** Valid example requests for any op of the catalogue, derived from the op's own Schema and subject forms. */
 import { Either, Option, Schema } from "effect"
 import * as Catalogue from "./Catalogue.js"
+import * as Fields from "./Fields.js"
 import * as Pricing from "./Pricing.js"
 import * as Subjects from "./Subjects.js"
 
@@ -28,15 +29,22 @@ export const subject = (op: Catalogue.OpDef, i = 0): string => {
   throw new Error(`no candidate subject for ${op.platform} ${op.name}`)
 }
 
-/** The smallest valid request of an op. */
-export const minimal = (op: Catalogue.OpDef, source = "known"): Record<string, unknown> => {
+/**
+ * The smallest valid request of an op; a store-scoped op's `store` is of the first locator form in `storeForms` (the
+ * forms the upstream serving it takes here, `servedBy.store`), by default the first form.
+ */
+export const minimal = (
+  op: Catalogue.OpDef,
+  source = "known",
+  storeForms: ReadonlyArray<Fields.StoreForm> = Fields.storeFormNames
+): Record<string, unknown> => {
   const schema = Catalogue.requestJsonSchema(op)
   const out: Record<string, unknown> = { op: op.name }
   for (const field of "required" in schema ? schema.required : []) {
     if (field === "op") continue
     if (field === "subjects") out[field] = [subject(op)]
     else if (field === "subject") out[field] = subject(op)
-    else if (field === "store") out[field] = { storeId: "blr-001" }
+    else if (field === "store") out[field] = Fields.storeExamples[storeForms[0] ?? "storeId"]
     else if (field === "source") out[field] = source
     else out[field] = "x"
   }

@@ -138,6 +138,30 @@ export const subject = (spec: Subjects.SubjectSpec) => subjectString(spec)
 /** `days` of a `history` op: integer 1-730, default 90. */
 export const days = withDefault(int(1, 730), 90)
 
+/** The forms of a quick-commerce `store` locator (D3), each with the request fields that make it. */
+export const storeForms = {
+  storeId: ["storeId"],
+  pincode: ["pincode", "city"],
+  latLon: ["lat", "lon"]
+} as const
+
+/** A form of store locator: `storeId`; or `pincode` with `city`; or `latLon` (`lat` with `lon`). */
+export type StoreForm = keyof typeof storeForms
+
+/** Every store locator form, in the order the catalogue lists them. */
+export const storeFormNames = Object.keys(storeForms) as ReadonlyArray<StoreForm>
+
+/** The form of a decoded store locator (undefined for none: the request Schema refuses it). */
+export const storeFormOf = (locator: Readonly<Record<string, unknown>>): StoreForm | undefined =>
+  storeFormNames.find((f) => storeForms[f].every((k) => locator[k] !== undefined && locator[k] !== null))
+
+/** An example locator of each form (the catalogue's example requests use the first form the served op takes). */
+export const storeExamples: { readonly [F in StoreForm]: Readonly<Record<string, unknown>> } = {
+  storeId: { storeId: "blr-001" },
+  pincode: { pincode: "560001", city: "Bengaluru" },
+  latLon: { lat: 12.9716, lon: 77.5946 }
+}
+
 /** The `store` locator of quick-commerce ops: `storeId`; or `pincode` with `city`; or `lat` with `lon`. */
 export const Store = Schema.Struct({
   storeId: optional(text(80)),
@@ -152,7 +176,7 @@ export const Store = Schema.Struct({
     const given = (["storeId", "pincode", "city", "lat", "lon"] as const).filter((k) => s[k] !== undefined)
     const is = (...keys: ReadonlyArray<(typeof given)[number]>) =>
       given.length === keys.length && keys.every((k) => given.includes(k))
-    if (is("storeId") || is("pincode", "city") || is("lat", "lon")) return true
+    if (storeFormNames.some((f) => is(...storeForms[f]))) return true
     if (given.length === 0) return "must give one locator: storeId; or pincode with city; or lat with lon"
     if (given.includes("pincode") && !given.includes("city"))
       return { path: ["city"], message: "is required with pincode" }
@@ -166,11 +190,7 @@ export const Store = Schema.Struct({
 
 /** The locator rule in JSON Schema: exactly one form, and nothing else. */
 export const storeJsonRule = {
-  oneOf: [
-    { required: ["storeId"], maxProperties: 1 },
-    { required: ["pincode", "city"], maxProperties: 2 },
-    { required: ["lat", "lon"], maxProperties: 2 }
-  ],
+  oneOf: storeFormNames.map((f) => ({ required: [...storeForms[f]], maxProperties: storeForms[f].length })),
   description: "exactly one locator: storeId; or pincode with city; or lat with lon"
 }
 

@@ -8,6 +8,7 @@ import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
 import type { FreshnessControl } from "./Envelope.js"
+import * as Fields from "./Fields.js"
 import * as Freshness from "./Freshness.js"
 import type { Caller } from "./Keys.js"
 import * as OpKind from "./OpKind.js"
@@ -56,11 +57,41 @@ export type Fetched =
 /** Whether a unit is fetched, as its op's kind says (nothing fresh stored; contact parts still to buy). */
 export const needsFetch = (p: Plan, u: Unit) => OpKind.fetching(p.op).fetches(u)
 
-const invalidStore = () =>
-  new Requests.InvalidRequest({
-    message: "no store serves this locator",
-    details: [new Requests.FieldProblem({ path: "request.store", message: "resolves to no store of this app" })]
+/** How each store locator form is named to a caller. */
+const formWords: { readonly [F in Fields.StoreForm]: string } = {
+  storeId: "storeId",
+  pincode: "pincode with city",
+  latLon: "lat with lon"
+}
+
+/**
+ * A locator no store answers (D3): 400 naming `request.store`, and when the op's upstream here takes other locator
+ * forms than the one given, which (the catalogue's `servedBy.store` says the same), before anything is spent.
+ */
+const invalidStore = (
+  op: Catalogue.OpDef,
+  locator: Readonly<Record<string, unknown>>,
+  servedBy: Context.Tag.Service<Upstream>["servedBy"]
+) => {
+  const served = servedBy?.(op.platform, op.name)
+  const form = Fields.storeFormOf(locator)
+  const taken = served?.store ?? Fields.storeFormNames
+  const refused = form !== undefined && !taken.includes(form)
+  const by = served === undefined ? "" : ` (${served.adapter}${served.actor ? ` ${served.actor}` : ""})`
+  return new Requests.InvalidRequest({
+    message: refused
+      ? `${op.platform} ${op.name} does not take a store as ${formWords[form]} here`
+      : "no store serves this locator",
+    details: [
+      new Requests.FieldProblem({
+        path: "request.store",
+        message: refused
+          ? `${op.platform} ${op.name} is served here by an upstream${by} that takes a store as ${taken.map((f) => formWords[f]).join(" or ")}, not ${formWords[form]}`
+          : "resolves to no store of this app"
+      })
+    ]
   })
+}
 
 /** The planning of calls over the Measurements and Upstream ports: the store a request names, and the plan (D8 step 1). */
 export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstream: Context.Tag.Service<Upstream>) => {
@@ -69,9 +100,9 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
       const locator = op.facets.store(request)
       if (locator === undefined) return undefined
       const resolved = yield* upstream
-        .resolveStore(op.platform, locator)
+        .resolveStore(op.platform, op.name, locator)
         .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-      if (Option.isNone(resolved)) return yield* invalidStore()
+      if (Option.isNone(resolved)) return yield* invalidStore(op, locator, upstream.servedBy)
       return resolved.value
     })
 

@@ -208,7 +208,7 @@ export const scriptedUpstream = (script: { current: Script }) => {
           source: "scripted"
         })
       }),
-    resolveStore: (_p, locator) => Effect.succeed(Option.some(`store:${JSON.stringify(locator)}`)),
+    resolveStore: (_p, _o, locator) => Effect.succeed(Option.some(`store:${JSON.stringify(locator)}`)),
     exploreSources: () => Effect.succeed([{ name: "known", price: { credits: 3, rows: 10 } }]),
     exploreSource: (name) =>
       Effect.succeed(name === "known" ? Option.some({ name, price: { credits: 3, rows: 10 } }) : Option.none())

@@ -1,6 +1,6 @@
 /** The public HTTP contract: catalogue, op calls and balance under `/api/v1`. */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Catalogue, type Envelope, Requests, Rows } from "@pdr/domain"
+import { Catalogue, type Envelope, Fields, Requests, Rows } from "@pdr/domain"
 import { Schema } from "effect"
 import { DashboardGroup } from "./DashboardApi.js"
 import * as Failure from "./Failure.js"
@@ -49,10 +49,17 @@ export const CatalogueOp = Schema.Struct({
   servedBy: Schema.optionalWith(
     Schema.Struct({
       adapter: Schema.String,
-      actor: Schema.optionalWith(Schema.String, { exact: true })
+      actor: Schema.optionalWith(Schema.String, { exact: true }),
+      store: Schema.optionalWith(
+        Schema.Array(Schema.Literal(...Fields.storeFormNames)).annotations({
+          description:
+            "quick-commerce ops: the store locator forms the upstream serving this op takes here (storeId; pincode with city; latLon, lat with lon); a request with another form is refused 400 naming request.store before anything is spent"
+        }),
+        { exact: true }
+      )
     }).annotations({
       description:
-        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor"
+        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, and for a quick-commerce op which store locator forms it takes"
     }),
     { exact: true }
   )

@@ -33,7 +33,9 @@
  * is null, and the check at start refuses a name that is not a field of the op's request at every level. A key of an
  * object whose value comes out null (a request field the caller left out, without a default) is left out of the
  * input, so the actor applies its own default; so is a request list the caller gave empty, a list of references none
- * of which the request has, and a string whose every `{...}` reference is absent.
+ * of which the request has, an object in a list whose every reference is absent (`[{ "lat": "$request.store.lat",
+ * "lon": "$request.store.lon", "label": "pdr" }]` for a request at a pincode), and a string whose every `{...}`
+ * reference is absent.
  *
  * The adapter fills two row fields itself: `position` (the rank of a row in its list) and, for store-scoped ops,
  * `store` (the store the unit was resolved to, D3), unless the mapping maps them.
@@ -384,7 +386,11 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
     })
   }
   if (Array.isArray(template)) {
-    const list = template.map((t) => input(t, unit))
+    // an object in a list whose every reference is absent (a location [{ lat, lon, label }] for a request at a
+    // pincode) is absent itself, constants and all: the list is then left out as below
+    const list = template.map((t) =>
+      t !== null && typeof t === "object" && !Array.isArray(t) && absent(t, unit) ? null : input(t, unit)
+    )
     // a list of references none of which the request has ([$request.hashtag] for a query) is absent, not [null]
     return list.length > 0 && list.every((v) => v === null) && references(template).size > 0 ? null : list
   }
@@ -412,6 +418,12 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
     )
   }
   return template
+}
+
+/** Whether a template makes references and the request has none of them. */
+const absent = (template: unknown, unit: U.UnitRequest): boolean => {
+  const refs = references(template)
+  return refs.size > 0 && [...refs].every((name) => (ref(name, unit) ?? null) === null)
 }
 
 /** Every reference an input template makes (`subject`, `rows`, `request.x`, ...). */

@@ -5,15 +5,16 @@
  * 300 s while the run goes on). A per-op mapping (configuration) turns our request into the actor's input and its
  * items into our rows; it also serves explore `run` (source = actor id) and its sources.
  *
- * Quick-commerce stores (D3): the provider resolves nothing itself. A store locator whose form the platform's actors
- * take directly (every mapped op's input names its fields) is the store identity as given, canonicalised (`storeId`
- * -> `store:<id>`, `pincode` -> `pincode:<pincode>`, `lat`/`lon` -> `geo:<lat>,<lon>` at 4 decimals, about 11 m, and
- * the actor is given those rounded coordinates); the actor finds the dark store serving it. A form the actors do not
- * take resolves to no store (the port's answer for an unresolvable locator: a 400 naming `request.store`).
+ * Quick-commerce stores (D3), per op: the provider resolves nothing itself. A store locator whose form the op's actor
+ * takes directly (its mapping's input names the form's fields; a history op: every op writing its points) is the
+ * store identity as given, canonicalised (`storeId` -> `store:<id>`, `pincode` -> `pincode:<pincode>`, `lat`/`lon` ->
+ * `geo:<lat>,<lon>` at 4 decimals, about 11 m, and the actor is given those rounded coordinates); the actor finds the
+ * dark store serving it. A form the actor does not take resolves to no store (the port's answer for an unresolvable
+ * locator: a 400 naming `request.store`), so an actor is never run without a location.
  */
 import { readFileSync } from "node:fs"
 import { HttpClientRequest } from "@effect/platform"
-import { Catalogue, Completeness, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
+import { Catalogue, Completeness, Fields, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
 import { Config, ConfigError, Effect, Either, Exit, Option, Redacted, Schema } from "effect"
 import * as Delivered from "./Delivered.js"
 import * as Mapping from "./Mapping.js"
@@ -142,8 +143,8 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
 )
 
 /**
- * Checks the mappings at start: each covers its op's row and names only request fields of its op, and every op routed
- * to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
+ * Checks the mappings at start: each covers its op's row and names only request fields of its op, a quick-commerce
+ * one takes a store locator form, and every op routed to the provider has one. Left: a message naming the op and the field. (A mapping's price per item is the actor's:
  * a run's charge limit is that price for the items asked, so it always pays for what it asks.)
  */
 export const checkRouted = (
@@ -153,6 +154,12 @@ export const checkRouted = (
   for (const [key, m] of Object.entries(settings.ops)) {
     const checked = Mapping.check(key, m)
     if (Either.isLeft(checked)) return checked
+    // D3: a quick-commerce op's actor must be given the store; a mapping taking no locator form would refuse every call
+    const [platform = "", name = ""] = key.split(".")
+    if (Catalogue.findOp(platform, name)?.scope === "store" && formsOf(m).length === 0)
+      return Either.left(
+        `${key}: input names no store locator (request.store.storeId, request.store.pincode, or request.store.lat with request.store.lon): its actor would run without a location`
+      )
   }
   for (const op of routed) {
     if (op.kind._tag !== "Measure") continue
@@ -191,13 +198,15 @@ export const at = Mapping.at
 /** The actor input of a unit (Mapping.input). */
 export const input = Mapping.input
 
-/** The store locator forms (D3) and the request fields (`store.<field>`) an actor must take for each. */
-const locatorForms = [
-  { form: "storeId", fields: ["storeId"] },
-  { form: "pincode", fields: ["pincode"] },
-  { form: "geo", fields: ["lat", "lon"] }
-] as const
-type LocatorForm = (typeof locatorForms)[number]["form"]
+/**
+ * The request fields (`store.<field>`) an actor's input must name to take each locator form (D3): a pincode's city
+ * is for our caller, no actor read needs it.
+ */
+const locatorFields: { readonly [F in Fields.StoreForm]: ReadonlyArray<string> } = {
+  storeId: ["storeId"],
+  pincode: ["pincode"],
+  latLon: ["lat", "lon"]
+}
 
 /** Coordinates rounded to 4 decimals (about 11 m): the precision of a `geo:` store identity. */
 const round4 = (x: number) => {
@@ -208,32 +217,42 @@ const round4 = (x: number) => {
 /** The identity of a store locator as given, canonicalised, and its form; undefined for no known form. */
 export const storeIdentity = (
   locator: Readonly<Record<string, unknown>>
-): { readonly form: LocatorForm; readonly id: string } | undefined => {
+): { readonly form: Fields.StoreForm; readonly id: string } | undefined => {
   const { storeId, pincode, lat, lon } = locator
   if (typeof storeId === "string") return { form: "storeId", id: `store:${storeId}` }
   if (typeof pincode === "string") return { form: "pincode", id: `pincode:${pincode}` }
   if (typeof lat === "number" && typeof lon === "number")
-    return { form: "geo", id: `geo:${round4(lat).toFixed(4)},${round4(lon).toFixed(4)}` }
+    return { form: "latLon", id: `geo:${round4(lat).toFixed(4)},${round4(lon).toFixed(4)}` }
   return undefined
 }
 
+/** The locator forms a mapping's input takes: a form whose fields its input names (`$request.store.pincode`...). */
+export const formsOf = (m: Mapping.OpMapping): ReadonlyArray<Fields.StoreForm> => {
+  const named = new Set(Mapping.requestPaths(m.input))
+  return Fields.storeFormNames.filter((f) => locatorFields[f].every((field) => named.has(`store.${field}`)))
+}
+
 /**
- * The locator forms each store-scoped platform's provider mappings take: a form whose fields every mapped op of the
- * platform names in its input (`$request.store.pincode`, `{request.store.lat}` ...). Platforms without a mapping are
- * absent.
+ * The locator forms each op of a store-scoped platform takes through the provider, by `platform.op`, per op (D3):
+ * a fetching op's are its mapping's; a history op's are those every op writing its points takes (U.storeSharers),
+ * so that its store identity is theirs. An op without a mapping (or a history whose writers lack one) is absent.
  */
 export const storeForms = (
   ops: Readonly<Record<string, Mapping.OpMapping>>
-): ReadonlyMap<string, ReadonlySet<LocatorForm>> => {
-  const forms = new Map<string, Set<LocatorForm>>()
-  for (const [key, m] of Object.entries(ops)) {
-    const [platform = "", name = ""] = key.split(".")
-    const op = Catalogue.findOp(platform, name)
-    if (op === undefined || op.scope !== "store" || op.kind._tag !== "Measure") continue
-    const named = new Set(Mapping.requestPaths(m.input))
-    const taken = locatorForms.filter((f) => f.fields.every((field) => named.has(`store.${field}`))).map((f) => f.form)
-    const before = forms.get(platform)
-    forms.set(platform, new Set(before === undefined ? taken : taken.filter((f) => before.has(f))))
+): ReadonlyMap<string, ReadonlyArray<Fields.StoreForm>> => {
+  const forms = new Map<string, ReadonlyArray<Fields.StoreForm>>()
+  for (const p of Catalogue.platforms) {
+    if (p.historyScope !== "store") continue
+    for (const op of p.ops) {
+      const writers = op.kind._tag === "Measure" ? [op] : U.storeSharers(op).filter((o) => o.kind._tag === "Measure")
+      const mapped = writers.map((o) => ops[`${o.platform}.${o.name}`])
+      if (writers.length === 0 || mapped.some((m) => m === undefined)) continue
+      const each = mapped.map((m) => formsOf(m!))
+      forms.set(
+        `${p.id}.${op.name}`,
+        Fields.storeFormNames.filter((f) => each.every((taken) => taken.includes(f)))
+      )
+    }
   }
   return forms
 }
@@ -489,15 +508,20 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     actorFor: (platform, op) => settings.ops[`${platform}.${op}`]?.actor,
     // a unit is an actor run (start, poll, read its dataset): minutes, not one request (issue 21's run budget)
     runs: true,
-    resolveStore: (platform, locator) => {
-      const taken = forms.get(platform)
+    // D3, per op: the locator as given, when this op's actor takes its form; another form resolves to no store (a
+    // 400 naming request.store, before anything is spent), never sent to the actor without a location
+    resolveStore: (platform, op, locator) => {
+      const taken = forms.get(`${platform}.${op}`)
       if (taken === undefined)
-        return Effect.fail(new U.UpstreamFailed({ source, detail: `the provider has no mapping for ${platform}` }))
+        return Effect.fail(
+          new U.UpstreamFailed({ source, detail: `the provider has no mapping for ${platform}.${op}` })
+        )
       const identity = storeIdentity(locator)
       return Effect.succeed(
-        identity !== undefined && taken.has(identity.form) ? Option.some(identity.id) : Option.none()
+        identity !== undefined && taken.includes(identity.form) ? Option.some(identity.id) : Option.none()
       )
     },
+    storeForms: (platform, op) => forms.get(`${platform}.${op}`) ?? [],
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

@@ -30,8 +30,6 @@ export const make = (spec: Spec) =>
     if (spec.forum) adapters.push(yield* ForumUpstream.make(policy, spec.forum))
     if (spec.provider) adapters.push(ProviderUpstream.make(policy, spec.provider))
     const routes = effectiveRoutes(spec)
-    const split = splitStores(routes)
-    if (split !== undefined) return yield* Effect.fail(ConfigError.InvalidData(["UPSTREAMS"], split))
     if (spec.provider) {
       const checked = ProviderUpstream.checkRouted(spec.provider, routedTo(routes, ProviderUpstream.source))
       if (Either.isLeft(checked))
@@ -52,47 +50,28 @@ export const routedTo = (routes: U.Routes, name: string): ReadonlyArray<Catalogu
   Catalogue.platforms.flatMap((p) => p.ops.filter((o) => adapterOf(routes, p.id, o.name) === name))
 
 /**
- * D3: a store-scoped platform's stores are resolved by its platform's adapter (`Upstream.route`), so all its ops must
- * be served by that adapter: a store identity one adapter resolved is never fetched by another. Undefined when none
- * is split, else the message naming the op.
- */
-export const splitStores = (routes: U.Routes): string | undefined => {
-  for (const p of Catalogue.platforms) {
-    if (p.historyScope !== "store") continue
-    const whole = routes.routes[p.id] ?? routes.fallback
-    for (const o of p.ops) {
-      const a = adapterOf(routes, p.id, o.name)
-      if (a !== whole)
-        return `${p.id}.${o.name}: routed to "${a}" while ${p.id}'s stores are resolved by "${whole}" (a store-scoped platform is served by one adapter, D3)`
-    }
-  }
-  return undefined
-}
-
-/**
  * The routes as served: with the provider as the default, each op the provider has a mapping for (and explore `run`)
  * goes to it, every other op keeps the synthetic upstream (an op with no suitable actor stays on its default route);
- * ops and platforms routed by name keep their route (a provider route without a mapping stops the start). A
- * store-scoped platform goes to the provider whole, when every op of it that fetches has a mapping (it resolves the
- * platform's stores too, D3), else stays whole on the synthetic upstream.
+ * ops and platforms routed by name keep their route (a provider route without a mapping stops the start). On a
+ * store-scoped platform each op's store is resolved by the adapter serving it (D3, per op), so a mapped search goes to
+ * the provider alone; a history op goes with the ops writing its points (U.storeSharers: products), to the provider
+ * when each of them has a mapping.
  */
 export const effectiveRoutes = (spec: Spec): U.Routes => {
   if (spec.routes.fallback !== ProviderUpstream.source || spec.provider === undefined) return spec.routes
   const provider = spec.provider
+  const named = (p: string, o: string) =>
+    spec.routes.routes[p] !== undefined || spec.routes.routes[`${p}.${o}`] !== undefined
   const routes: Record<string, string> = {}
   for (const p of Catalogue.platforms) {
-    if (p.historyScope === "store") {
-      const byName =
-        spec.routes.routes[p.id] !== undefined ||
-        p.ops.some((o) => spec.routes.routes[`${p.id}.${o.name}`] !== undefined)
-      const fetching = p.ops.filter((o) => o.kind._tag === "Measure")
-      if (!byName && fetching.length > 0 && fetching.every((o) => provider.ops[`${p.id}.${o.name}`] !== undefined))
-        routes[p.id] = ProviderUpstream.source
-      continue
-    }
     for (const o of p.ops) {
-      if (spec.routes.routes[p.id] !== undefined || spec.routes.routes[`${p.id}.${o.name}`] !== undefined) continue
-      if (provider.ops[`${p.id}.${o.name}`] !== undefined || Catalogue.runsSource(o))
+      if (named(p.id, o.name)) continue
+      const writers =
+        p.historyScope === "store" && o.kind._tag === "Series"
+          ? U.storeSharers(o).filter((w) => w.kind._tag === "Measure")
+          : [o]
+      const mapped = writers.every((w) => !named(p.id, w.name) && provider.ops[`${p.id}.${w.name}`] !== undefined)
+      if ((writers.length > 0 && mapped) || Catalogue.runsSource(o))
         routes[`${p.id}.${o.name}`] = ProviderUpstream.source
     }
   }

@@ -141,6 +141,27 @@ describe("Mapping", () => {
     ])
   })
 
+  it("an object in a list whose every reference is absent is absent, constants and all; one with a reference given is kept", () => {
+    const template = {
+      locations: [{ lat: "$request.store.lat", lon: "$request.store.lon", label: "pdr" }],
+      pincodes: ["$request.store.pincode"],
+      fixed: [{ label: "pdr" }],
+      some: [{ at: "$request.store.lat", pin: "$request.store.pincode" }]
+    }
+    const pin = unit("quick_commerce_b", "search", { query: "atta", store: { pincode: "122002", city: "Gurugram" } })
+    assert.deepStrictEqual(Mapping.input(template, pin), {
+      pincodes: ["122002"],
+      fixed: [{ label: "pdr" }],
+      some: [{ pin: "122002" }]
+    })
+    const geo = unit("quick_commerce_b", "search", { query: "atta", store: { lat: 28.4595, lon: 77.0266 } })
+    assert.deepStrictEqual(Mapping.input(template, geo), {
+      locations: [{ lat: 28.4595, lon: 77.0266, label: "pdr" }],
+      fixed: [{ label: "pdr" }],
+      some: [{ at: 28.4595 }]
+    })
+  })
+
   it("the start check accepts nested request fields that exist at every level, refuses the others, and fills store", () => {
     const rows = {
       name: "name",

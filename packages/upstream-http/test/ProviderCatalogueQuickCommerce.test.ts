@@ -1,9 +1,9 @@
-// Issue 20 / D3: quick_commerce_a and quick_commerce_b through the provider. No mapping is shipped: a store-scoped
-// platform is served whole by one adapter (Upstreams.test.ts: two of three ops mapped stay synthetic), and no app has
-// documented actors for all three ops at one store locator (QuickCommerce.ts names the pages read and what each
-// lacks; above all, no actor taking category names documents its output). The provider resolves the store locators an
-// operator's mappings take, as given and canonicalised, never a form its actors do not take; the actor is given the
-// locator as resolved and each row carries the store.
+// Issue 20 / D3 per op: quick_commerce_a (Blinkit) and quick_commerce_b (Zepto) search through the provider. Each
+// shipped search mapping maps its actor's recorded-shape items (test/fixtures/provider/<actor>.json, built from the
+// actor's documented output) to rows the op's row Schema accepts, with what the actor does not measure null (D38).
+// Stores are resolved per op: the provider resolves the locator forms an op's mapping takes, as given and
+// canonicalised, never a form its actor does not take; the actor is given the locator as resolved and each row
+// carries that store. Products and category stay unmapped, each with why.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import type { Upstream } from "@pdr/domain"
 import { Effect, Either, Option, Redacted } from "effect"
@@ -11,6 +11,7 @@ import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
 import { decodeRow, delivered, policy, run, unit } from "./support/Adapters.js"
+import { mapped, recorded } from "./support/Catalogue.js"
 import * as Fixtures from "./support/Fixtures.js"
 
 const byPincode = "fixture~qc-pincode"
@@ -43,11 +44,87 @@ beforeAll(async () => {
 })
 afterAll(() => host.close())
 
-const resolve = (a: Upstream.Adapter, platform: string, locator: Record<string, unknown>) =>
-  Effect.runPromise(Effect.either(a.resolveStore!(platform, locator)))
+const resolve = (a: Upstream.Adapter, platform: string, locator: Record<string, unknown>, op = "search") =>
+  Effect.runPromise(Effect.either(a.resolveStore!(platform, op, locator)))
 
 describe("quick-commerce through the provider", () => {
-  it("no shipped mapping: each op names the actors checked and what keeps its app from being served whole", () => {
+  it("quick_commerce_a.search (automation-lab~blinkit-category-products-scraper): rank, pack size, stock; unmeasured values null; the store asked", () => {
+    const { rows, errors } = mapped("quick_commerce_a.search")
+    assert.deepStrictEqual(errors, [])
+    const at = { discountPct: null, rating: null, ratingCount: null, store: "geo:12.9716,77.5946" }
+    assert.deepStrictEqual(rows, [
+      {
+        rank: 1,
+        name: "Amul Taaza Toned Fresh Milk",
+        brand: "Amul",
+        packSize: "500 ml",
+        price: 28,
+        mrp: 29,
+        inStock: true,
+        stockCount: 18,
+        ...at
+      },
+      {
+        rank: 2,
+        name: "Mother Dairy Toned Milk",
+        brand: "Mother Dairy",
+        packSize: "1 ltr",
+        price: 56,
+        mrp: 56,
+        inStock: false,
+        stockCount: 0,
+        ...at
+      }
+    ])
+    const m = ProviderCatalogue.mappings["quick_commerce_a.search"]!
+    const u = unit("quick_commerce_a", "search", { query: "milk", store: { lat: 28.5654, lon: 77.3827 }, limit: 30 })
+    assert.deepStrictEqual(Mapping.input(m.input, u), {
+      searchQueries: ["milk"],
+      locations: [{ latitude: 28.5654, longitude: 77.3827 }],
+      maxItems: 30
+    })
+    assert.deepStrictEqual(ProviderUpstream.formsOf(m), ["latLon"])
+  })
+
+  it("quick_commerce_b.search (ikmal_suzali_atr~rank-zepto): position as rank, sponsored slots kept; pack size and ratings null; a pincode or a location", () => {
+    const { rows, errors } = mapped("quick_commerce_b.search", "pincode:122002")
+    assert.deepStrictEqual(errors, [])
+    const at = { packSize: null, discountPct: null, rating: null, ratingCount: null, store: "pincode:122002" }
+    assert.deepStrictEqual(rows, [
+      {
+        rank: 1,
+        name: "Aashirvaad Shudh Chakki Atta",
+        brand: "Aashirvaad",
+        price: 245,
+        mrp: 290,
+        inStock: true,
+        stockCount: 12,
+        ...at
+      },
+      {
+        rank: 2,
+        name: "Fortune Chakki Fresh Atta",
+        brand: "Fortune",
+        price: 219,
+        mrp: 265,
+        inStock: false,
+        stockCount: 0,
+        ...at
+      }
+    ])
+    const m = ProviderCatalogue.mappings["quick_commerce_b.search"]!
+    const input = (store: Record<string, unknown>) =>
+      Mapping.input(m.input, unit("quick_commerce_b", "search", { query: "atta", store }))
+    // the form given, and only it: the other's list is left out, never sent empty or with a null location
+    assert.deepStrictEqual(input({ pincode: "122002", city: "Gurugram" }), { keywords: ["atta"], pincodes: ["122002"] })
+    assert.deepStrictEqual(input({ lat: 28.4595, lon: 77.0266 }), {
+      keywords: ["atta"],
+      locations: [{ lat: 28.4595, lon: 77.0266 }]
+    })
+    assert.deepStrictEqual(ProviderUpstream.formsOf(m), ["pincode", "latLon"])
+  })
+
+  it("products and category stay unmapped, each naming the actors checked and what is missing; search is no longer", () => {
     /** Per op: the actors its reason must name, and what it must say is missing. */
     const checked: Record<string, { actors: ReadonlyArray<string>; missing: RegExp }> = {
       products: {
@@ -62,16 +139,6 @@ describe("quick-commerce through the provider", () => {
         ],
         missing: /no actor documents a product card by product URL at one store with its output fields and price/
       },
-      search: {
-        actors: [
-          "automation-lab~blinkit-category-products-scraper",
-          "ikmal_suzali_atr~rank-zepto",
-          "upscrape~blinkit-product-search-scraper",
-          "krazee_kaushik~zepto-scraper",
-          "solidcode~zepto-scraper"
-        ],
-        missing: /a search mapping alone would never be served/
-      },
       category: {
         actors: [
           "mindcase-co~blinkit-products-scraper",
@@ -83,19 +150,77 @@ describe("quick-commerce through the provider", () => {
         missing: /no actor documents a listing of a category and sub-category named as in the app's menu/
       }
     }
-    for (const app of ["quick_commerce_a", "quick_commerce_b"])
+    for (const app of ["quick_commerce_a", "quick_commerce_b"]) {
+      assert.property(ProviderCatalogue.mappings, `${app}.search`)
+      assert.notProperty(ProviderCatalogue.unmapped, `${app}.search`)
       for (const [op, { actors, missing }] of Object.entries(checked)) {
         const key = `${app}.${op}`
         assert.notProperty(ProviderCatalogue.mappings, key)
         const why = ProviderCatalogue.unmapped[key] ?? ""
         for (const actor of actors) assert.include(why, actor, key)
         assert.match(why, missing, key)
-        assert.match(why, /served whole by one adapter/, key)
-        // why a split app would answer wrongly (D3), and where the documented actors are reachable
-        assert.match(why, /another store's prices/, key)
+        assert.match(why, /stays on its default route/, key)
         assert.match(why, /explore run/, key)
-        assert.notMatch(why, /resolves no .*stores/, key)
+        assert.notMatch(why, /served whole by one adapter/, key)
       }
+    }
+  })
+
+  it("the shipped search mappings, per op: the forms each actor takes resolve as given, any other form to no store", async () => {
+    const a = ProviderUpstream.make(await policy(), { ...settings(host.url, {}), ops: ProviderCatalogue.mappings })
+    assert.deepStrictEqual(
+      await resolve(a, "quick_commerce_a", { lat: 28.5653836, lon: 77.3826511 }),
+      Either.right(Option.some("geo:28.5654,77.3827"))
+    )
+    assert.deepStrictEqual(
+      await resolve(a, "quick_commerce_a", { pincode: "560001", city: "Bengaluru" }),
+      Either.right(Option.none())
+    )
+    assert.deepStrictEqual(await resolve(a, "quick_commerce_a", { storeId: "blr-001" }), Either.right(Option.none()))
+    assert.deepStrictEqual(await resolve(a, "quick_commerce_b", { storeId: "blr-001" }), Either.right(Option.none()))
+    assert.deepStrictEqual(
+      await resolve(a, "quick_commerce_b", { pincode: "122002", city: "Gurugram" }),
+      Either.right(Option.some("pincode:122002"))
+    )
+    assert.deepStrictEqual(a.storeForms?.("quick_commerce_a", "search"), ["latLon"])
+    assert.deepStrictEqual(a.storeForms?.("quick_commerce_b", "search"), ["pincode", "latLon"])
+    // an op without a mapping is never resolved by the provider (the router keeps it on its own route)
+    assert.deepStrictEqual(a.storeForms?.("quick_commerce_a", "products"), [])
+    const products = await resolve(a, "quick_commerce_a", { lat: 1, lon: 2 }, "products")
+    assert.isTrue(Either.isLeft(products))
+    if (Either.isLeft(products)) assert.match(products.left.detail, /no mapping for quick_commerce_a\.products/)
+  })
+
+  it("a search at lat/lon through the shipped Blinkit mapping: the actor is given the rounded coordinates, the rows that store", async () => {
+    const blinkit = "automation-lab~blinkit-category-products-scraper"
+    const local = await Fixtures.provider({ items: 2, datasets: { [blinkit]: recorded(blinkit) } })
+    try {
+      const a = ProviderUpstream.make(await policy(), { ...settings(local.url, {}), ops: ProviderCatalogue.mappings })
+      const u = unit("quick_commerce_a", "search", {
+        query: "milk",
+        store: { lat: 28.5653836, lon: 77.3826511 },
+        limit: 2
+      })
+      const store = Option.getOrThrow(
+        Either.getOrThrow(await resolve(a, "quick_commerce_a", u.request["store"] as Record<string, unknown>))
+      )
+      const d = delivered((await run(a.fetch({ ...u, store }))).result)
+      assert.deepStrictEqual(local.started.at(-1)!.input, {
+        searchQueries: ["milk"],
+        locations: [{ latitude: 28.5654, longitude: 77.3827 }],
+        maxItems: 2
+      })
+      assert.deepStrictEqual(
+        d.rows.map((r) => [r["rank"], r["store"], r["rating"]]),
+        [
+          [1, "geo:28.5654,77.3827", null],
+          [2, "geo:28.5654,77.3827", null]
+        ]
+      )
+      for (const row of d.rows) decodeRow("quick_commerce_a", "search", row)
+    } finally {
+      await local.close()
+    }
   })
 
   it("a pincode its actors take is the store as given; a form they do not take resolves to no store", async () => {
@@ -128,7 +253,7 @@ describe("quick-commerce through the provider", () => {
     )
   })
 
-  it("only a form every mapped op of the platform takes; a platform without mappings fails, never guessed", async () => {
+  it("per op: each op the forms of its own mapping, history those of the ops writing its points; no mapping fails, never guessed", async () => {
     const mixed = ProviderUpstream.make(
       await policy(),
       settings(host.url, {
@@ -138,14 +263,24 @@ describe("quick-commerce through the provider", () => {
         ]
       })
     )
+    const pincode = { pincode: "560001", city: "Bengaluru" }
+    const geo = { lat: 1, lon: 2 }
+    assert.deepStrictEqual(await resolve(mixed, "quick_commerce_a", pincode), Either.right(Option.none()))
     assert.deepStrictEqual(
-      await resolve(mixed, "quick_commerce_a", { pincode: "560001", city: "Bengaluru" }),
-      Either.right(Option.none())
+      await resolve(mixed, "quick_commerce_a", geo),
+      Either.right(Option.some("geo:1.0000,2.0000"))
     )
-    assert.deepStrictEqual(await resolve(mixed, "quick_commerce_a", { lat: 1, lon: 2 }), Either.right(Option.none()))
-    const none = await resolve(mixed, "quick_commerce_b", { pincode: "560001", city: "Bengaluru" })
+    for (const op of ["products", "category", "history"]) {
+      assert.deepStrictEqual(
+        await resolve(mixed, "quick_commerce_a", pincode, op),
+        Either.right(Option.some("pincode:560001")),
+        op
+      )
+      assert.deepStrictEqual(await resolve(mixed, "quick_commerce_a", geo, op), Either.right(Option.none()), op)
+    }
+    const none = await resolve(mixed, "quick_commerce_b", pincode)
     assert.isTrue(Either.isLeft(none))
-    if (Either.isLeft(none)) assert.match(none.left.detail, /no mapping for quick_commerce_b/)
+    if (Either.isLeft(none)) assert.match(none.left.detail, /no mapping for quick_commerce_b\.search/)
   })
 
   it("search at a pincode: the actor is given the pincode, each row carries the resolved store", async () => {

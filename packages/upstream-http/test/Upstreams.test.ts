@@ -128,39 +128,74 @@ describe("Upstreams", () => {
       else assert.fail(message(o))
     })
 
-    it("a quick-commerce platform with every fetching op mapped goes to the provider whole: it resolves the stores its actors take", async () => {
+    it("quick commerce per op (D3): the shipped search mappings go to the provider, resolving the forms their actors take; products, category and history stay synthetic", async () => {
+      const r = await start({ UPSTREAM_DEFAULT: "provider" })
+      assert.isTrue(Either.isRight(r), message(r))
+      if (Either.isLeft(r)) return
+      const up = r.right
+      const all = ["storeId", "pincode", "latLon"] as const
+      assert.deepStrictEqual(up.servedBy?.("quick_commerce_a", "search"), {
+        adapter: "provider",
+        actor: "automation-lab~blinkit-category-products-scraper",
+        store: ["latLon"]
+      })
+      assert.deepStrictEqual(up.servedBy?.("quick_commerce_b", "search"), {
+        adapter: "provider",
+        actor: "ikmal_suzali_atr~rank-zepto",
+        store: ["pincode", "latLon"]
+      })
+      for (const op of ["products", "category", "history"])
+        assert.deepStrictEqual(up.servedBy?.("quick_commerce_a", op), { adapter: "synthetic", store: [...all] }, op)
+      assert.deepStrictEqual(up.servedBy?.("web_search", "search")?.store, undefined, "no store outside quick commerce")
+      const resolve = (platform: string, op: string, locator: Record<string, unknown>) =>
+        Effect.runPromise(up.resolveStore(platform, op, locator))
+      const pincode = { pincode: "560001", city: "Bengaluru" }
+      const geo = { lat: 12.971649, lon: 77.594563 }
+      // the search's actor: its forms, as given (coordinates at 4 decimals); another form is no store (a 400)
+      assert.deepStrictEqual(await resolve("quick_commerce_a", "search", geo), Option.some("geo:12.9716,77.5946"))
+      assert.deepStrictEqual(await resolve("quick_commerce_a", "search", pincode), Option.none())
+      assert.deepStrictEqual(await resolve("quick_commerce_a", "search", { storeId: "blr-001" }), Option.none())
+      assert.deepStrictEqual(await resolve("quick_commerce_b", "search", pincode), Option.some("pincode:560001"))
+      assert.deepStrictEqual(await resolve("quick_commerce_b", "search", { storeId: "blr-001" }), Option.none())
+      // the synthetic upstream resolves every form for the others, products and history alike
+      const products = await resolve("quick_commerce_a", "products", pincode)
+      assert.isTrue(Option.isSome(products) && products.value.startsWith("store:"))
+      assert.deepStrictEqual(await resolve("quick_commerce_a", "history", pincode), products)
+    })
+
+    it("an operator's products mapping takes history with it; products on the provider with history elsewhere stops the start", async () => {
       const ops = Fixtures.quickCommerceJson("quick_commerce_a", "fixture~qc-pincode", "pincode")
       const r = await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(ops) })
       assert.isTrue(Either.isRight(r), message(r))
       if (Either.isRight(r)) {
         const up = r.right
-        assert.deepStrictEqual(up.servedBy?.("quick_commerce_a", "search"), {
+        for (const op of ["products", "search", "category", "history"])
+          assert.strictEqual(up.sourceFor("quick_commerce_a", op), "provider", op)
+        assert.deepStrictEqual(up.servedBy?.("quick_commerce_a", "history"), {
           adapter: "provider",
-          actor: "fixture~qc-pincode"
+          store: ["pincode"]
         })
-        assert.strictEqual(up.sourceFor("quick_commerce_a", "history"), "provider")
-        const resolve = (locator: Record<string, unknown>) =>
-          Effect.runPromise(up.resolveStore("quick_commerce_a", locator))
-        assert.deepStrictEqual(await resolve({ pincode: "560001", city: "Bengaluru" }), Option.some("pincode:560001"))
-        assert.deepStrictEqual(await resolve({ lat: 12.97, lon: 77.59 }), Option.none())
-        assert.deepStrictEqual(up.servedBy?.("quick_commerce_b", "search"), { adapter: "synthetic" })
+        assert.deepStrictEqual(
+          await Effect.runPromise(up.resolveStore("quick_commerce_a", "history", { pincode: "560001", city: "B" })),
+          Option.some("pincode:560001")
+        )
       }
-      // two of its three ops mapped: the platform stays whole on the synthetic upstream
-      const { "quick_commerce_a.category": _, ...partial } = ops
-      const p = await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(partial) })
-      if (Either.isRight(p))
-        assert.deepStrictEqual(p.right.servedBy?.("quick_commerce_a", "search"), { adapter: "synthetic" })
-      else assert.fail(message(p))
-    })
-
-    it("a store-scoped platform split across adapters stops the start: one adapter would resolve, another fetch", async () => {
-      const ops = Fixtures.quickCommerceJson("quick_commerce_a", "fixture~qc-pincode", "pincode")
+      // by name: search alone on the provider is served; products without its history is refused, naming both
+      const search = await start({ UPSTREAMS: "quick_commerce_a.search=provider", PROVIDER_OPS: JSON.stringify(ops) })
+      assert.isTrue(Either.isRight(search), message(search))
       assert.match(
-        message(await start({ UPSTREAMS: "quick_commerce_a.search=provider", PROVIDER_OPS: JSON.stringify(ops) })),
-        /quick_commerce_a\.search: routed to "provider" while quick_commerce_a's stores are resolved by "synthetic"/
+        message(await start({ UPSTREAMS: "quick_commerce_a.products=provider", PROVIDER_OPS: JSON.stringify(ops) })),
+        /quick_commerce_a\.products: routed to "provider" while quick_commerce_a\.history is routed to "synthetic"/
       )
       const whole = await start({ UPSTREAMS: "quick_commerce_a=provider", PROVIDER_OPS: JSON.stringify(ops) })
       assert.isTrue(Either.isRight(whole), message(whole))
+      // a quick-commerce mapping whose input takes no locator form would run its actor without a location
+      const { pincode: _, ...nowhere } = ops["quick_commerce_a.search"]!.input
+      const blind = { "quick_commerce_a.search": { ...ops["quick_commerce_a.search"], input: nowhere } }
+      assert.match(
+        message(await start({ UPSTREAM_DEFAULT: "provider", PROVIDER_OPS: JSON.stringify(blind) })),
+        /quick_commerce_a\.search: input names no store locator/
+      )
     })
 
     it("an op routed to the provider by name without a mapping stops the start, naming the op", async () => {

@@ -108,7 +108,7 @@ export const make = (knobs: Knobs) =>
           const now = DateTime.toEpochMillis(yield* DateTime.now)
           return produce(def, unit, now)
         }),
-      resolveStore: (_platform, locator) =>
+      resolveStore: (_platform, _op, locator) =>
         Effect.sync(() => {
           if (typeof locator["storeId"] === "string") return Option.some(`store:${locator["storeId"]}`)
           if (typeof locator["pincode"] === "string") {

@@ -15,7 +15,9 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
       Effect.orElseSucceed(() => [])
     )
     const body = {
-      platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) => Examples.minimal(op, source)),
+      platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) =>
+        Examples.minimal(op, source, upstream.servedBy?.(op.platform, op.name).store)
+      ),
       contextVersion: Api.contextVersion,
       engineVersion
     }

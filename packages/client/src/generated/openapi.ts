@@ -462,14 +462,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -477,14 +475,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_a.search.Row": {
@@ -506,14 +499,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -521,14 +512,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_a.category.Row": {
@@ -550,14 +536,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -565,14 +549,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_a.history.Row": {
@@ -646,14 +625,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -661,14 +638,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_b.search.Row": {
@@ -690,14 +662,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -705,14 +675,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_b.category.Row": {
@@ -734,14 +699,12 @@ export interface components {
             readonly name: string;
             /** @description brand */
             readonly brand: string;
-            /** @description pack size as the app shows it, e.g. 500 g */
-            readonly packSize: string;
+            readonly packSize: string | null;
             /** @description selling price at the store, in INR */
             readonly price: number;
             /** @description maximum retail price, in INR */
             readonly mrp: number;
-            /** @description discount of price below mrp, in percent */
-            readonly discountPct: number;
+            readonly discountPct: number | null;
             /** @description whether the store has it in stock */
             readonly inStock: boolean;
             /**
@@ -749,14 +712,9 @@ export interface components {
              * @description units in stock at the store
              */
             readonly stockCount: components["schemas"]["NonNegative"];
-            /** @description average rating, 0 to 5 */
-            readonly rating: number;
-            /**
-             * int
-             * @description number of ratings
-             */
-            readonly ratingCount: components["schemas"]["NonNegative"];
-            /** @description the resolved store identity */
+            readonly rating: number | null;
+            readonly ratingCount: components["schemas"]["NonNegative"] | null;
+            /** @description the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them) */
             readonly store: string;
         };
         readonly "quick_commerce_b.history.Row": {
@@ -3475,10 +3433,12 @@ export interface operations {
                                 readonly example?: {
                                     readonly [key: string]: unknown;
                                 };
-                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider) and, for the provider, which actor */
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, and for a quick-commerce op which store locator forms it takes */
                                 readonly servedBy?: {
                                     readonly adapter: string;
                                     readonly actor?: string;
+                                    /** @description quick-commerce ops: the store locator forms the upstream serving this op takes here (storeId; pincode with city; latLon, lat with lon); a request with another form is refused 400 naming request.store before anything is spent */
+                                    readonly store?: readonly ("storeId" | "pincode" | "latLon")[];
                                 };
                             }[];
                         }[];

@@ -48,7 +48,10 @@ export interface PublishedSource {
  */
 export const publish = (
   sources: ReadonlyArray<PublishedSource> = [],
-  servedBy?: (platform: string, op: string) => { readonly adapter: string; readonly actor?: string },
+  servedBy?: (
+    platform: string,
+    op: string
+  ) => { readonly adapter: string; readonly actor?: string; readonly store?: ReadonlyArray<F.StoreForm> },
   /** A valid example request of an op (issue 23: `Examples.minimal`, with a source served now for explore run). */
   exampleOf?: (op: OpDef, source: string | undefined) => Readonly<Record<string, unknown>>
 ) =>

@@ -1,6 +1,7 @@
 /** Port: where a platform's data comes from (D15). Adapters: synthetic (the embedded default), native, provider. */
 import { Context, Effect, Either, Option, Schema } from "effect"
-import { type OpRequest, platforms, runsSource } from "../Catalogue.js"
+import { type OpDef, type OpRequest, platforms, runsSource } from "../Catalogue.js"
+import { type StoreForm, storeFormNames } from "../Fields.js"
 import type { Row } from "./Measurements.js"
 
 /** One unit of work to fetch: a subject of an op, or the query of a list op. */
@@ -80,11 +81,17 @@ export interface Adapter {
   readonly runs?: boolean
   /** The `source` this adapter reports for an op (default: its name). */
   readonly sourceFor?: (platform: string, op: string) => string
-  /** Quick-commerce store resolution (D3): required of an adapter that serves a store-scoped platform. */
+  /**
+   * Quick-commerce store resolution (D3), per op: required of an adapter that serves an op of a store-scoped
+   * platform. None: the locator is of a form this op's upstream does not take (`storeForms`), or names no store.
+   */
   readonly resolveStore?: (
     platform: string,
+    op: string,
     locator: Readonly<Record<string, unknown>>
   ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
+  /** The store locator forms an op served by this adapter takes (absent: every form). */
+  readonly storeForms?: (platform: string, op: string) => ReadonlyArray<StoreForm>
   /** Explore sources: required of an adapter that serves explore `run`. */
   readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
   /** Every explore source it serves, when it can list them (D19). */
@@ -98,9 +105,13 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
     /** The name of the adapter serving this op, reported as `source` of what it measures (also on failures). */
     readonly sourceFor: (platform: string, op: string) => string
     readonly fetch: (unit: UnitRequest) => Effect.Effect<UnitOutcome, UpstreamFailed>
-    /** Resolves a quick-commerce store locator to one store identity (D3). */
+    /**
+     * Resolves a quick-commerce store locator to one store identity (D3), through the adapter serving the op: None
+     * when that adapter does not take the locator's form or finds no store.
+     */
     readonly resolveStore: (
       platform: string,
+      op: string,
       locator: Readonly<Record<string, unknown>>
     ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
     /** The explore source of this name, if the upstream knows it. */
@@ -114,10 +125,25 @@ export class Upstream extends Context.Tag("@pdr/domain/Upstream")<
   }
 >() {}
 
-/** Who serves an op here: the adapter, and for the provider the actor. */
+/** Who serves an op here: the adapter, for the provider the actor, and for a store-scoped op the locator forms taken. */
 export interface ServedBy {
   readonly adapter: string
   readonly actor?: string
+  readonly store?: ReadonlyArray<StoreForm>
+}
+
+/**
+ * The ops whose store identities must come from one adapter with an op's (D3): a store-scoped platform's history op
+ * reads the points written by the ops that measure its subjects (same subject forms), so they and it share an
+ * adapter; any other op stands alone. A platform's search or category listing may be served by another adapter.
+ */
+export const storeSharers = (op: OpDef): ReadonlyArray<OpDef> => {
+  if (op.scope !== "store") return [op]
+  const platform = platforms.find((p) => p.id === op.platform)
+  const history = platform?.ops.find((o) => o.kind._tag === "Series")
+  if (history === undefined || history.subjectSpec === undefined) return [op]
+  const measuring = platform!.ops.filter((o) => o.kind._tag === "Measure" && o.subjectSpec === history.subjectSpec)
+  return op === history || measuring.includes(op) ? [history, ...measuring] : [op]
 }
 
 /** Which adapter serves what: by `platform` or `platform.op` (the op wins), else the default. */
@@ -159,13 +185,17 @@ export const route = (
     byName.get((op && routes.routes[`${platform}.${op}`]) ?? routes.routes[platform] ?? routes.fallback)!
   const table = new Map<string, { readonly adapter: Adapter; readonly source: string }>()
   for (const p of platforms) {
-    if (p.historyScope === "store" && adapterFor(p.id).resolveStore === undefined)
-      return Either.left(`${p.id}: adapter "${adapterFor(p.id).name}" cannot resolve stores`)
     for (const o of p.ops) {
       const a = adapterFor(p.id, o.name)
       table.set(`${p.id}\u0000${o.name}`, { adapter: a, source: a.sourceFor?.(p.id, o.name) ?? a.name })
       if (p.historyScope === "store" && a.resolveStore === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" cannot resolve stores`)
+      // D3: a history's points and the ops writing them keep one store identity, so one adapter resolves them
+      const apart = storeSharers(o).find((s) => adapterFor(p.id, s.name) !== a)
+      if (apart !== undefined)
+        return Either.left(
+          `${p.id}.${o.name}: routed to "${a.name}" while ${p.id}.${apart.name} is routed to "${adapterFor(p.id, apart.name).name}" (their store identities must come from one adapter: history reads the points of the ops measuring its subjects, D3)`
+        )
       if (runsSource(o) && a.exploreSource === undefined)
         return Either.left(`${p.id}.${o.name}: adapter "${a.name}" has no explore sources`)
     }
@@ -183,11 +213,11 @@ export const route = (
     Upstream.of({
       sourceFor,
       fetch: (unit) => lookup(unit.platform, unit.op).fetch(unit),
-      resolveStore: (platform, locator) => {
-        // the platform's own route resolves its stores (checked above for every store-scoped platform)
-        const a = adapterFor(platform)
+      resolveStore: (platform, op, locator) => {
+        // the op's own route resolves its store (checked above for every op of a store-scoped platform)
+        const a = lookup(platform, op)
         return a.resolveStore
-          ? a.resolveStore(platform, locator)
+          ? a.resolveStore(platform, op, locator)
           : Effect.fail(new UpstreamFailed({ source: a.name, detail: `${a.name} resolves no stores` }))
       },
       exploreSource: (name) => {
@@ -204,7 +234,12 @@ export const route = (
       servedBy: (platform, op) => {
         const a = lookup(platform, op)
         const actor = a.actorFor?.(platform, op)
-        return actor === undefined ? { adapter: a.name } : { adapter: a.name, actor }
+        const scoped = known.get(platform)?.historyScope === "store"
+        return {
+          adapter: a.name,
+          ...(actor === undefined ? {} : { actor }),
+          ...(scoped ? { store: a.storeForms?.(platform, op) ?? storeFormNames } : {})
+        }
       }
     })
   )

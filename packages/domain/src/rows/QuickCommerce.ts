@@ -6,15 +6,21 @@ export const product = {
   rank: R.optional(R.int("rank of the product in the listing (search and category only)")),
   name: R.str("product name"),
   brand: R.str("brand"),
-  packSize: R.str("pack size as the app shows it, e.g. 500 g"),
+  packSize: R.nullable(
+    R.str("pack size as the app shows it, e.g. 500 g; null when the upstream does not give it (D38)")
+  ),
   price: R.num("selling price at the store, in INR"),
   mrp: R.num("maximum retail price, in INR"),
-  discountPct: R.num("discount of price below mrp, in percent"),
+  discountPct: R.nullable(
+    R.num("discount of price below mrp, in percent; null when the upstream does not give it (D38)")
+  ),
   inStock: R.bool("whether the store has it in stock"),
   stockCount: R.count("units in stock at the store"),
-  rating: R.num("average rating, 0 to 5"),
-  ratingCount: R.count("number of ratings"),
-  store: R.str("the resolved store identity")
+  rating: R.nullable(R.num("average rating, 0 to 5; null when the upstream does not give it (D38)")),
+  ratingCount: R.nullable(R.count("number of ratings; null when the upstream does not give it (D38)")),
+  store: R.str(
+    "the resolved store identity: the store the upstream serving the op was asked for (storeId, pincode or lat/lon as it resolves them)"
+  )
 }
 
 /** History metrics of a product at a store. */

@@ -6,8 +6,8 @@
  * quote times that, and a source whose price cannot pay for its items at the configured value stops the start
  * (ProviderUpstream.settingsConfig). Every input field and price below was read on the cited page.
  *
- * These are the quick-commerce actors whose input and price are documented (none can serve the dedicated
- * quick_commerce_a/b ops, see QuickCommerce.ts): explore is how a caller reaches them, rows raw.
+ * These are the quick-commerce actors whose input and price are documented: two of them also serve the dedicated
+ * quick_commerce_a/b search ops (QuickCommerce.ts); explore is how a caller reaches them, and the others, rows raw.
  */
 
 /** A shipped explore source: its actor, the page read, the actor's price per item and ours per row. */

@@ -10,8 +10,11 @@ import { decodeRow } from "./Adapters.js"
 export const recorded = (actor: string): ReadonlyArray<unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
 
-/** The rows of an actor's recorded items as the adapter makes them (error items apart), each decoded. */
-export const mapped = (key: string) => {
+/**
+ * The rows of an actor's recorded items as the adapter makes them (error items apart; a store-scoped row carries
+ * `store`, the store the unit was resolved to, unless the mapping maps it), each decoded.
+ */
+export const mapped = (key: string, store = "geo:12.9716,77.5946") => {
   const m = ProviderCatalogue.mappings[key]!
   const [platform, op] = key.split(".") as [string, string]
   const def = Catalogue.findOp(platform, op)!
@@ -25,8 +28,13 @@ export const mapped = (key: string) => {
     }
     return Mapping.rowsOf(m, item, fields.nullable)
   })
-  const positioned = rows.map((r, i) =>
-    fields.all.includes("position") && !("position" in m.rows) ? { ...r, position: i + 1 } : r
+  const stored = def.scope === "store" && fields.all.includes("store") && !("store" in m.rows)
+  const positioned = rows.map(
+    (r, i): Record<string, unknown> => ({
+      ...r,
+      ...(fields.all.includes("position") && !("position" in m.rows) ? { position: i + 1 } : {}),
+      ...(stored ? { store } : {})
+    })
   )
   for (const row of positioned) decodeRow(platform, op, row)
   return { rows: positioned, errors }
