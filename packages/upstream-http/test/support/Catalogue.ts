@@ -10,8 +10,11 @@ import { decodeRow } from "./Adapters.js"
 export const recorded = (actor: string): ReadonlyArray<unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
 
-/** The rows of an actor's recorded items as the adapter makes them (error items apart), each decoded. */
-export const mapped = (key: string) => {
+/**
+ * The rows of an actor's recorded items as the adapter makes them (error items apart), each decoded; `request` is the
+ * unit's decoded request, for the row fields a mapping reads from it (`{ "request": ... }`).
+ */
+export const mapped = (key: string, request: Record<string, unknown> = {}) => {
   const m = ProviderCatalogue.mappings[key]!
   const [platform, op] = key.split(".") as [string, string]
   const def = Catalogue.findOp(platform, op)!
@@ -23,7 +26,7 @@ export const mapped = (key: string) => {
       errors.push(e)
       return []
     }
-    return Mapping.rowsOf(m, item, fields.nullable)
+    return Mapping.rowsOf(m, item, fields.nullable, request)
   })
   const positioned = rows.map((r, i) =>
     fields.all.includes("position") && !("position" in m.rows) ? { ...r, position: i + 1 } : r
