@@ -44,6 +44,7 @@ const platforms = [
   "lodging_booking",
   "travel_reviews",
   "jobs_in",
+  "jobs_global",
   "fashion_marketplace",
   "quick_commerce_a",
   "quick_commerce_b"

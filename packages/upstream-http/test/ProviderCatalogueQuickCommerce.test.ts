@@ -87,7 +87,7 @@ describe("quick-commerce through the provider", () => {
   })
 
   it("quick_commerce_b.search (ikmal_suzali_atr~rank-zepto): position as rank, sponsored slots kept; pack size and ratings null; a pincode or a location", () => {
-    const { rows, errors } = mapped("quick_commerce_b.search", "pincode:122002")
+    const { rows, errors } = mapped("quick_commerce_b.search", {}, "pincode:122002")
     assert.deepStrictEqual(errors, [])
     const at = { packSize: null, discountPct: null, rating: null, ratingCount: null, store: "pincode:122002" }
     assert.deepStrictEqual(rows, [

@@ -6,8 +6,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
-import { unit } from "./support/Adapters.js"
-import { mapped } from "./support/Catalogue.js"
+import { decodeRow, unit } from "./support/Adapters.js"
+import { mapped, recorded } from "./support/Catalogue.js"
 
 const mappedOps = [
   "short_video.profiles",
@@ -17,9 +17,10 @@ const mappedOps = [
   "short_video.followers",
   "short_video.videos",
   "short_video.shop",
-  "jobs_in.search"
+  "jobs_in.search",
+  "jobs_global.search"
 ]
-const unmappedOps = ["short_video.searchPosts", "jobs_global.search", "jobs_global.jobs"]
+const unmappedOps = ["short_video.searchPosts", "jobs_global.jobs"]
 
 describe("ProviderCatalogue: short_video and jobs", () => {
   it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
@@ -292,5 +293,89 @@ describe("ProviderCatalogue: short_video and jobs", () => {
       maxJobs: 50,
       sortBy: "relevance"
     })
+  })
+  it("jobs_global.search (thescrappa~indeed-jobs-scraper): jobs of a query in the country searched", () => {
+    const gb = unit("jobs_global", "search", { query: "support engineer", country: "GB", location: "London" })
+    const { rows, errors } = mapped("jobs_global.search", gb.request)
+    assert.deepStrictEqual(errors, [])
+    assert.deepStrictEqual(rows, [
+      {
+        jobKey: "4b7d2e91c0a3f856",
+        title: "Software Engineer",
+        company: "Example Corp",
+        location: "New York, NY",
+        country: "GB",
+        employmentType: "full_time",
+        remote: false,
+        postedAt: "2026-05-01T12:00:00.000Z",
+        position: 1
+      },
+      {
+        jobKey: "9e03a5c7d12b4f60",
+        title: "Support Engineer",
+        company: "Northwind Labs",
+        location: "Remote",
+        country: "GB",
+        employmentType: "part_time",
+        remote: true,
+        postedAt: "2026-04-28T08:30:00.000Z",
+        position: 2
+      }
+    ])
+    const m = ProviderCatalogue.mappings["jobs_global.search"]!
+    assert.strictEqual(m.usdPerItem, 0.0003)
+    assert.strictEqual(m.usdPerRun, 0)
+    // one employment type is the actor's job_type, sort newest its date sort, the rows asked its limit
+    const one = unit("jobs_global", "search", {
+      query: "nurse",
+      location: "Manchester",
+      country: "GB",
+      employmentType: ["part_time"],
+      sort: "newest",
+      limit: 40
+    })
+    assert.deepStrictEqual(Mapping.input(m.input, one), {
+      query: "nurse",
+      location: "Manchester",
+      country: "GB",
+      job_type: "part_time",
+      sort: "date",
+      limit: 40
+    })
+    // several types, or one the actor does not take (temporary), leave job_type out; no location is left out too
+    for (const employmentType of [["full_time", "contract"], ["temporary"], []]) {
+      const input = Mapping.input(m.input, unit("jobs_global", "search", { query: "nurse", employmentType })) as Record<
+        string,
+        unknown
+      >
+      assert.deepStrictEqual(
+        input,
+        { query: "nurse", country: "US", sort: "relevance", limit: 20 },
+        String(employmentType)
+      )
+    }
+  })
+
+  it("jobs_global.search: the job key falls back to the item's id, an untyped job has an empty type, and an item without its date or remote flag is refused", () => {
+    const m = ProviderCatalogue.mappings["jobs_global.search"]!
+    const [first] = recorded(m.actor) as ReadonlyArray<Record<string, unknown>>
+    const request = unit("jobs_global", "search", { query: "engineer" }).request
+    const rowOf = (item: Record<string, unknown>) => Mapping.rowsOf(m, item, [], request)[0]!
+    // an apply URL without a jk parameter: the job key is the item's id
+    const external = rowOf({ ...first, apply_url: "https://careers.example.com/jobs/77" })
+    assert.strictEqual(external["jobKey"], "4b7d2e91c0a3f856")
+    // attributes naming no documented type: an empty type; the first documented type wins
+    assert.strictEqual(rowOf({ ...first, attributes: ["Urgently hiring"] })["employmentType"], "")
+    assert.strictEqual(
+      rowOf({ ...first, attributes: ["Health insurance", "Contract", "Full-time"] })["employmentType"],
+      "contract"
+    )
+    // the row Schema refuses a job without its posting date, or without the remote flag
+    const { date_published: _, ...undated } = first!
+    assert.throws(() => decodeRow("jobs_global", "search", { ...rowOf(undated), position: 1 }))
+    const location = { ...(first!["location"] as Record<string, unknown>) }
+    delete location["is_remote"]
+    assert.throws(() => decodeRow("jobs_global", "search", { ...rowOf({ ...first, location }), position: 1 }))
+    assert.doesNotThrow(() => decodeRow("jobs_global", "search", { ...rowOf(first!), position: 1 }))
   })
 })

@@ -11,10 +11,12 @@ export const recorded = (actor: string): ReadonlyArray<unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
 
 /**
+/**
  * The rows of an actor's recorded items as the adapter makes them (error items apart; a store-scoped row carries
- * `store`, the store the unit was resolved to, unless the mapping maps it), each decoded.
+ * `store`, the store the unit was resolved to, unless the mapping maps it), each decoded; `request` is the unit's
+ * decoded request, for the row fields a mapping reads from it (`{ "request": ... }`).
  */
-export const mapped = (key: string, store = "geo:12.9716,77.5946") => {
+export const mapped = (key: string, request: Record<string, unknown> = {}, store = "geo:12.9716,77.5946") => {
   const m = ProviderCatalogue.mappings[key]!
   const [platform, op] = key.split(".") as [string, string]
   const def = Catalogue.findOp(platform, op)!
@@ -26,7 +28,7 @@ export const mapped = (key: string, store = "geo:12.9716,77.5946") => {
       errors.push(e)
       return []
     }
-    return Mapping.rowsOf(m, item, fields.nullable)
+    return Mapping.rowsOf(m, item, fields.nullable, request)
   })
   const stored = def.scope === "store" && fields.all.includes("store") && !("store" in m.rows)
   const positioned = rows.map(
