@@ -91,7 +91,12 @@ const formsOf = (key: string) =>
  */
 const requestOf = (key: string, rows: number, subject = 0): Record<string, unknown> => {
   const op = opOf(key)
-  const request: Record<string, unknown> = Examples.minimal(op, "known", formsOf(key))
+  const request: Record<string, unknown> = Examples.minimal(
+    op,
+    "known",
+    formsOf(key),
+    Object.keys(ProviderCatalogue.mappings[key]?.requires ?? {})
+  )
   if (Array.isArray(request["subjects"])) request["subjects"] = [Examples.subject(op, subject)]
   if (typeof request["subject"] === "string") request["subject"] = Examples.subject(op, subject)
   if (op.rowsField !== undefined) request[op.rowsField] = rows
@@ -202,7 +207,12 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
       const store = formsOf(k)
       assert.deepStrictEqual(
         upstream.servedBy?.(p, o),
-        { adapter: "provider", actor: m.actor, ...(store === undefined ? {} : { store }) },
+        {
+          adapter: "provider",
+          actor: m.actor,
+          ...(store === undefined ? {} : { store }),
+          ...(m.requires === undefined ? {} : { requires: m.requires })
+        },
         k
       )
     }
@@ -376,6 +386,44 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
         [2, "pincode:122002", null, "provider"]
       ]
     )
+  })
+
+  it("jobs_global.search: its actor cannot search without a location (it searches New York), so a request without one is refused 400 naming request.location before anything is spent", async () => {
+    const catalogue = await get(`${server.api}/api/v1/platforms`)
+    const search = (catalogue.body.platforms as Array<any>)
+      .find((p) => p.platform === "jobs_global")
+      .ops.find((o: any) => o.op === "search")
+    assert.deepStrictEqual(Object.keys(search.servedBy.requires), ["location"])
+    assert.strictEqual(search.example.location, "x", "the published example gives what the op needs here")
+    const path = "/api/v1/platforms/jobs_global"
+    const runs = provider.started.length
+    const before = await balance(server, key)
+    for (const estimateOnly of [true, false]) {
+      const r = await post(
+        server,
+        path,
+        { request: { op: "search", query: "nurse", country: "GB" }, estimateOnly },
+        key
+      )
+      assert.strictEqual(r.status, 400, r.text)
+      assert.strictEqual(r.body.error.code, "invalid_request")
+      assert.deepStrictEqual(
+        r.body.error.details.map((d: any) => d.path),
+        ["request.location"]
+      )
+      assert.match(r.body.error.details[0].message, /thescrappa~indeed-jobs-scraper.*New York/)
+    }
+    assert.strictEqual(await balance(server, key), before, "nothing spent")
+    assert.strictEqual(provider.started.length, runs, "no run started")
+    // with a location it is quoted and served by the actor, the location sent as given
+    const ok = await post(
+      server,
+      path,
+      { request: { op: "search", query: "nurse", country: "GB", location: "Leeds", limit: 2 } },
+      key
+    )
+    assert.strictEqual(ok.status, 200, ok.text)
+    assert.strictEqual((provider.started.at(-1)?.input as Record<string, unknown>)["location"], "Leeds")
   })
 
   it("social_network.comments: a run stopped on its charge limit is billed for what it delivered, stored as incomplete, fetched again for more", async () => {

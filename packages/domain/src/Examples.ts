@@ -31,12 +31,14 @@ export const subject = (op: Catalogue.OpDef, i = 0): string => {
 
 /**
  * The smallest valid request of an op; a store-scoped op's `store` is of the first locator form in `storeForms` (the
- * forms the upstream serving it takes here, `servedBy.store`), by default the first form.
+ * forms the upstream serving it takes here, `servedBy.store`), by default the first form; `requires` are optional
+ * fields the upstream serving it here cannot do without (`servedBy.requires`), given too.
  */
 export const minimal = (
   op: Catalogue.OpDef,
   source = "known",
-  storeForms: ReadonlyArray<Fields.StoreForm> = Fields.storeFormNames
+  storeForms: ReadonlyArray<Fields.StoreForm> = Fields.storeFormNames,
+  requires: ReadonlyArray<string> = []
 ): Record<string, unknown> => {
   const schema = Catalogue.requestJsonSchema(op)
   const out: Record<string, unknown> = { op: op.name }
@@ -52,6 +54,7 @@ export const minimal = (
   const rule: { readonly oneOf?: ReadonlyArray<{ readonly required?: ReadonlyArray<string> }> } = op.requestRule ?? {}
   const first = rule.oneOf?.[0]?.required?.[0]
   if (first !== undefined && !(first in out)) out[first] = "x"
+  for (const field of requires) if (!(field in out)) out[field] = "x"
   return out
 }
 

@@ -93,6 +93,34 @@ const invalidStore = (
   })
 }
 
+/**
+ * An optional request field the upstream serving the op here cannot do without, absent (issue 20: e.g. an actor that
+ * searches its own default city when no location is given would sell that city's results as the request's): 400
+ * naming the field, before anything is spent (`estimateOnly` too).
+ */
+const missingRequired = (
+  op: Catalogue.OpDef,
+  request: Catalogue.OpRequest,
+  servedBy: Context.Tag.Service<Upstream>["servedBy"]
+) => {
+  const served = servedBy?.(op.platform, op.name)
+  if (served?.requires === undefined) return undefined
+  const fields: Readonly<Record<string, unknown>> = request
+  const missing = Object.entries(served.requires).filter(([field]) => fields[field] === undefined)
+  if (missing.length === 0) return undefined
+  const by = `${served.adapter}${served.actor ? ` ${served.actor}` : ""}`
+  return new Requests.InvalidRequest({
+    message: `${op.platform} ${op.name} needs ${missing.map(([f]) => f).join(" and ")} here`,
+    details: missing.map(
+      ([field, why]) =>
+        new Requests.FieldProblem({
+          path: `request.${field}`,
+          message: `required here: ${op.platform} ${op.name} is served by an upstream (${by}) that cannot do without it: ${why}`
+        })
+    )
+  })
+}
+
 /** The planning of calls over the Measurements and Upstream ports: the store a request names, and the plan (D8 step 1). */
 export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstream: Context.Tag.Service<Upstream>) => {
   const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
@@ -114,6 +142,8 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
     control?: FreshnessControl
   ) {
     const now = DateTime.toDate(yield* DateTime.now)
+    const missing = missingRequired(op, request, upstream.servedBy)
+    if (missing !== undefined) return yield* missing
     const store = yield* resolveStore(op, request)
     const steps = OpKind.fetching(op)
     const sourcePrice = yield* steps.prepare(upstream, op, request)

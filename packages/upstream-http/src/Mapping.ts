@@ -159,6 +159,12 @@ export const OpMapping = Schema.Struct({
   }),
   /** Row field -> field spec (the rows must decode with the op's row Schema). */
   rows: Schema.Record({ key: Schema.String, value: FieldSpec }),
+  /**
+   * Optional request fields the actor cannot do without, each with why (e.g. it searches a default city when no
+   * location is given): a request without one is refused 400 naming it, before anything is spent, and the catalogue's
+   * `servedBy.requires` says so.
+   */
+  requires: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { exact: true }),
   /** Why a row field stays null, or what the actor does not give (shown in the catalogue table). */
   notMapped: Schema.optionalWith(Schema.String, { exact: true })
 })
@@ -552,5 +558,8 @@ export const check = (key: string, m: OpMapping): Either.Either<void, string> =>
   for (const field of rowRequests(m.rows))
     if (!requestField(op, field))
       return Either.left(`${key}: rows read request.${field}, which is not a field of a ${key} request`)
+  for (const field of Object.keys(m.requires ?? {}))
+    if (field.includes(".") || !requestField(op, field))
+      return Either.left(`${key}: requires request.${field}, which is not a top-level field of a ${key} request`)
   return Either.void
 }

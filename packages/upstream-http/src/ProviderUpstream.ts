@@ -522,6 +522,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
       )
     },
     storeForms: (platform, op) => forms.get(`${platform}.${op}`) ?? [],
+    requires: (platform, op) => settings.ops[`${platform}.${op}`]?.requires,
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

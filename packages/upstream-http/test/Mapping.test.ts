@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import { unit } from "./support/Adapters.js"
 
 const item = {
@@ -201,6 +202,27 @@ describe("Mapping", () => {
     assert.isTrue(Either.isLeft(Mapping.check("quick_commerce_a.search", m({ s: "{request.shop.pincode}" }))))
     // outside store-scoped ops `store` is an ordinary row field: nothing fills it
     assert.isFalse(Mapping.filledBy(Catalogue.findOp("maps", "places")!).has("store"))
+  })
+
+  it("requires: top-level request fields of the op only; the shipped jobs_global.search requires location", () => {
+    const shipped = ProviderCatalogue.mappings["jobs_global.search"]!
+    assert.deepStrictEqual(Object.keys(shipped.requires ?? {}), ["location"])
+    const withRequires = (requires: Record<string, string>) => ({ ...shipped, requires })
+    assert.isTrue(Either.isRight(Mapping.check("jobs_global.search", withRequires({ location: "why" }))))
+    assert.deepStrictEqual(
+      Mapping.check("jobs_global.search", withRequires({ city: "why" })),
+      Either.left(
+        "jobs_global.search: requires request.city, which is not a top-level field of a jobs_global.search request"
+      )
+    )
+    assert.isTrue(
+      Either.isLeft(
+        Mapping.check("quick_commerce_a.search", {
+          ...ProviderCatalogue.mappings["quick_commerce_a.search"]!,
+          requires: { "store.lat": "why" }
+        })
+      )
+    )
   })
 
   it("decoding names the op and the field; unknown keys are refused", () => {

@@ -16,7 +16,12 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
     )
     const body = {
       platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) =>
-        Examples.minimal(op, source, upstream.servedBy?.(op.platform, op.name).store)
+        Examples.minimal(
+          op,
+          source,
+          upstream.servedBy?.(op.platform, op.name).store,
+          Object.keys(upstream.servedBy?.(op.platform, op.name).requires ?? {})
+        )
       ),
       contextVersion: Api.contextVersion,
       engineVersion

@@ -3433,12 +3433,16 @@ export interface operations {
                                 readonly example?: {
                                     readonly [key: string]: unknown;
                                 };
-                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, and for a quick-commerce op which store locator forms it takes */
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, and which optional request fields it cannot do without */
                                 readonly servedBy?: {
                                     readonly adapter: string;
                                     readonly actor?: string;
                                     /** @description quick-commerce ops: the store locator forms the upstream serving this op takes here (storeId; pincode with city; latLon, lat with lon); a request with another form is refused 400 naming request.store before anything is spent */
                                     readonly store?: readonly ("storeId" | "pincode" | "latLon")[];
+                                    /** @description optional request fields the upstream serving this op here cannot do without, each with why; a request without one is refused 400 naming it before anything is spent */
+                                    readonly requires?: {
+                                        readonly [key: string]: string;
+                                    };
                                 };
                             }[];
                         }[];

@@ -51,7 +51,12 @@ export const publish = (
   servedBy?: (
     platform: string,
     op: string
-  ) => { readonly adapter: string; readonly actor?: string; readonly store?: ReadonlyArray<F.StoreForm> },
+  ) => {
+    readonly adapter: string
+    readonly actor?: string
+    readonly store?: ReadonlyArray<F.StoreForm>
+    readonly requires?: Readonly<Record<string, string>>
+  },
   /** A valid example request of an op (issue 23: `Examples.minimal`, with a source served now for explore run). */
   exampleOf?: (op: OpDef, source: string | undefined) => Readonly<Record<string, unknown>>
 ) =>

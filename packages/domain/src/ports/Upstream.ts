@@ -92,6 +92,11 @@ export interface Adapter {
   ) => Effect.Effect<Option.Option<string>, UpstreamFailed>
   /** The store locator forms an op served by this adapter takes (absent: every form). */
   readonly storeForms?: (platform: string, op: string) => ReadonlyArray<StoreForm>
+  /**
+   * Optional request fields this adapter cannot serve an op without, each with why (absent: none): a request without
+   * one is refused 400 naming it before anything is spent (Plan), and the catalogue says so (`servedBy.requires`).
+   */
+  readonly requires?: (platform: string, op: string) => Readonly<Record<string, string>> | undefined
   /** Explore sources: required of an adapter that serves explore `run`. */
   readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
   /** Every explore source it serves, when it can list them (D19). */
@@ -130,6 +135,8 @@ export interface ServedBy {
   readonly adapter: string
   readonly actor?: string
   readonly store?: ReadonlyArray<StoreForm>
+  /** Optional request fields the upstream serving the op here cannot do without, each with why. */
+  readonly requires?: Readonly<Record<string, string>>
 }
 
 /**
@@ -235,9 +242,11 @@ export const route = (
         const a = lookup(platform, op)
         const actor = a.actorFor?.(platform, op)
         const scoped = known.get(platform)?.historyScope === "store"
+        const requires = a.requires?.(platform, op)
         return {
           adapter: a.name,
           ...(actor === undefined ? {} : { actor }),
+          ...(requires === undefined || Object.keys(requires).length === 0 ? {} : { requires }),
           ...(scoped ? { store: a.storeForms?.(platform, op) ?? storeFormNames } : {})
         }
       }
