@@ -423,7 +423,9 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
       key
     )
     assert.strictEqual(ok.status, 200, ok.text)
-    assert.strictEqual((provider.started.at(-1)?.input as Record<string, unknown>)["location"], "Leeds")
+    const last = provider.started.at(-1)!
+    assert.strictEqual(last.actor, "thescrappa~indeed-jobs-scraper")
+    assert.strictEqual((last.input as Record<string, unknown>)["location"], "Leeds")
   })
 
   it("social_network.comments: a run stopped on its charge limit is billed for what it delivered, stored as incomplete, fetched again for more", async () => {
