@@ -12,7 +12,7 @@
  */
 
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Calls, Catalogue, Envelope, LongCalls } from "@pdr/domain"
+import { Calls, Catalogue, Envelope, LongCalls, Spans } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
 import { Deferred, Duration, Effect, FiberRef, Layer, Option } from "effect"
 import * as RequestId from "../RequestId.js"
@@ -33,7 +33,7 @@ const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
     const body = JSON.parse(o.text) as Failure.Body
     const failure = Failure.fromBody(body)
     return failure === undefined ? ApiErrors.response(o.status, body.error) : yield* Effect.fail(failure)
-  }).pipe(Effect.withSpan("OpsHttp.answer", { captureStackTrace: false }))
+  }).pipe(Spans.traced("OpsHttp.answer"))
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
