@@ -39,7 +39,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { cpus, tmpdir, totalmem } from "node:os"
+import { cpus, loadavg, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { FetchHttpClient } from "@effect/platform"
@@ -126,11 +126,13 @@ const serverOnFreshSchema = async (prefix: string, env: Record<string, string> =
   await admin.query(`CREATE SCHEMA ${schema}`)
   const url = new URL(dbUrl)
   url.searchParams.set("options", `-c search_path=${schema}`)
-  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  // BENCH_SERVER_ENTRY (a bundle's path, relative to apps/server) runs that build instead of building this tree's
+  const entry = process.env["BENCH_SERVER_ENTRY"]
+  if (entry === undefined) execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
   const server = await spawnServer(
     { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...env },
     nodeArgs,
-    { bundle: true }
+    entry === undefined ? { bundle: true } : { entry: here(`../${entry}`) }
   )
   const close = async () => {
     await stop(server.child)
@@ -151,20 +153,9 @@ const small = {
   body: JSON.stringify({ name: "bench", n: 1 })
 }
 
-const main = async () => {
-  const results: Array<Result> = []
-
-  const rawPort = await freePort()
-  const raw = spawn(process.execPath, [here("./raw.mjs")], {
-    env: { ...process.env, PORT: String(rawPort) },
-    stdio: "inherit"
-  })
-  await waitFor(`http://127.0.0.1:${rawPort}/`, small)
-  results.push(await load("a0 raw node:http JSON POST", { url: `http://127.0.0.1:${rawPort}/`, ...small }))
-  await stop(raw)
-
+/** The bare Effect HttpApi server (a1), bundled like the real server so both run the same way under plain node. */
+const startBare = async () => {
   const barePort = await freePort()
-  // bundled like the real server, so both run the same way under plain node
   await build({
     entryPoints: [here("./bare.ts")],
     outfile: here("../dist/bare.js"),
@@ -182,6 +173,64 @@ const main = async () => {
   })
   await waitFor(`http://127.0.0.1:${barePort}/echo`, small)
   const bareLoad = (name: string) => load(name, { url: `http://127.0.0.1:${barePort}/echo`, ...small })
+  return { bare, bareLoad }
+}
+
+/**
+ * `BENCH_ONLY=b`: the stored 10-subject call (b) against the bare server (a1) in alternating rounds
+ * (BENCH_B_ROUNDS, default 3): each round's b / a1 and their median.
+ */
+const storedOnly = async () => {
+  const { bare, bareLoad } = await startBare()
+  const { server, close } = await serverOnFreshSchema("benchb")
+  try {
+    const op = operator(server)
+    const account = await op("/admin/accounts", { name: "bench", credits: 1_000_000 })
+    const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+    const stored = {
+      url: `${server.api}/api/v1/platforms/maps`,
+      method: "POST" as const,
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify({
+        request: { op: "places", subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchstored${i}`) }
+      })
+    }
+    await fetch(stored.url, stored)
+    const ratios: Array<number> = []
+    const rounds = Number(process.env["BENCH_B_ROUNDS"] ?? 3)
+    for (let r = 0; r < rounds; r++) {
+      // the order alternates, so neither line always runs on the warmer machine
+      const first = r % 2 === 0 ? "a1" : "b"
+      const a1 = first === "a1" ? await bareLoad("a1") : undefined
+      const b = await load("b  10-subject op served from the store", stored)
+      const a1After = a1 ?? (await bareLoad("a1"))
+      ratios.push(b.rps / a1After.rps)
+      console.log(
+        `round ${r + 1}: a1 ${a1After.rps.toFixed(0)}/s, b ${b.rps.toFixed(0)}/s (p50 ${b.p50} ms, statuses ${JSON.stringify(b.statuses)}), b = ${(b.rps / a1After.rps).toFixed(3)} x a1, load average ${loadavg()[0]!.toFixed(1)}`
+      )
+    }
+    const sorted = [...ratios].sort((x, y) => x - y)
+    summary["b"] = Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(3))
+    console.log(`b = ${summary["b"]} x a1 (median of ${rounds} rounds; target 0.60)`)
+  } finally {
+    await close()
+    await stop(bare)
+  }
+}
+
+const main = async () => {
+  const results: Array<Result> = []
+
+  const rawPort = await freePort()
+  const raw = spawn(process.execPath, [here("./raw.mjs")], {
+    env: { ...process.env, PORT: String(rawPort) },
+    stdio: "inherit"
+  })
+  await waitFor(`http://127.0.0.1:${rawPort}/`, small)
+  results.push(await load("a0 raw node:http JSON POST", { url: `http://127.0.0.1:${rawPort}/`, ...small }))
+  await stop(raw)
+
+  const { bare, bareLoad } = await startBare()
   results.push(await bareLoad("a1 bare Effect HttpApi JSON POST"))
 
   const { server, admin, schema, url: serverUrl, close } = await serverOnFreshSchema("bench")
@@ -963,6 +1012,7 @@ const only = process.env["BENCH_ONLY"]
 const all = async () => {
   if (only === undefined || only === "m") await embedded()
   if (only === undefined || only === "main") await main()
+  if (only === "b") await storedOnly()
   if (only === undefined || only === "u") await upstreams()
   if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()

@@ -26,6 +26,7 @@ import { Measurements, type Row } from "./ports/Measurements.js"
 import { Upstream } from "./ports/Upstream.js"
 import * as Requests from "./Requests.js"
 import { deliveredPrice, holdsOf, type Keep, keptAnswer, reason as reasonOf, records } from "./Settle.js"
+import * as Spans from "./Spans.js"
 
 export { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 export { CallSettings } from "./CallSettings.js"
@@ -47,8 +48,6 @@ export interface Answer {
 /** An estimate, with `fitsMaxCredits` when the call carries a cap (D18). */
 const withCap = (estimate: { readonly credits: number }, maxCredits: number | undefined) =>
   maxCredits === undefined ? estimate : { credits: estimate.credits, fitsMaxCredits: estimate.credits <= maxCredits }
-
-const noStack = { captureStackTrace: false } as const
 
 /** Op calls as a service over the Ledger, Measurements and Upstream ports. */
 export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
@@ -228,7 +227,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         return { quote: 0, run: (_keep?: Keep, _options?: RunOptions): Effect.Effect<Answer, CallError> => read }
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
-      const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Effect.withSpan("Calls.plan", noStack))
+      const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Spans.traced("Calls.plan"))
       const run = Effect.fnUntraced(function* (keep: Keep | undefined, fenced: boolean) {
         // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
         if (!decoded.estimateOnly && Demand.trackable(p.op))

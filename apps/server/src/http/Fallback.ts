@@ -14,7 +14,7 @@ import {
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api, Failure } from "@pdr/http-api"
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option } from "effect"
 import * as DashboardHttp from "../dashboard/DashboardHttp.js"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -190,6 +190,9 @@ export const layer = HttpApiBuilder.middleware(
           Effect.gen(function* () {
             const refused = yield* precheck(incoming, request.id)
             if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
+            // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
+            // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
+            yield* FiberRef.set(RequestId.current, request)
             // every answer of the API leaves through here, errors included: its headers are applied once, at the end
             return yield* app.pipe(
               Effect.catchAllCause((cause) =>
@@ -199,8 +202,7 @@ export const layer = HttpApiBuilder.middleware(
                     )
                   : render(cause, request.id)
               ),
-              Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers)),
-              Effect.locally(RequestId.current, request)
+              Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
             )
           })
         )

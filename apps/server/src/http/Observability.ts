@@ -7,7 +7,7 @@
  */
 import { HttpApi, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Metrics } from "@pdr/core"
-import { Context, Effect, Layer, type Tracer } from "effect"
+import { Context, Effect, FiberRef, HashMap, Layer, type Tracer } from "effect"
 import type * as RequestId from "../RequestId.js"
 
 interface Template {
@@ -85,18 +85,23 @@ export const observe =
     const finish = (response: HttpServerResponse.HttpServerResponse, span: Tracer.Span | undefined) => {
       const ms = record(response, span)
       if (!options.log || probes.has(route)) return Effect.succeed(response)
+      // the annotations are added to the request's own fiber, not around the line (`Effect.annotateLogs` is an
+      // acquire-use-release and two fiber-ref writes): the line is the last thing the fiber logs (issue 22)
       return Effect.as(
-        Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            requestId: state.id,
-            ...(span === undefined ? {} : { traceId: span.traceId }),
-            ...(state.keyId === undefined ? {} : { keyId: state.keyId }),
-            method: request.method,
-            route,
-            status: response.status,
-            durationMs: Math.round(ms),
-            ...(state.credits === undefined ? {} : { credits: state.credits })
-          })
+        Effect.zipRight(
+          FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
+            Object.entries({
+              requestId: state.id,
+              ...(span === undefined ? {} : { traceId: span.traceId }),
+              ...(state.keyId === undefined ? {} : { keyId: state.keyId }),
+              method: request.method,
+              route,
+              status: response.status,
+              durationMs: Math.round(ms),
+              ...(state.credits === undefined ? {} : { credits: state.credits })
+            }).reduce((map, [key, value]) => HashMap.set(map, key, value as unknown), annotations)
+          ),
+          Effect.logInfo("request")
         ),
         response
       )
