@@ -176,31 +176,31 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         : yield* ledger
             .settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept, draw })
             .pipe(
-            Effect.catchTag("HoldNotHeld", (e) =>
-              // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
-              // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
-              // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
-              control.long || fenced
-                ? Effect.zipRight(
-                    Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
-                    Effect.die(e)
-                  )
-                : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                    Effect.zipRight(
-                      ledger.settle({
-                        holdId: null,
-                        accountId: caller.accountId,
-                        capture: 0,
-                        reason,
-                        records: written,
-                        kept
-                      })
+              Effect.catchTag("HoldNotHeld", (e) =>
+                // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
+                // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
+                // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
+                control.long || fenced
+                  ? Effect.zipRight(
+                      Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
+                      Effect.die(e)
                     )
-                  )
-            ),
-            // a settle without a hold is never refused as not held
-            Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
-          )
+                  : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                      Effect.zipRight(
+                        ledger.settle({
+                          holdId: null,
+                          accountId: caller.accountId,
+                          capture: 0,
+                          reason,
+                          records: written,
+                          kept
+                        })
+                      )
+                    )
+              ),
+              // a settle without a hold is never refused as not held
+              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+            )
       // issue 21: a cache in front of the store serves what was just stored (a forced fetch replaces its copy)
       if (measurements.stored !== undefined && written.measurements.length > 0)
         yield* measurements.stored(written.measurements)
@@ -257,8 +257,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       })
       return {
         quote: p.quote,
-        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> =>
-          run(keep, options ?? {})
+        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> => run(keep, options ?? {})
       }
     })
 

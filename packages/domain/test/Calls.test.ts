@@ -127,7 +127,9 @@ describe("Calls", () => {
         const { store, script, calls, caller } = yield* world(1_000)
         const op = Samples.paidOps.find((o) => o.units === "subjects" && o.price._tag === "PerSubject")!
         const prepared = yield* Effect.forEach([1, 2, 3], (i) =>
-          calls.prepare(caller, op.platform, { request: { ...Samples.minimal(op), subjects: [Samples.subject(op, i)] } })
+          calls.prepare(caller, op.platform, {
+            request: { ...Samples.minimal(op), subjects: [Samples.subject(op, i)] }
+          })
         )
         const amount = prepared.reduce((n, p) => n + p.quote, 0)
         assert.isAbove(amount, 0)

@@ -284,14 +284,14 @@ export const makeWith = (options: GroupCommitOptions) =>
             : input.draw === true && input.holdId !== null
               ? drawStatement(input)
               : settleStatement(
-                sql,
-                input.holdId,
-                input.accountId,
-                input.capture,
-                input.reason,
-                input.records,
-                input.kept
-              )
+                  sql,
+                  input.holdId,
+                  input.accountId,
+                  input.capture,
+                  input.reason,
+                  input.records,
+                  input.kept
+                )
         )
       ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
 

@@ -189,8 +189,20 @@ for (const t of targets) {
             const ledger = yield* Ledger.Ledger
             const account = yield* accounts.create({ name: "swept", credits: 50 })
             const expiresAt = later(30_000)
-            const stale = yield* ledger.placeHold({ id: holdId(), accountId: account.id, keyId: null, amount: 20, expiresAt })
-            const idle = yield* ledger.placeHold({ id: holdId(), accountId: account.id, keyId: null, amount: 5, expiresAt })
+            const stale = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 20,
+              expiresAt
+            })
+            const idle = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 5,
+              expiresAt
+            })
             yield* ledger.settle({
               holdId: stale.id,
               accountId: account.id,
@@ -213,7 +225,9 @@ for (const t of targets) {
           Effect.gen(function* () {
             const accounts = yield* Accounts.Accounts
             const ledger = yield* Ledger.Ledger
-            const owners = yield* Effect.forEach([1, 2, 3], (i) => accounts.create({ name: `sweep-${i}`, credits: 10_000 }))
+            const owners = yield* Effect.forEach([1, 2, 3], (i) =>
+              accounts.create({ name: `sweep-${i}`, credits: 10_000 })
+            )
             const empty = { measurements: [], points: [], reveals: [] }
             for (let round = 0; round < 4; round++) {
               // every hold already past its expiry for the sweeps (the settles do not look at it)
