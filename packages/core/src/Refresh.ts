@@ -572,10 +572,10 @@ export const make = (settings: Settings) =>
           let room = placed.left.available
           let k = 0
           while (k < covered.length && covered[k]!.prepared.quote <= room) room -= covered[k++]!.prepared.quote
-          for (const it of covered.slice(k)) refused.push({ it, available: placed.left.available })
+          for (const it of covered.slice(k)) refused.push({ it, available: room })
           covered = covered.slice(0, k)
         }
-        for (const it of covered) refused.push({ it, available: 0 })
+        for (const it of covered) refused.push({ it, available: 0 }) // the credits kept changing: refused all the same
         return { hold: undefined, covered: [] as ReadonlyArray<Item>, refused }
       })
 
