@@ -418,10 +418,28 @@ export const make = (settings: Settings) =>
       maxBatch: 64,
       maxInFlight: 1
     })
+    const giveBackAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
+      Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
+    // the give-backs of one turn in one statement per pass (each batch gives back at its end); after a lost connection
+    // nothing is given again (it may have been: giving twice could let the pass spend above its budget)
+    const giveBackGrouped = yield* GroupCommit.make({
+      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+        Effect.gen(function* () {
+          for (const pass of new Set(asks.map((a) => a.pass)))
+            yield* giveBackAlone({
+              pass,
+              credits: asks.reduce((n, a) => (a.pass === pass ? n + a.credits : n), 0)
+            })
+          return asks.map(() => Either.right<void>(undefined))
+        }),
+      alone: giveBackAlone,
+      retry: (_ask, failure) =>
+        Effect.logWarning("refresh: a give-back of the pass budget may be lost", String(failure).split("\n")[0]),
+      maxBatch: 64,
+      maxInFlight: 1
+    })
     const giveBack = (pass: string, credits: number) =>
-      credits <= 0
-        ? Effect.void
-        : Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
+      credits <= 0 ? Effect.void : giveBackGrouped({ pass, credits })
 
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>

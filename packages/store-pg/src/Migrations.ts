@@ -968,6 +968,21 @@ export const all = {
       RETURN QUERY SELECT v_hold.captured, v_hold.amount - v_hold.captured;
     END $$;
 
+    -- the closes of one group commit, answered with their ask's number (no row: the hold was not held); their accounts
+    -- locked first, in id order
+    CREATE FUNCTION pdr_close_holds(p_holds text[])
+    RETURNS TABLE (ord integer, captured bigint, released bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id IN (SELECT h.account_id FROM holds h WHERE h.id = ANY (p_holds))
+        ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        RETURN QUERY SELECT i, c.captured, c.released FROM pdr_close_hold(p_holds[i], 'released') AS c;
+      END LOOP;
+    END $$;
+
     -- the expiry sweep: the accounts of the expired holds locked first (in id order, as every batch locks them), then
     -- their holds; a shared hold's draws are captured as pdr_close_hold captures them. Returns how many expired
     CREATE FUNCTION pdr_release_expired(p_now timestamptz)

@@ -405,6 +405,30 @@ export const makeWith = (options: GroupCommitOptions) =>
       retry: drawAgain
     })
 
+    // issue 19: the closes of one turn in one statement (a refresh batch's hold is closed at each batch's end: alone,
+    // each would lock the account's row through its own commit). After a lost connection a close of the batch is run
+    // alone: a hold the batch closed then answers none, and its release is not given back to a pass budget (the pass
+    // may end early, never over its budget)
+    const closeGrouped = yield* GroupCommit.make({
+      ...options,
+      run: (ids: ReadonlyArray<string>) =>
+        againOnDeadlock(sql`SELECT * FROM pdr_close_holds(${ids}::text[])`).pipe(
+          Effect.map((rows) => {
+            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
+            return ids.map((_, i) =>
+              Either.right(
+                Option.map(Option.fromNullable(byOrd.get(i + 1)), (r) => ({
+                  captured: num(r["captured"]),
+                  released: num(r["released"])
+                }))
+              )
+            )
+          })
+        ),
+      alone: closeHold,
+      retry: (id: string) => closeHold(id)
+    })
+
     return L.Ledger.of({
       createAccount: ({ id, name }) =>
         orDie(sql`INSERT INTO accounts (id, name) VALUES (${id}, ${name}) RETURNING *`).pipe(
@@ -434,7 +458,7 @@ export const makeWith = (options: GroupCommitOptions) =>
             ? drawGrouped(input)
             : settleGrouped(input),
       release: (holdId) => Effect.asVoid(closeHold(holdId)),
-      close: closeHold,
+      close: options.maxBatch > 1 ? closeGrouped : closeHold,
       extend: (holdId, expiresAt) =>
         orDie(
           sql`UPDATE holds SET expires_at = greatest(expires_at, ${expiresAt})
