@@ -941,6 +941,54 @@ export const all = {
       END LOOP;
     END $$;
 
+    -- a settle alone (pdr_settle, migration 0006) locked its hold before its account: the expiry sweep and the closes
+    -- lock the account first, so it does too now (seen as a deadlock of a settle with two sweeps)
+    CREATE OR REPLACE FUNCTION pdr_settle(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                               p_points jsonb, p_reveals jsonb)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_hold holds%ROWTYPE;
+      v_amount bigint;
+    BEGIN
+      IF p_hold IS NULL THEN
+        PERFORM pdr_write_records(p_measurements, p_points, p_reveals);
+        RETURN QUERY SELECT a.id, a.name, a.balance, a.held, a.created_at, 0::bigint FROM accounts a WHERE a.id = p_account;
+        RETURN;
+      END IF;
+      -- the account's row before the hold's, as every statement writing both locks them (issue 19)
+      PERFORM 1 FROM accounts a WHERE a.id = (SELECT x.account_id FROM holds x WHERE x.id = p_hold) FOR UPDATE;
+      SELECT * INTO v_hold FROM holds h WHERE h.id = p_hold AND h.status = 'held' FOR UPDATE;
+      IF NOT FOUND OR p_capture > v_hold.amount THEN RETURN; END IF;
+      IF jsonb_array_length(p_reveals) = 0 THEN
+        PERFORM pdr_write_records(p_measurements, p_points, p_reveals);
+        v_amount := p_capture;
+      ELSE BEGIN
+        -- reveals are charged only for the parts written here, so the amount is known only after writing them
+        SELECT p_capture + coalesce(sum(x.credits), 0) INTO v_amount
+          FROM pdr_write_records(p_measurements, p_points, p_reveals) AS w
+          JOIN jsonb_to_recordset(p_reveals) AS x(person text, part text, credits bigint)
+            ON x.person = w.person AND x.part = w.part;
+        IF v_amount > v_hold.amount THEN
+          RAISE EXCEPTION 'capture above hold' USING ERRCODE = 'PD001';
+        END IF;
+      EXCEPTION WHEN SQLSTATE 'PD001' THEN
+        RETURN; -- the reveals written above are rolled back with this block
+      END; END IF;
+      UPDATE holds h SET status = 'captured', captured = v_amount, settled_at = now() WHERE h.id = p_hold;
+      IF v_amount > 0 THEN
+        INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+          VALUES (v_hold.account_id, 'capture', -v_amount, p_reason, v_hold.key_id, p_hold);
+      END IF;
+      RETURN QUERY
+        WITH a AS (
+          UPDATE accounts u SET balance = u.balance - v_amount, held = u.held - v_hold.amount
+          WHERE u.id = v_hold.account_id
+          RETURNING u.id, u.name, u.balance, u.held, u.created_at)
+        SELECT a.id, a.name, a.balance, a.held, a.created_at, v_amount FROM a;
+    END $$;
+
     -- ends a hold still held (released, or expired): its draws captured with one ledger entry, the rest released; the
     -- account's row locked before the hold's. No row when the hold was not held
     CREATE FUNCTION pdr_close_hold(p_hold text, p_status text)
@@ -978,6 +1026,7 @@ export const all = {
     BEGIN
       PERFORM 1 FROM accounts a WHERE a.id IN (SELECT h.account_id FROM holds h WHERE h.id = ANY (p_holds))
         ORDER BY a.id FOR UPDATE;
+      PERFORM 1 FROM holds h WHERE h.id = ANY (p_holds) ORDER BY h.id FOR UPDATE;
       FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
         RETURN QUERY SELECT i, c.captured, c.released FROM pdr_close_hold(p_holds[i], 'released') AS c;
       END LOOP;
@@ -996,6 +1045,9 @@ export const all = {
           SELECT DISTINCT h.account_id FROM holds h WHERE h.status = 'held' AND h.expires_at <= p_now)
         ORDER BY a.id FOR UPDATE) AS x;
       IF v_accounts IS NULL THEN RETURN 0; END IF;
+      -- then the holds, in id order (as a batch of draws locks them)
+      PERFORM 1 FROM holds x WHERE x.status = 'held' AND x.expires_at <= p_now AND x.account_id = ANY (v_accounts)
+        ORDER BY x.id FOR UPDATE;
       WITH h AS (
         UPDATE holds x SET status = 'expired', settled_at = now()
         WHERE x.status = 'held' AND x.expires_at <= p_now AND x.account_id = ANY (v_accounts)

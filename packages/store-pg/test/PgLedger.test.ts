@@ -229,10 +229,10 @@ for (const t of targets) {
               accounts.create({ name: `sweep-${i}`, credits: 10_000 })
             )
             const empty = { measurements: [], points: [], reveals: [] }
-            for (let round = 0; round < 4; round++) {
+            for (let round = 0; round < 8; round++) {
               // every hold already past its expiry for the sweeps (the settles do not look at it)
               const holds = yield* Effect.forEach(
-                Array.from({ length: 60 }, (_, i) => i),
+                Array.from({ length: 400 }, (_, i) => i),
                 (i) =>
                   ledger.placeHold({
                     id: holdId(),
@@ -256,9 +256,18 @@ for (const t of targets) {
                     })
                   )
                 ),
-                ...Array.from({ length: 6 }, () => Effect.asVoid(ledger.releaseExpired(later(60_000))))
+                ...Array.from({ length: 12 }, (_, k) =>
+                  Effect.zipRight(
+                    Effect.promise(() => new Promise((r) => setTimeout(r, k * 2))),
+                    Effect.asVoid(ledger.releaseExpired(later(60_000)))
+                  )
+                )
               ]
-              // interleaved: sweeps between the settles
+              // interleaved: sweeps between the settles, started a few ms apart (real timers: the TestClock does not
+              // move) so they meet the group-committed statements. A deadlock here is retried by `againOnDeadlock`
+              // after a sleep the TestClock never ends, so it shows as this test's timeout: with the statements of
+              // main (a sweep locking holds before accounts, a lone settle its hold before its account) it failed on
+              // a deadlock in 1.4 s; that is also how the D8 invariant property timed out once in 13 runs
               const order = work.map((w, i) => ({ w, k: (i * 7919) % work.length })).sort((x, y) => x.k - y.k)
               yield* Effect.all(
                 order.map((o) => o.w),
@@ -269,7 +278,7 @@ for (const t of targets) {
               const closed = yield* Effect.forEach(holds, (h) => ledger.close(h.id), { concurrency: "unbounded" })
               const again = yield* Effect.forEach(holds, (h) => ledger.close(h.id), { concurrency: "unbounded" })
               assert.isTrue(again.every(Option.isNone))
-              assert.isAtMost(closed.filter(Option.isSome).length, 30)
+              assert.isAtMost(closed.filter(Option.isSome).length, 200)
               for (const o of owners) {
                 const a = yield* audit(o.id)
                 assert.isAtLeast(a.account.balance, 0)
