@@ -64,7 +64,21 @@ describe.skipIf(!server)("batches of entities per job on PostgreSQL", () => {
     expect(failed.freshness_key).toContain("creator.5")
     // its batch ended done (only the entity failed); the others were charged once each, the failed one never
     expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state <> 'done'")).toBe(0)
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 15, credits: 30 })
+    // issue 19: one ledger hold per batch, each entity's charge drawn from it: one capture entry per batch
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 4, credits: 30 })
+    // creator.5's batch: its first hold covered 4 quotes of 2, three were drawn and the failed one's share released;
+    // its second attempt held creator.5's quote alone and released it whole
+    const holds = await F.query(
+      w.url,
+      `SELECT h.amount::int, h.captured::int, h.status FROM holds h, jobs j
+       WHERE j.payload->'entities' @> '[{"subject": "creator.5"}]' AND h.key_id LIKE '%:' || j.id
+       ORDER BY h.created_at`
+    )
+    expect(holds).toEqual([
+      { amount: 8, captured: 6, status: "captured" },
+      { amount: 2, captured: 0, status: "released" }
+    ])
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 30, charged: 30 })
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), s).toBe(s === "creator.5" ? 1 : 2)
     expect(await F.reconciles(w.url)).toBe(true)
@@ -92,9 +106,12 @@ describe.skipIf(!server)("batches of entities per job on PostgreSQL", () => {
         worker = await workerOf(a.child.pid!)
         return (
           worker !== undefined &&
-          (await count(w.url, "SELECT count(*)::int AS n FROM ledger WHERE kind = 'capture' AND key_id LIKE $1", [
-            `%:${worker}:%`
-          ])) >= 2
+          // two entities drawn from its batch's hold (captured in the ledger only when the hold is closed)
+          (await count(
+            w.url,
+            "SELECT count(*)::int AS n FROM measurements m JOIN holds h ON h.id = m.hold_id WHERE h.key_id LIKE $1",
+            [`%:${worker}:%`]
+          )) >= 2
         )
       }, 60_000),
       a.output()
@@ -112,11 +129,14 @@ describe.skipIf(!server)("batches of entities per job on PostgreSQL", () => {
     expect(await batchSizes(w.url)).toEqual([4, 4, 4, 4])
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), `${s}\n${a.output()}`).toBe(2)
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
+    // one entry per batch hold, and one for the frozen runner's hold (its two draws, captured by the takeover)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 5, credits: 32 })
     expect(await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")).toBe(0)
     expect(await F.query(w.url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")).toEqual([
       { status: "refreshed", n: 16 }
     ])
+    // the frozen runner's unspent share went back to the pass budget once (by the takeover, not again when it woke)
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 32, charged: 32 })
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 
@@ -152,7 +172,73 @@ describe.skipIf(!server)("batches of entities per job on PostgreSQL", () => {
     const [cut] = await F.query(w.url, "SELECT freshness_key, detail FROM refresh_results WHERE status = 'over_budget'")
     expect(cut.freshness_key).toContain("a.big")
     expect(cut.detail).toMatch(/^194 credits needed, 12 of the pass budget left$/)
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 8, credits: 16 })
+    // a hold per batch round: the cheap entities of the first batch, then the two other batches
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 3, credits: 16 })
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 16, charged: 16 })
     expect(await F.reconciles(w.url)).toBe(true)
   }, 120_000)
+
+  it("a batch whose account covers only part of its quotes holds what it can: the rest end failed, nothing held or reserved is left", async () => {
+    // the refresh account has 5 credits: the first batch of 4 entities of 2 credits holds 4 (two entities), its two
+    // others and every later batch's entities fail (1 credit spendable)
+    const w = await open(16, 5)
+    const r = F.spawnRunner(["once"], w.env({ REFRESH_BATCH: "4", REFRESH_CONCURRENCY: "1" }))
+    expect(await r.exited, r.output()).toBe(4) // failures
+    const summary = F.lastJson(r.stdout())
+    expect([summary.refreshed, summary.failed]).toEqual([2, 14])
+    const failed = await F.query(w.url, "SELECT detail FROM refresh_results WHERE status = 'failed'")
+    for (const f of failed) expect(f.detail).toMatch(/^this call costs 2 credits and 1 are spendable/)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 1, credits: 4 })
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 4, charged: 4 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 120_000)
+
+  it("a SIGKILLed runner's batch hold is closed when its batch is taken over: its draws captured, its unspent reservation returned to the pass", async () => {
+    const w = await open(16)
+    // batches of 4 at 1 s a call, one call of the platform at a time: one batch runs, its calls in turn
+    const env = w.env({
+      REFRESH_BATCH: "4",
+      SYNTHETIC_LATENCY_MS: "1000",
+      REFRESH_CONCURRENCY: "2",
+      REFRESH_PLATFORM_CONCURRENCY: "1",
+      REFRESH_LEASE_MS: "1500"
+    })
+    const a = F.spawnRunner(["once"], env)
+    let hold: { id: string; key_id: string } | undefined
+    // killed once an entity of its batch drew from the batch's hold and the next is being fetched
+    expect(
+      await waitFor(async () => {
+        const rows = await F.query(
+          w.url,
+          "SELECT id, key_id FROM holds WHERE status = 'held' AND captured > 0 AND key_id LIKE $1",
+          [`%:${a.child.pid}:%`]
+        ).catch(() => [])
+        hold = rows[0] as typeof hold
+        return hold !== undefined
+      }, 60_000),
+      a.output()
+    ).toBe(true)
+    a.child.kill("SIGKILL")
+    await a.exited
+    const [during] = await F.query(w.url, "SELECT reserved::int FROM refresh_passes")
+    // the killed batch reserved its 4 quotes (8 credits) and drew 2 of them
+    expect(during.reserved).toBeGreaterThanOrEqual(8)
+    const b = F.spawnRunner(["once"], env)
+    expect(await b.exited, b.output()).toBe(0)
+    const [closed] = await F.query(w.url, "SELECT status, amount::int, captured::int FROM holds WHERE id = $1", [
+      hold!.id
+    ])
+    expect(closed.status).toBe("captured")
+    expect(closed.captured).toBeGreaterThan(0)
+    expect(closed.captured).toBeLessThan(closed.amount)
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.query(w.url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")).toEqual([
+      { status: "refreshed", n: 16 }
+    ])
+    expect((await F.captures(w.url, F.todaysPass())).credits).toBe(32)
+    // no live batch is left: what the pass reserved is exactly what it spent (the killed runner's rest came back)
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 32, charged: 32 })
+    expect(await F.reconciles(w.url)).toBe(true)
+  }, 180_000)
 })

@@ -34,7 +34,9 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     const points = await F.pointsPerSubject(w.url)
     expect(points.size).toBe(40)
     for (const s of w.subjects) expect(points.get(s), s).toBe(2) // the customer's point and one refresh
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 40, credits: 80 })
+    // issue 19: one capture entry per batch hold (40 entities planned as 20 batches of 2)
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 20, credits: 80 })
+    expect(await F.budgetSpent(w.url, F.todaysPass())).toEqual({ reserved: 80, charged: 80 })
     expect(await results(w.url)).toEqual({ refreshed: 40 })
     // both processes took part (each took tasks from the queue), and exactly one planned the pass
     const runners = await F.query(w.url, "SELECT DISTINCT runner FROM refresh_results")

@@ -126,6 +126,21 @@ export const captures = async (url: string, pass: string) => {
   return r as { n: number; credits: number }
 }
 
+/**
+ * What a pass reserved of its budget and what its results were charged (issue 19: with no batch running, the two are
+ * equal: every batch's unspent reservation came back when its hold was closed).
+ */
+export const budgetSpent = async (url: string, pass: string) => {
+  const [r] = await query(
+    url,
+    `SELECT p.reserved::int AS reserved,
+       (SELECT coalesce(sum(credits), 0)::int FROM refresh_results WHERE pass_id = p.id) AS charged
+     FROM refresh_passes p WHERE p.id = $1`,
+    [pass]
+  )
+  return r as { reserved: number; charged: number }
+}
+
 /** Every account reconciles (balance == grants - captures) and no hold is left held. */
 export const reconciles = async (url: string) => {
   const bad = await query(

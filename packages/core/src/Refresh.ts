@@ -236,6 +236,15 @@ interface Done {
   readonly result: Result
 }
 
+/** An entity of a batch with its planned call. */
+interface Item {
+  readonly e: EntityT
+  readonly prepared: Calls.Prepared
+}
+
+/** The quotes of these entities, summed. */
+const quotesOf = (items: ReadonlyArray<Item>) => items.reduce((n, it) => n + it.prepared.quote, 0)
+
 /** The calls of its platform a batch makes at once (its job's slots, counted against the platform's limit). */
 export const callsPerBatch = 4
 
@@ -409,10 +418,28 @@ export const make = (settings: Settings) =>
       maxBatch: 64,
       maxInFlight: 1
     })
+    const giveBackAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
+      Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
+    // the give-backs of one turn in one statement per pass (each batch gives back at its end); after a lost connection
+    // nothing is given again (it may have been: giving twice could let the pass spend above its budget)
+    const giveBackGrouped = yield* GroupCommit.make({
+      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+        Effect.gen(function* () {
+          for (const pass of new Set(asks.map((a) => a.pass)))
+            yield* giveBackAlone({
+              pass,
+              credits: asks.reduce((n, a) => (a.pass === pass ? n + a.credits : n), 0)
+            })
+          return asks.map(() => Either.right<void>(undefined))
+        }),
+      alone: giveBackAlone,
+      retry: (_ask, failure) =>
+        Effect.logWarning("refresh: a give-back of the pass budget may be lost", String(failure).split("\n")[0]),
+      maxBatch: 64,
+      maxInFlight: 1
+    })
     const giveBack = (pass: string, credits: number) =>
-      credits <= 0
-        ? Effect.void
-        : Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
+      credits <= 0 ? Effect.void : giveBackGrouped({ pass, credits })
 
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>
@@ -434,7 +461,16 @@ export const make = (settings: Settings) =>
       Effect.gen(function* () {
         const key = holdKey(batch.pass, stopped, job)
         const held = yield* ledger.holds(accountId)
-        for (const h of held) if (h.keyId === key) yield* ledger.release(h.id)
+        // issue 19: the stopped runner's batch hold is closed (what its entities drew is captured) and what it
+        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed and gives
+        // nothing back
+        let back = 0
+        for (const h of held)
+          if (h.keyId === key) {
+            const closed = yield* ledger.close(h.id)
+            if (Option.isSome(closed)) back += closed.value.released
+          }
+        yield* giveBack(batch.pass, back)
         yield* abandon(batch.pass, todo, accountId)
       })
 
@@ -464,7 +500,14 @@ export const make = (settings: Settings) =>
      * One entity's call on its plan, under its idempotency key of (pass, entity): what it charged and its coverage, or
      * why it failed (transient failures may be run again).
      */
-    const callOne = (pass: string, platform: string, accountId: string, e: EntityT, prepared: Calls.Prepared) =>
+    const callOne = (
+      pass: string,
+      platform: string,
+      accountId: string,
+      e: EntityT,
+      prepared: Calls.Prepared,
+      hold: string | undefined
+    ) =>
       Effect.gen(function* () {
         const key = idempotencyKey(pass, e.freshnessKey)
         const fingerprint = createHash("sha256")
@@ -476,7 +519,8 @@ export const make = (settings: Settings) =>
           .run(
             { accountId, key, fingerprint },
             // fenced: a job taken over from this runner had its holds released, and this call then settles nothing
-            prepared.run({ key, envelope: {} }, { fenced: true }).pipe(
+            // issue 19: the call draws its charge from its batch's hold (when it has a quote to cover)
+            prepared.run({ key, envelope: {} }, hold === undefined ? { fenced: true } : { fenced: true, hold }).pipe(
               Effect.map(({ kept, ...answer }) => {
                 own = { charged: answer.cost.creditsCharged, coverage: answer.coverage }
                 return kept === undefined
@@ -516,18 +560,62 @@ export const make = (settings: Settings) =>
     const failedResult = (quoted: number, detail: string): Result => ({ status: "failed", credits: 0, quoted, detail })
 
     /**
+     * Issue 19: one hold for the quotes of a round of a batch (the entities whose pass budget is reserved), placed
+     * through the Ledger port; each entity's settle draws its charge from it. When the account's spendable credits do
+     * not cover them all, the longest prefix (in claim order) they cover is held and the rest end failed, as a call
+     * refused its hold does. None when nothing is to be paid.
+     */
+    const placeShared = (
+      caller: { readonly accountId: string; readonly keyId: string },
+      items: ReadonlyArray<Item>,
+      ttl: Duration.Duration
+    ) =>
+      Effect.gen(function* () {
+        let covered = items.filter((it) => it.prepared.quote > 0)
+        const refused: Array<{ readonly it: Item; readonly available: number }> = []
+        // a refusal names the spendable credits it saw; they may change meanwhile, so a few tries
+        for (let attempt = 0; covered.length > 0 && attempt < 4; attempt++) {
+          const amount = quotesOf(covered)
+          const placed = yield* Effect.either(
+            ledger.placeHold({
+              id: `hold_${randomBytes(12).toString("hex")}`,
+              accountId: caller.accountId,
+              keyId: caller.keyId,
+              amount,
+              expiresAt: new Date(Date.now() + Duration.toMillis(ttl))
+            })
+          )
+          if (Either.isRight(placed)) return { hold: placed.right.id, covered, refused }
+          // the longest prefix the spendable credits seen cover (all of it: they changed since, so try again)
+          let room = placed.left.available
+          let k = 0
+          while (k < covered.length && covered[k]!.prepared.quote <= room) room -= covered[k++]!.prepared.quote
+          for (const it of covered.slice(k)) refused.push({ it, available: room })
+          covered = covered.slice(0, k)
+        }
+        for (const it of covered) refused.push({ it, available: 0 }) // the credits kept changing: refused all the same
+        return { hold: undefined, covered: [] as ReadonlyArray<Item>, refused }
+      })
+
+    /**
      * One job: a batch of entities of one platform and op. Planned together (their store reads in one statement),
      * their quotes reserved in the pass budget in one statement (when the budget left cannot cover them all, entity
-     * by entity in claim order, so a cheap entity is not cut while credits remain), each called in turn under its own
-     * idempotency key (up to `callsPerBatch` at once: the job's slots, which the platform limit counts); what was reserved and not
-     * charged is given back. A permanent failure ends only its entity failed; the entities of a transient failure, or
-     * whose quote waits for credits other jobs hold, come back with the batch's next attempt (its entities with a
-     * result skipped), and on its last attempt end failed or over budget.
+     * by entity in claim order, so a cheap entity is not cut while credits remain), then held on the refresh account
+     * as one ledger hold (issue 19), from which each entity's settle draws its charge; each called under its own
+     * idempotency key (up to `callsPerBatch` at once: the job's slots, which the platform limit counts). Closing the
+     * hold captures what was drawn and releases the rest, which is given back to the pass budget (by this runner, or
+     * by the runner that takes the job over: exactly once, by whoever closes the hold). A permanent failure ends only
+     * its entity failed; the entities of a transient failure, or whose quote waits for credits other jobs hold, come
+     * back with the batch's next attempt (its entities with a result skipped), and on its last attempt end failed or
+     * over budget.
      */
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
-        // reserved credits of entities not running now: given back if the job stops (the running one's may be charged)
+        // reserved credits not held: given back if the job stops; the open hold is closed and what it released given
+        // back (a stop between the reservation and the hold leaves that round's reservation: the pass ends early,
+        // never spends more than its budget)
         let idle = 0
+        let open: string | undefined
         let pass: string | undefined
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
@@ -544,6 +632,7 @@ export const make = (settings: Settings) =>
           // claims on the keys still in flight when their end could not be written: they are stale, and dropped
           else if (job.attempts > 1) yield* abandon(batch.pass, todo, accountId)
           const caller = { accountId, keyId: holdKey(batch.pass, runner, job.id), prefix: "refresh" }
+          const ttl = (yield* Calls.CallSettings).holdTtl
           const out: Array<Done> = []
           // planned once each, together: the quote, then (once it is reserved) the call on the same plan
           const plans = yield* Effect.forEach(
@@ -551,10 +640,6 @@ export const make = (settings: Settings) =>
             (e) => Effect.either(calls.prepare(caller, batch.platform, { request: e.request })),
             { concurrency: "unbounded" }
           )
-          interface Item {
-            readonly e: EntityT
-            readonly prepared: Calls.Prepared
-          }
           const items: Array<Item> = []
           plans.forEach((p, i) => {
             if (Either.isLeft(p))
@@ -576,7 +661,7 @@ export const make = (settings: Settings) =>
               }
               return [got, left] as const
             })
-          const total = items.reduce((n, it) => n + it.prepared.quote, 0)
+          const total = quotesOf(items)
           let ready: ReadonlyArray<Item> = items
           let waiting: ReadonlyArray<Item> = []
           if (total > 0) {
@@ -587,31 +672,70 @@ export const make = (settings: Settings) =>
           const last = job.attempts >= settings.maxAttempts
           let again: string | undefined
           while (ready.length > 0) {
+            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back
+            const shared = yield* Effect.uninterruptible(
+              Effect.tap(placeShared(caller, ready, ttl), (s) =>
+                Effect.sync(() => {
+                  open = s.hold
+                  idle -= quotesOf(s.covered)
+                })
+              )
+            )
             let back = 0
+            for (const { it, available } of shared.refused) {
+              back += it.prepared.quote
+              idle -= it.prepared.quote
+              const refusal = new Calls.InsufficientCredits({ required: it.prepared.quote, available })
+              out.push({ entity: it.e, result: failedResult(it.prepared.quote, refusal.message) })
+            }
+            const refused = new Set(shared.refused.map((r) => r.it))
+            // the hold outlives the calls: renewed (a call may take minutes) while less than half its TTL is left
+            let renewAt = Date.now() + Duration.toMillis(ttl) / 2
+            let closedByTakeover = false
             yield* Effect.forEach(
-              ready,
+              ready.filter((it) => !refused.has(it)),
               (it) =>
                 Effect.gen(function* () {
                   const quote = it.prepared.quote
-                  idle -= quote
-                  const r = yield* Effect.either(callOne(batch.pass, batch.platform, accountId, it.e, it.prepared))
+                  if (shared.hold !== undefined && Date.now() > renewAt && !closedByTakeover) {
+                    renewAt = Date.now() + Duration.toMillis(ttl) / 2
+                    closedByTakeover = !(yield* ledger.extend(
+                      shared.hold,
+                      new Date(Date.now() + Duration.toMillis(ttl))
+                    ))
+                  }
+                  const r = closedByTakeover
+                    ? Either.left(transient("the batch's hold was closed: the job was taken over"))
+                    : yield* Effect.either(
+                        callOne(
+                          batch.pass,
+                          batch.platform,
+                          accountId,
+                          it.e,
+                          it.prepared,
+                          quote > 0 ? shared.hold : undefined
+                        )
+                      )
                   if (Either.isRight(r)) {
-                    // a replayed answer was charged by the first run and counted in that run's reservation: it goes
-                    // back
-                    back += r.right.replayed ? quote : quote - r.right.charged
+                    // a replayed answer was charged by the first run, under that run's hold: it draws nothing here
                     const { status, detail } = statusOf(r.right.coverage)
                     out.push({ entity: it.e, result: { status, credits: r.right.charged, quoted: quote, detail } })
-                  } else {
-                    back += quote
-                    // a transient failure is called again with the batch's next attempt (after a backoff); a
-                    // permanent one ends only its entity
-                    if (r.left.transient && !last) again = r.left.reason
-                    else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
-                  }
+                  } else if (r.left.transient && !last) again = r.left.reason
+                  // a transient failure is called again with the batch's next attempt (after a backoff); a permanent
+                  // one ends only its entity (its share of the hold is released with the hold)
+                  else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
                 }),
               // the job's slots: the calls of its platform it makes at once (the platform limit counts them)
               { concurrency: Math.max(1, Math.min(callsPerBatch, settings.platformConcurrency)), discard: true }
             )
+            // the hold closed: its draws captured, the rest (failed entities' shares, replays, charges below the quote)
+            // goes back to the pass budget; none when a takeover closed it (and gave it back)
+            if (shared.hold !== undefined) {
+              const closed = yield* Effect.uninterruptible(
+                Effect.tap(ledger.close(shared.hold), () => Effect.sync(() => (open = undefined)))
+              )
+              if (Option.isSome(closed)) back += closed.value.released
+            }
             yield* giveBack(batch.pass, back)
             // what this batch gave back may cover the quotes that did not fit
             if (waiting.length === 0) break
@@ -642,7 +766,19 @@ export const make = (settings: Settings) =>
           return again === undefined ? { done: out } : { done: out, again }
         }).pipe(
           Effect.onExit((exit) =>
-            Exit.isSuccess(exit) || pass === undefined || idle <= 0 ? Effect.void : Effect.ignore(giveBack(pass, idle))
+            Exit.isSuccess(exit) || pass === undefined
+              ? Effect.void
+              : Effect.ignore(
+                  Effect.gen(function* () {
+                    const p = pass!
+                    let back = idle
+                    if (open !== undefined) {
+                      const closed = yield* ledger.close(open)
+                      if (Option.isSome(closed)) back += closed.value.released
+                    }
+                    yield* giveBack(p, back)
+                  })
+                )
           )
         )
       }).pipe(

@@ -91,8 +91,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined, fenced: boolean) =>
-      holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep, fenced))
+    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined, options: RunOptions) =>
+      options.hold === undefined
+        ? holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep, options.fenced === true, false))
+        : // issue 19: the call draws from a hold its caller placed for several calls (a refresh batch's) and closes:
+          // a failure leaves its share in that hold, released when the hold is closed
+          deliver(caller, p, steps, p.quote > 0 ? options.hold : null, keep, options.fenced === true, true)
 
     /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
     const deliver = Effect.fnUntraced(function* (
@@ -101,13 +105,14 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       steps: OpKind.Fetches,
       holdId: string | null,
       keep: Keep | undefined,
-      fenced: boolean
+      fenced: boolean,
+      draw: boolean
     ) {
       const toFetch = p.units.filter((u) => steps.fetches(u))
       const settings = yield* CallSettings
       const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
       // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results
-      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, results).pipe(
+      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results).pipe(
         Effect.ensuring(fetcher.release(results))
       )
     })
@@ -120,6 +125,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       holdId: string | null,
       keep: Keep | undefined,
       fenced: boolean,
+      draw: boolean,
       results: ReadonlyArray<FetchResult>
     ) {
       const control = yield* CallControl
@@ -166,32 +172,34 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         readonly kept?: string
       } = nothingToWrite
         ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
-        : yield* ledger.settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept }).pipe(
-            Effect.catchTag("HoldNotHeld", (e) =>
-              // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
-              // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
-              // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
-              control.long || fenced
-                ? Effect.zipRight(
-                    Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
-                    Effect.die(e)
-                  )
-                : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                    Effect.zipRight(
-                      ledger.settle({
-                        holdId: null,
-                        accountId: caller.accountId,
-                        capture: 0,
-                        reason,
-                        records: written,
-                        kept
-                      })
+        : yield* ledger
+            .settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept, draw })
+            .pipe(
+              Effect.catchTag("HoldNotHeld", (e) =>
+                // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
+                // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
+                // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
+                control.long || fenced
+                  ? Effect.zipRight(
+                      Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
+                      Effect.die(e)
                     )
-                  )
-            ),
-            // a settle without a hold is never refused as not held
-            Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
-          )
+                  : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                      Effect.zipRight(
+                        ledger.settle({
+                          holdId: null,
+                          accountId: caller.accountId,
+                          capture: 0,
+                          reason,
+                          records: written,
+                          kept
+                        })
+                      )
+                    )
+              ),
+              // a settle without a hold is never refused as not held
+              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+            )
       // issue 21: a cache in front of the store serves what was just stored (a forced fetch replaces its copy)
       if (measurements.stored !== undefined && written.measurements.length > 0)
         yield* measurements.stored(written.measurements)
@@ -228,7 +236,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
       const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Spans.traced("Calls.plan"))
-      const run = Effect.fnUntraced(function* (keep: Keep | undefined, fenced: boolean) {
+      const run = Effect.fnUntraced(function* (keep: Keep | undefined, options: RunOptions) {
         // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
         if (!decoded.estimateOnly && Demand.trackable(p.op))
           yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
@@ -244,12 +252,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         // D18: the cap is checked on the quote, before anything is held or fetched
         if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
           return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-        return yield* execute(caller, p, steps, keep, fenced)
+        return yield* execute(caller, p, steps, keep, options)
       })
       return {
         quote: p.quote,
-        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> =>
-          run(keep, options?.fenced === true)
+        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> => run(keep, options ?? {})
       }
     })
 
@@ -274,6 +281,11 @@ export interface RunOptions {
    * another runner takes the job over): the call settles nothing and fails, rather than delivering without charge.
    */
   readonly fenced?: boolean
+  /**
+   * Issue 19: a hold the caller placed for several calls (a refresh batch's, covering their quotes): the call draws its
+   * charge from it (`Ledger.settle` with `draw`) instead of placing its own, and leaves it held; the caller closes it.
+   */
+  readonly hold?: string
 }
 
 /** A call planned once: its quote, and the rest of the call on that plan. */

@@ -120,6 +120,59 @@ describe("Calls", () => {
       })
   )
 
+  it.effect(
+    "issue 19: calls drawing from one shared hold: each is charged exactly its delivery (<= its quote), a failed one draws nothing and its share is released when the hold is closed; one taken over (hold closed) settles nothing",
+    () =>
+      Effect.gen(function* () {
+        const { store, script, calls, caller } = yield* world(1_000)
+        const op = Samples.paidOps.find((o) => o.units === "subjects" && o.price._tag === "PerSubject")!
+        const prepared = yield* Effect.forEach([1, 2, 3], (i) =>
+          calls.prepare(caller, op.platform, {
+            request: { ...Samples.minimal(op), subjects: [Samples.subject(op, i)] }
+          })
+        )
+        const amount = prepared.reduce((n, p) => n + p.quote, 0)
+        assert.isAbove(amount, 0)
+        const hold = yield* store.ledger.placeHold({
+          id: "hold_shared",
+          accountId: caller.accountId,
+          keyId: null,
+          amount,
+          expiresAt: new Date(start + 600_000)
+        })
+        // the second call's upstream fails: every unit failed, it draws nothing
+        script.current = (u, i) => (i === 1 ? { kind: "fail" } : { kind: "deliver", rows: u.rows })
+        const answers = []
+        for (const p of prepared) answers.push(yield* Effect.either(p.run(undefined, { hold: hold.id })))
+        assert.isTrue(Either.isRight(answers[0]!) && Either.isLeft(answers[1]!) && Either.isRight(answers[2]!))
+        const charged = answers.flatMap((a) => (Either.isRight(a) ? [a.right.cost.creditsCharged] : []))
+        charged.forEach((c, i) => assert.isAtMost(c, prepared[i === 0 ? 0 : 2]!.quote))
+        // nothing captured until the hold is closed; spendable is exact meanwhile
+        assert.isFalse(store.state.entries.some((e) => e.kind === "capture"))
+        assert.strictEqual(store.state.accounts.get(caller.accountId)!.held, amount)
+        const closed = yield* store.ledger.close(hold.id)
+        const drawn = charged[0]! + charged[1]!
+        assert.deepStrictEqual(closed._tag === "Some" ? closed.value : undefined, {
+          captured: drawn,
+          released: amount - drawn
+        })
+        const a = store.state.accounts.get(caller.accountId)!
+        assert.deepStrictEqual([a.balance, a.held], [1_000 - drawn, 0])
+        const captures = store.state.entries.filter((e) => e.kind === "capture")
+        assert.strictEqual(-captures.reduce((n, e) => n + e.credits, 0), drawn)
+        // a fenced call whose shared hold was closed (a takeover) settles nothing
+        const late = yield* calls.prepare(caller, op.platform, {
+          request: { ...Samples.minimal(op), subjects: [Samples.subject(op, 4)] }
+        })
+        script.current = (u) => ({ kind: "deliver", rows: u.rows })
+        const written = store.state.measurements.length
+        const fenced = yield* Effect.exit(late.run(undefined, { hold: hold.id, fenced: true }))
+        assert.isTrue(fenced._tag === "Failure")
+        assert.strictEqual(store.state.measurements.length, written)
+        assert.strictEqual(store.state.entries.filter((e) => e.kind === "capture").length, captures.length)
+      })
+  )
+
   it.effect.prop(
     "D1 invariant: real charge <= quote for any delivery outcome, == quote on complete delivery, and the balance moves by the charge",
     [scenario],

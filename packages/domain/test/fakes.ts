@@ -26,6 +26,8 @@ export const memoryStore = () => {
       status: string
       captured: number
       expiresAt: Date
+      /** what the draws of a shared hold are for (its ledger entry's reason when it is closed) */
+      reason?: string
     }
   >()
   const entries: Array<{
@@ -42,12 +44,23 @@ export const memoryStore = () => {
     new Ledger.Account({ ...a, createdAt: DateTime.unsafeMake(0) })
   const toHold = (h: typeof holds extends Map<string, infer H> ? H : never) =>
     new Ledger.Hold({ ...h, status: h.status as never, expiresAt: DateTime.unsafeMake(h.expiresAt) })
-  const release = (id: string, status: string) => {
+  /** Ends a held hold: what draws took from it is captured (one entry), the rest released (issue 19). */
+  const release = (id: string, status: string): Option.Option<Ledger.Closed> => {
     const h = holds.get(id)
-    if (h?.status !== "held") return false
-    h.status = status
-    accounts.get(h.accountId)!.held -= h.amount
-    return true
+    if (h?.status !== "held") return Option.none()
+    const a = accounts.get(h.accountId)!
+    h.status = h.captured > 0 && status === "released" ? "captured" : status
+    a.held -= h.amount
+    a.balance -= h.captured
+    if (h.captured > 0)
+      entries.push({
+        accountId: h.accountId,
+        kind: "capture",
+        credits: -h.captured,
+        reason: h.reason ?? "",
+        keyId: h.keyId
+      })
+    return Option.some({ captured: h.captured, released: h.amount - h.captured })
   }
   const ledger = Ledger.Ledger.of({
     createAccount: ({ id, name }) =>
@@ -74,13 +87,20 @@ export const memoryStore = () => {
         holds.set(id, { id, accountId, keyId, amount, status: "held", captured: 0, expiresAt })
         return Effect.succeed(toHold(holds.get(id)!))
       }),
-    settle: ({ holdId, accountId, capture, reason, records }) =>
+    settle: ({ holdId, accountId, capture, reason, records, draw }) =>
       Effect.suspend(() => {
         const fresh = records.reveals.filter(
           (r) => !reveals.some((x) => x.accountId === r.accountId && x.person === r.person && x.part === r.part)
         )
         const captured = holdId === null ? 0 : capture + fresh.reduce((n, r) => n + (r.credits ?? 0), 0)
-        if (holdId !== null) {
+        if (holdId !== null && draw === true) {
+          // a shared hold: the capture is drawn from what is left of it, captured in the ledger when it is closed
+          const h = holds.get(holdId)
+          if (h?.status !== "held" || h.captured + captured > h.amount)
+            return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
+          h.captured += captured
+          h.reason = reason
+        } else if (holdId !== null) {
           const h = holds.get(holdId)
           if (h?.status !== "held" || captured > h.amount) return Effect.fail(new Ledger.HoldNotHeld({ holdId }))
           const a = accounts.get(h.accountId)!
@@ -97,6 +117,7 @@ export const memoryStore = () => {
         return Effect.succeed({ account: toAccount(accounts.get(accountId)!), captured })
       }),
     release: (id) => Effect.sync(() => void release(id, "released")),
+    close: (id) => Effect.sync(() => release(id, "released")),
     extend: (id, expiresAt) =>
       Effect.sync(() => {
         const h = holds.get(id)
@@ -107,8 +128,9 @@ export const memoryStore = () => {
     releaseExpired: (now) =>
       Effect.sync(
         () =>
-          [...holds.values()].filter((h) => h.status === "held" && h.expiresAt <= now && release(h.id, "expired"))
-            .length
+          [...holds.values()].filter(
+            (h) => h.status === "held" && h.expiresAt <= now && Option.isSome(release(h.id, "expired"))
+          ).length
       ),
     holds: (accountId) =>
       Effect.sync(() =>

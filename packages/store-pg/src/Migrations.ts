@@ -859,6 +859,210 @@ export const all = {
                (v_keys[t.ord]).calls, v_spendable[t.ord], (v_keys[t.ord]).monthly_credit_limit, t.allowed, t.tokens
         FROM pdr_take_tokens(p_name, v_ids, p_rate, p_burst, true) AS t;
     END $$;
+  `),
+  // issue 19: a hold shared by several settles (a refresh batch's: one hold for its entities' quotes). A draw writes
+  // a call's data and kept answer and adds its capture to the hold's `captured` (never above the hold), without
+  // writing the account's row; closing the hold (its holder, a takeover, the expiry sweep) captures what was drawn with
+  // one ledger entry and releases the rest. Every statement that writes an account and a hold locks the account first
+  // (the expiry sweep and the release locked the hold first: a deadlock with a group-committed settle was possible)
+  "0031_shared_holds": migration(`
+    ALTER TABLE holds ADD COLUMN reason text;
+
+    CREATE FUNCTION pdr_draw(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                             p_points jsonb, p_reveals jsonb)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_hold holds%ROWTYPE;
+      v_amount bigint;
+    BEGIN
+      SELECT * INTO v_hold FROM holds h WHERE h.id = p_hold AND h.status = 'held' FOR UPDATE;
+      IF NOT FOUND OR p_capture > v_hold.amount - v_hold.captured THEN RETURN; END IF;
+      IF jsonb_array_length(p_reveals) = 0 THEN
+        PERFORM pdr_write_records(p_measurements, p_points, p_reveals);
+        v_amount := p_capture;
+      ELSE BEGIN
+        SELECT p_capture + coalesce(sum(x.credits), 0) INTO v_amount
+          FROM pdr_write_records(p_measurements, p_points, p_reveals) AS w
+          JOIN jsonb_to_recordset(p_reveals) AS x(person text, part text, credits bigint)
+            ON x.person = w.person AND x.part = w.part;
+        IF v_amount > v_hold.amount - v_hold.captured THEN
+          RAISE EXCEPTION 'capture above hold' USING ERRCODE = 'PD001';
+        END IF;
+      EXCEPTION WHEN SQLSTATE 'PD001' THEN
+        RETURN;
+      END; END IF;
+      UPDATE holds h SET captured = h.captured + v_amount, reason = p_reason WHERE h.id = p_hold;
+      RETURN QUERY SELECT a.id, a.name, a.balance, a.held, a.created_at, v_amount FROM accounts a
+        WHERE a.id = v_hold.account_id;
+    END $$;
+
+    CREATE FUNCTION pdr_draw_keep(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                                  p_points jsonb, p_reveals jsonb, p_key text, p_status integer, p_answer text)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    DECLARE
+      r record;
+      v_record text;
+    BEGIN
+      SELECT * INTO r FROM pdr_draw(p_hold, p_account, p_capture, p_reason, p_measurements, p_points, p_reveals);
+      IF NOT FOUND THEN RETURN; END IF;
+      v_record := json_build_object('answer', p_answer::json, 'cost',
+        json_build_object('creditsCharged', r.captured, 'creditsRemaining', r.balance - r.held))::text;
+      UPDATE idempotency i SET state = 'done', status = p_status, body = v_record
+        WHERE i.account_id = p_account AND i.key = p_key;
+      RETURN QUERY SELECT r.id, r.name, r.balance, r.held, r.created_at, r.captured, v_record;
+    END $$;
+
+    -- the draws of one group commit, answered with their ask's number (no row: the hold is not held, or would be
+    -- overdrawn); the holds are locked in id order first, so two batches drawing from the same holds never deadlock
+    CREATE FUNCTION pdr_draw_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[], p_reasons text[],
+                                        p_measurements text[], p_points text[], p_reveals text[], p_keys text[],
+                                        p_statuses integer[], p_answers text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM holds h WHERE h.id = ANY (p_holds) ORDER BY h.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        IF p_keys[i] IS NULL THEN
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+            FROM pdr_draw(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                          p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+        ELSE
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+            FROM pdr_draw_keep(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                               p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_answers[i]) AS s;
+        END IF;
+      END LOOP;
+    END $$;
+
+    -- a settle alone (pdr_settle, migration 0006) locked its hold before its account: the expiry sweep and the closes
+    -- lock the account first, so it does too now (seen as a deadlock of a settle with two sweeps)
+    CREATE OR REPLACE FUNCTION pdr_settle(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                               p_points jsonb, p_reveals jsonb)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_hold holds%ROWTYPE;
+      v_amount bigint;
+    BEGIN
+      IF p_hold IS NULL THEN
+        PERFORM pdr_write_records(p_measurements, p_points, p_reveals);
+        RETURN QUERY SELECT a.id, a.name, a.balance, a.held, a.created_at, 0::bigint FROM accounts a WHERE a.id = p_account;
+        RETURN;
+      END IF;
+      -- the account's row before the hold's, as every statement writing both locks them (issue 19)
+      PERFORM 1 FROM accounts a WHERE a.id = (SELECT x.account_id FROM holds x WHERE x.id = p_hold) FOR UPDATE;
+      SELECT * INTO v_hold FROM holds h WHERE h.id = p_hold AND h.status = 'held' FOR UPDATE;
+      IF NOT FOUND OR p_capture > v_hold.amount THEN RETURN; END IF;
+      IF jsonb_array_length(p_reveals) = 0 THEN
+        PERFORM pdr_write_records(p_measurements, p_points, p_reveals);
+        v_amount := p_capture;
+      ELSE BEGIN
+        -- reveals are charged only for the parts written here, so the amount is known only after writing them
+        SELECT p_capture + coalesce(sum(x.credits), 0) INTO v_amount
+          FROM pdr_write_records(p_measurements, p_points, p_reveals) AS w
+          JOIN jsonb_to_recordset(p_reveals) AS x(person text, part text, credits bigint)
+            ON x.person = w.person AND x.part = w.part;
+        IF v_amount > v_hold.amount THEN
+          RAISE EXCEPTION 'capture above hold' USING ERRCODE = 'PD001';
+        END IF;
+      EXCEPTION WHEN SQLSTATE 'PD001' THEN
+        RETURN; -- the reveals written above are rolled back with this block
+      END; END IF;
+      UPDATE holds h SET status = 'captured', captured = v_amount, settled_at = now() WHERE h.id = p_hold;
+      IF v_amount > 0 THEN
+        INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+          VALUES (v_hold.account_id, 'capture', -v_amount, p_reason, v_hold.key_id, p_hold);
+      END IF;
+      RETURN QUERY
+        WITH a AS (
+          UPDATE accounts u SET balance = u.balance - v_amount, held = u.held - v_hold.amount
+          WHERE u.id = v_hold.account_id
+          RETURNING u.id, u.name, u.balance, u.held, u.created_at)
+        SELECT a.id, a.name, a.balance, a.held, a.created_at, v_amount FROM a;
+    END $$;
+
+    -- ends a hold still held (released, or expired): its draws captured with one ledger entry, the rest released; the
+    -- account's row locked before the hold's. No row when the hold was not held
+    CREATE FUNCTION pdr_close_hold(p_hold text, p_status text)
+    RETURNS TABLE (captured bigint, released bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_account text;
+      v_hold holds%ROWTYPE;
+    BEGIN
+      SELECT h.account_id INTO v_account FROM holds h WHERE h.id = p_hold AND h.status = 'held';
+      IF NOT FOUND THEN RETURN; END IF;
+      PERFORM 1 FROM accounts a WHERE a.id = v_account FOR UPDATE;
+      SELECT * INTO v_hold FROM holds h WHERE h.id = p_hold AND h.status = 'held' FOR UPDATE;
+      IF NOT FOUND THEN RETURN; END IF;
+      UPDATE holds h SET status = CASE WHEN v_hold.captured > 0 AND p_status = 'released' THEN 'captured'
+          ELSE p_status END, settled_at = now()
+        WHERE h.id = p_hold;
+      IF v_hold.captured > 0 THEN
+        INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+          VALUES (v_hold.account_id, 'capture', -v_hold.captured, coalesce(v_hold.reason, 'shared hold'),
+                  v_hold.key_id, p_hold);
+      END IF;
+      UPDATE accounts a SET balance = a.balance - v_hold.captured, held = a.held - v_hold.amount
+        WHERE a.id = v_hold.account_id;
+      RETURN QUERY SELECT v_hold.captured, v_hold.amount - v_hold.captured;
+    END $$;
+
+    -- the closes of one group commit, answered with their ask's number (no row: the hold was not held); their accounts
+    -- locked first, in id order
+    CREATE FUNCTION pdr_close_holds(p_holds text[])
+    RETURNS TABLE (ord integer, captured bigint, released bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id IN (SELECT h.account_id FROM holds h WHERE h.id = ANY (p_holds))
+        ORDER BY a.id FOR UPDATE;
+      PERFORM 1 FROM holds h WHERE h.id = ANY (p_holds) ORDER BY h.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        RETURN QUERY SELECT i, c.captured, c.released FROM pdr_close_hold(p_holds[i], 'released') AS c;
+      END LOOP;
+    END $$;
+
+    -- the expiry sweep: the accounts of the expired holds locked first (in id order, as every batch locks them), then
+    -- their holds; a shared hold's draws are captured as pdr_close_hold captures them. Returns how many expired
+    CREATE FUNCTION pdr_release_expired(p_now timestamptz)
+    RETURNS integer LANGUAGE plpgsql AS $$
+    DECLARE
+      v_accounts text[];
+      v_n integer;
+    BEGIN
+      SELECT array_agg(x.id) INTO v_accounts FROM (
+        SELECT a.id FROM accounts a WHERE a.id IN (
+          SELECT DISTINCT h.account_id FROM holds h WHERE h.status = 'held' AND h.expires_at <= p_now)
+        ORDER BY a.id FOR UPDATE) AS x;
+      IF v_accounts IS NULL THEN RETURN 0; END IF;
+      -- then the holds, in id order (as a batch of draws locks them)
+      PERFORM 1 FROM holds x WHERE x.status = 'held' AND x.expires_at <= p_now AND x.account_id = ANY (v_accounts)
+        ORDER BY x.id FOR UPDATE;
+      WITH h AS (
+        UPDATE holds x SET status = 'expired', settled_at = now()
+        WHERE x.status = 'held' AND x.expires_at <= p_now AND x.account_id = ANY (v_accounts)
+        RETURNING x.id, x.account_id, x.key_id, x.amount, x.captured, x.reason),
+      l AS (
+        INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+        SELECT h.account_id, 'capture', -h.captured, coalesce(h.reason, 'shared hold'), h.key_id, h.id
+        FROM h WHERE h.captured > 0),
+      s AS (SELECT h.account_id, sum(h.amount) AS amount, sum(h.captured) AS captured, count(*) AS n
+            FROM h GROUP BY h.account_id),
+      u AS (UPDATE accounts a SET held = a.held - s.amount, balance = a.balance - s.captured
+            FROM s WHERE a.id = s.account_id RETURNING s.n)
+      SELECT coalesce(sum(u.n), 0) INTO v_n FROM u;
+      RETURN v_n;
+    END $$;
   `)
 }
 

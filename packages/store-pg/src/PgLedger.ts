@@ -144,6 +144,30 @@ const settleStatement = (
   )
 }
 
+/** A draw from a shared hold as one statement (pdr_draw / pdr_draw_keep, migration 0031). */
+const drawStatementOf = (
+  sql: SqlClient.SqlClient,
+  input: {
+    readonly holdId: string | null
+    readonly accountId: string
+    readonly capture: number
+    readonly reason: string
+    readonly records: M.SettleRecords
+    readonly kept?: L.KeptAnswer | undefined
+  }
+) => {
+  const json = recordsJson(input.records, input.holdId)
+  const { holdId, accountId, capture, reason, kept } = input
+  return againOnDeadlock(
+    kept === undefined
+      ? sql`SELECT * FROM pdr_draw(${holdId}, ${accountId}, ${capture}, ${reason},
+        ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
+      : sql`SELECT * FROM pdr_draw_keep(${holdId}, ${accountId}, ${capture}, ${reason},
+        ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb,
+        ${kept.key}, ${kept.status}, ${kept.answer})`
+  )
+}
+
 /** How the holds and settles of concurrent calls share statements (issue 22). */
 export interface GroupCommitOptions {
   /** At most this many writes in one statement; 1 runs each call's hold and settle alone. */
@@ -180,6 +204,8 @@ export const makeWith = (options: GroupCommitOptions) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    const drawStatement = (input: Settle) => drawStatementOf(sql, input)
+
     const findAccount = (accountId: string) =>
       orDie(sql`SELECT * FROM accounts WHERE id = ${accountId}`).pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toAccount))
@@ -190,11 +216,17 @@ export const makeWith = (options: GroupCommitOptions) =>
         Effect.map((rows) => (rows[0] ? num(rows[0]["spendable"]) : 0))
       )
 
-    const releaseHold = (holdId: string, status: "released" | "expired") =>
-      sql`WITH h AS (
-          UPDATE holds SET status = ${status}, settled_at = now()
-          WHERE id = ${holdId} AND status = 'held' RETURNING account_id, amount)
-        UPDATE accounts SET held = accounts.held - h.amount FROM h WHERE accounts.id = h.account_id`
+    // issue 19: a hold ends in one statement (pdr_close_hold, migration 0031) that locks its account before it, as
+    // every statement writing both does; a shared hold's draws are captured there
+    const closeHold = (holdId: string) =>
+      orDie(againOnDeadlock(sql`SELECT * FROM pdr_close_hold(${holdId}, 'released')`)).pipe(
+        Effect.map((rows) =>
+          Option.map(Option.fromNullable(rows[0]), (r) => ({
+            captured: num(r["captured"]),
+            released: num(r["released"])
+          }))
+        )
+      )
 
     // ---- one call alone: the statements as they were before group commit ----
     const placeStatement = ({ id, accountId, keyId, amount, expiresAt }: PlaceHold) =>
@@ -249,17 +281,29 @@ export const makeWith = (options: GroupCommitOptions) =>
         Effect.suspend(() =>
           input.holdId === null && input.capture !== 0
             ? Effect.die(new Error("a settle without a hold cannot capture"))
-            : settleStatement(
-                sql,
-                input.holdId,
-                input.accountId,
-                input.capture,
-                input.reason,
-                input.records,
-                input.kept
-              )
+            : input.draw === true && input.holdId !== null
+              ? drawStatement(input)
+              : settleStatement(
+                  sql,
+                  input.holdId,
+                  input.accountId,
+                  input.capture,
+                  input.reason,
+                  input.records,
+                  input.kept
+                )
         )
       ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
+
+    /**
+     * A draw of a failed batch, alone. After a lost connection the batch may have committed, and a draw leaves no mark
+     * on its hold that tells (the hold stays held): its outcome is unknown, and the caller's idempotency record (kept
+     * by the draw when it committed) answers a retry.
+     */
+    const drawAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
+      lostConnection(failure)
+        ? Effect.fail(new L.SettleOutcomeUnknown({ detail: "the connection was lost while the draw was recorded" }))
+        : settleAlone(input)
 
     /**
      * A settle of a failed batch, alone. After a lost connection the batch may have committed: the hold's row is read
@@ -339,6 +383,52 @@ export const makeWith = (options: GroupCommitOptions) =>
       retry: settleAgain
     })
 
+    // issue 19: the draws from shared holds of one turn of the event loop in one statement (they lock holds only)
+    const drawGrouped = yield* GroupCommit.make({
+      ...options,
+      run: (asks: ReadonlyArray<Settle>) =>
+        Effect.suspend(() => {
+          const json = asks.map((a) => recordsJson(a.records, a.holdId))
+          return againOnDeadlock(sql`SELECT * FROM pdr_draw_batch_keep(${asks.map((a) => a.holdId)}::text[],
+            ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
+            ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
+            ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
+            ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
+            ${asks.map((a) => a.kept?.answer ?? null)}::text[])`)
+        }).pipe(
+          Effect.map((rows) => {
+            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
+            return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
+          })
+        ),
+      alone: settleAlone,
+      retry: drawAgain
+    })
+
+    // issue 19: the closes of one turn in one statement (a refresh batch's hold is closed at each batch's end: alone,
+    // each would lock the account's row through its own commit). After a lost connection a close of the batch is run
+    // alone: a hold the batch closed then answers none, and its release is not given back to a pass budget (the pass
+    // may end early, never over its budget)
+    const closeGrouped = yield* GroupCommit.make({
+      ...options,
+      run: (ids: ReadonlyArray<string>) =>
+        againOnDeadlock(sql`SELECT * FROM pdr_close_holds(${ids}::text[])`).pipe(
+          Effect.map((rows) => {
+            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
+            return ids.map((_, i) =>
+              Either.right(
+                Option.map(Option.fromNullable(byOrd.get(i + 1)), (r) => ({
+                  captured: num(r["captured"]),
+                  released: num(r["released"])
+                }))
+              )
+            )
+          })
+        ),
+      alone: closeHold,
+      retry: (id: string) => closeHold(id)
+    })
+
     return L.Ledger.of({
       createAccount: ({ id, name }) =>
         orDie(sql`INSERT INTO accounts (id, name) VALUES (${id}, ${name}) RETURNING *`).pipe(
@@ -361,21 +451,25 @@ export const makeWith = (options: GroupCommitOptions) =>
         ),
       placeHold: options.maxBatch > 1 ? placeGrouped : placeAlone,
       // a settle without a hold (nothing to charge) is rare and runs alone
-      settle: (input) => (input.holdId === null || options.maxBatch <= 1 ? settleAlone(input) : settleGrouped(input)),
-      release: (holdId) => orDie(releaseHold(holdId, "released")).pipe(Effect.asVoid),
+      settle: (input) =>
+        input.holdId === null || options.maxBatch <= 1
+          ? settleAlone(input)
+          : input.draw === true
+            ? drawGrouped(input)
+            : settleGrouped(input),
+      release: (holdId) => Effect.asVoid(closeHold(holdId)),
+      close: options.maxBatch > 1 ? closeGrouped : closeHold,
       extend: (holdId, expiresAt) =>
         orDie(
           sql`UPDATE holds SET expires_at = greatest(expires_at, ${expiresAt})
               WHERE id = ${holdId} AND status = 'held' RETURNING id`
         ).pipe(Effect.map((rows) => rows.length > 0)),
+      // issue 19: the accounts locked before their holds (pdr_release_expired, migration 0031), as the group-committed
+      // holds and settles lock them: the sweep locked holds first, and could deadlock with a settle of the same holds
       releaseExpired: (now) =>
-        orDie(sql`
-        WITH h AS (
-          UPDATE holds SET status = 'expired', settled_at = now()
-          WHERE status = 'held' AND expires_at <= ${now} RETURNING account_id, amount),
-        s AS (SELECT account_id, sum(amount) AS amount, count(*) AS n FROM h GROUP BY account_id),
-        u AS (UPDATE accounts SET held = accounts.held - s.amount FROM s WHERE accounts.id = s.account_id RETURNING s.n)
-        SELECT coalesce(sum(n), 0) AS n FROM u`).pipe(Effect.map((rows) => num(rows[0]?.["n"] ?? 0))),
+        orDie(againOnDeadlock(sql`SELECT pdr_release_expired(${now}) AS n`)).pipe(
+          Effect.map((rows) => num(rows[0]?.["n"] ?? 0))
+        ),
       holds: (accountId) =>
         orDie(sql`SELECT * FROM holds WHERE account_id = ${accountId} AND status = 'held' ORDER BY created_at`).pipe(
           Effect.map((rows) => rows.map(toHold))

@@ -4,7 +4,7 @@ import { createServer } from "node:net"
 import { SqlClient, SqlError } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Answers, Ledger } from "@pdr/domain"
-import { Effect, Either, FastCheck as fc } from "effect"
+import { Effect, Either, FastCheck as fc, Option } from "effect"
 import pg from "pg"
 import { PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
@@ -111,6 +111,184 @@ for (const t of targets) {
             )
             assert.deepStrictEqual(JSON.parse(text).cost, { creditsCharged: 4, creditsRemaining: 46 })
           })
+      )
+
+      it.effect(
+        "issue 19: a shared hold: several settles draw their exact charges from it (one above what is left is refused and writes nothing), its close captures them in one entry and releases the rest",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "shared", credits: 100 })
+            for (const key of ["s1", "s2", "s3", "s4"])
+              yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
+                         VALUES (${account.id}, ${key}, 'f', 'in_flight', now(), now() + interval '1 day')`
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: "batch-key",
+              amount: 30,
+              expiresAt: later(60_000)
+            })
+            const empty = { measurements: [], points: [], reveals: [] }
+            const draw = (capture: number, key: string) =>
+              Effect.either(
+                ledger.settle({
+                  holdId: hold.id,
+                  accountId: account.id,
+                  capture,
+                  reason: "shared op",
+                  records: empty,
+                  kept: { key, status: 200, answer: '{"data":[],"coverage":[]}' },
+                  draw: true
+                })
+              )
+            // three entities drawn at once (group commit), then one above what is left (30 - 7 - 9 - 0 = 14)
+            const drawn = yield* Effect.all([draw(7, "s1"), draw(9, "s2"), draw(0, "s3")], { concurrency: "unbounded" })
+            const charged = drawn.map((d) => (Either.isRight(d) ? Answers.keptOf(d.right.kept!)!.cost : undefined))
+            // each answer kept with its own charge; spendable (100 - 30 held) is exact while the hold is open
+            assert.deepStrictEqual(charged, [
+              { creditsCharged: 7, creditsRemaining: 70 },
+              { creditsCharged: 9, creditsRemaining: 70 },
+              { creditsCharged: 0, creditsRemaining: 70 }
+            ])
+            const over = yield* draw(15, "s4")
+            assert.isTrue(Either.isLeft(over) && over.left._tag === "HoldNotHeld")
+            const s4 = yield* sql`SELECT state FROM idempotency WHERE account_id = ${account.id} AND key = 's4'`
+            assert.strictEqual(s4[0]?.["state"], "in_flight")
+            // still held: the account's row was not written by a draw
+            const during = yield* audit(account.id)
+            assert.deepStrictEqual([during.account.balance, during.account.held, during.heldSum], [100, 30, 30])
+            const closed = yield* ledger.close(hold.id)
+            assert.deepStrictEqual(Option.getOrThrow(closed), { captured: 16, released: 14 })
+            // closed once: a second close (a takeover after the runner closed it) and a later draw find it not held
+            assert.isTrue(Option.isNone(yield* ledger.close(hold.id)))
+            const late = yield* draw(1, "s4")
+            assert.isTrue(Either.isLeft(late))
+            const after = yield* audit(account.id)
+            assert.deepStrictEqual(
+              [after.account.balance, after.account.held, after.heldSum, after.totals.captures],
+              [84, 0, 0, 16]
+            )
+            assert.strictEqual(after.account.balance, after.totals.grants - after.totals.captures)
+            const entries = yield* ledger.entries(account.id, 10)
+            const captures = entries.filter((e) => e.kind === "capture")
+            assert.deepStrictEqual(
+              captures.map((e) => [e.credits, e.reason, e.keyId, e.holdId]),
+              [[-16, "shared op", "batch-key", hold.id]]
+            )
+          })
+      )
+
+      it.effect(
+        "issue 19: a shared hold left by a stopped holder is swept at its expiry with its draws captured; a hold closed with nothing drawn captures nothing",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const account = yield* accounts.create({ name: "swept", credits: 50 })
+            const expiresAt = later(30_000)
+            const stale = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 20,
+              expiresAt
+            })
+            const idle = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 5,
+              expiresAt
+            })
+            yield* ledger.settle({
+              holdId: stale.id,
+              accountId: account.id,
+              capture: 6,
+              reason: "drawn",
+              records: { measurements: [], points: [], reveals: [] },
+              draw: true
+            })
+            assert.deepStrictEqual(Option.getOrThrow(yield* ledger.close(idle.id)), { captured: 0, released: 5 })
+            assert.strictEqual(yield* ledger.releaseExpired(new Date(expiresAt.getTime() + 1)), 1)
+            const a = yield* audit(account.id)
+            assert.deepStrictEqual([a.account.balance, a.account.held, a.heldSum, a.totals.captures], [44, 0, 0, 6])
+            assert.isTrue(Option.isNone(yield* ledger.close(stale.id)))
+          })
+      )
+
+      it.effect(
+        "issue 19: expiry sweeps run concurrently with grouped settles and draws of the same holds on several accounts: no deadlock, every hold ends once, the ledger balances",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const owners = yield* Effect.forEach([1, 2, 3], (i) =>
+              accounts.create({ name: `sweep-${i}`, credits: 10_000 })
+            )
+            const empty = { measurements: [], points: [], reveals: [] }
+            for (let round = 0; round < 8; round++) {
+              // every hold already past its expiry for the sweeps (the settles do not look at it)
+              const holds = yield* Effect.forEach(
+                Array.from({ length: 400 }, (_, i) => i),
+                (i) =>
+                  ledger.placeHold({
+                    id: holdId(),
+                    accountId: owners[i % 3]!.id,
+                    keyId: null,
+                    amount: 10,
+                    expiresAt: later(1_000)
+                  }),
+                { concurrency: "unbounded" }
+              )
+              const work = [
+                ...holds.map((h, i) =>
+                  Effect.ignore(
+                    ledger.settle({
+                      holdId: h.id,
+                      accountId: h.accountId,
+                      capture: 1 + (i % 9),
+                      reason: "race",
+                      records: empty,
+                      draw: i % 2 === 0
+                    })
+                  )
+                ),
+                ...Array.from({ length: 12 }, (_, k) =>
+                  Effect.zipRight(
+                    Effect.promise(() => new Promise((r) => setTimeout(r, k * 2))),
+                    Effect.asVoid(ledger.releaseExpired(later(60_000)))
+                  )
+                )
+              ]
+              // interleaved: sweeps between the settles, started a few ms apart (real timers: the TestClock does not
+              // move) so they meet the group-committed statements. A deadlock here is retried by `againOnDeadlock`
+              // after a sleep the TestClock never ends, so it shows as this test's timeout: with the statements of
+              // main (a sweep locking holds before accounts, a lone settle its hold before its account) it failed on
+              // a deadlock in 1.4 s; that is also how the D8 invariant property timed out once in 13 runs
+              const order = work.map((w, i) => ({ w, k: (i * 7919) % work.length })).sort((x, y) => x.k - y.k)
+              yield* Effect.all(
+                order.map((o) => o.w),
+                { concurrency: "unbounded", discard: true }
+              )
+              // the draws' holds still held are closed, as their holder would (together: group-committed closes);
+              // each hold is closed once at most
+              const closed = yield* Effect.forEach(holds, (h) => ledger.close(h.id), { concurrency: "unbounded" })
+              const again = yield* Effect.forEach(holds, (h) => ledger.close(h.id), { concurrency: "unbounded" })
+              assert.isTrue(again.every(Option.isNone))
+              assert.isAtMost(closed.filter(Option.isSome).length, 200)
+              for (const o of owners) {
+                const a = yield* audit(o.id)
+                assert.isAtLeast(a.account.balance, 0)
+                assert.strictEqual(a.account.held, 0)
+                assert.strictEqual(a.heldSum, 0)
+                assert.strictEqual(a.account.balance, a.totals.grants - a.totals.captures)
+              }
+            }
+          }),
+        { timeout: 60_000 }
       )
 
       it.effect("D8: 200 concurrent holds on an account that can afford 37 place exactly 37", () =>

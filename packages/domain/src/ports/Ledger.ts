@@ -40,6 +40,12 @@ export class Hold extends Schema.Class<Hold>("Hold")({
   expiresAt: Schema.DateTimeUtcFromSelf
 }) {}
 
+/** What closing a hold did: credits its draws captured, and credits released. */
+export interface Closed {
+  readonly captured: number
+  readonly released: number
+}
+
 /** The hold could not be placed: spendable credits do not cover it. */
 export class HoldRefused extends Schema.TaggedError<HoldRefused>()("HoldRefused", {
   required: Schema.Number,
@@ -128,6 +134,14 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
       readonly records: SettleRecords
       /** The answer to keep for an idempotency key of `accountId`, in the same transaction (a crash keeps both or neither). */
       readonly kept?: KeptAnswer | undefined
+      /**
+       * Issue 19: the hold is shared by several settles (a refresh batch's: one hold for its entities' quotes). The
+       * capture is drawn from it (never above what is left of it; the records and the kept answer written with it, as
+       * any settle's) and the hold stays held for the next draw; `close` ends it. The account's row is not written by
+       * a draw: what the hold's draws took is captured, with one ledger entry, when the hold is closed (by its holder,
+       * a takeover or the expiry sweep), so spendable credits (balance - held) are exact throughout.
+       */
+      readonly draw?: boolean | undefined
     }) => Effect.Effect<
       {
         readonly account: Account
@@ -136,14 +150,23 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
       },
       HoldNotHeld | SettleOutcomeUnknown
     >
-    /** Releases a hold whole (a call that failed). */
+    /** Releases a hold whole (a call that failed); a shared hold is closed (`close`). */
     readonly release: (holdId: string) => Effect.Effect<void>
+    /**
+     * Ends a hold still held (issue 19): what settles drew from it is captured (one ledger entry) and the rest released,
+     * in one transaction; none when it was no longer held (settled, closed before, or expired). Exactly one caller gets
+     * the figures of a hold, so a refresh batch's unspent budget is given back once, by its runner or by a takeover.
+     */
+    readonly close: (holdId: string) => Effect.Effect<Option.Option<Closed>>
     /**
      * Keeps a hold held until at least `expiresAt` (a long call renews its hold with its lease, issue 21); false when
      * it is no longer held (settled, released by a takeover, or expired).
      */
     readonly extend: (holdId: string, expiresAt: Date) => Effect.Effect<boolean>
-    /** Marks holds past their expiry as expired and releases them; returns how many. */
+    /**
+     * Marks holds past their expiry as expired and releases them (a shared hold's draws are captured, as `close`
+     * does); returns how many.
+     */
     readonly releaseExpired: (now: Date) => Effect.Effect<number>
     readonly holds: (accountId: string) => Effect.Effect<ReadonlyArray<Hold>>
     readonly entries: (accountId: string, limit: number) => Effect.Effect<ReadonlyArray<LedgerEntry>>
