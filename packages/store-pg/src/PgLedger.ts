@@ -362,48 +362,33 @@ export const makeWith = (options: GroupCommitOptions) =>
       retry: placeAgain
     })
 
-    const settleGrouped = yield* GroupCommit.make({
-      ...options,
-      run: (asks: ReadonlyArray<Settle>) =>
-        Effect.suspend(() => {
-          const json = asks.map((a) => recordsJson(a.records, a.holdId))
-          return againOnDeadlock(sql`SELECT * FROM pdr_settle_batch_keep(${asks.map((a) => a.holdId)}::text[],
+    /**
+     * The settles (`pdr_settle_batch_keep`) or, issue 19, the draws from shared holds (`pdr_draw_batch_keep`: they lock
+     * holds only) of one turn of the event loop in one statement.
+     */
+    const keptBatch = (fn: "pdr_settle_batch_keep" | "pdr_draw_batch_keep", retry: typeof settleAgain) =>
+      GroupCommit.make({
+        ...options,
+        run: (asks: ReadonlyArray<Settle>) =>
+          Effect.suspend(() => {
+            const json = asks.map((a) => recordsJson(a.records, a.holdId))
+            return againOnDeadlock(sql`SELECT * FROM ${sql.literal(fn)}(${asks.map((a) => a.holdId)}::text[],
             ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
             ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
             ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
             ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
             ${asks.map((a) => a.kept?.answer ?? null)}::text[])`)
-        }).pipe(
-          Effect.map((rows) => {
-            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
-            return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
-          })
-        ),
-      alone: settleAlone,
-      retry: settleAgain
-    })
-
-    // issue 19: the draws from shared holds of one turn of the event loop in one statement (they lock holds only)
-    const drawGrouped = yield* GroupCommit.make({
-      ...options,
-      run: (asks: ReadonlyArray<Settle>) =>
-        Effect.suspend(() => {
-          const json = asks.map((a) => recordsJson(a.records, a.holdId))
-          return againOnDeadlock(sql`SELECT * FROM pdr_draw_batch_keep(${asks.map((a) => a.holdId)}::text[],
-            ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
-            ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
-            ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
-            ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
-            ${asks.map((a) => a.kept?.answer ?? null)}::text[])`)
-        }).pipe(
-          Effect.map((rows) => {
-            const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
-            return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
-          })
-        ),
-      alone: settleAlone,
-      retry: drawAgain
-    })
+          }).pipe(
+            Effect.map((rows) => {
+              const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
+              return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
+            })
+          ),
+        alone: settleAlone,
+        retry
+      })
+    const settleGrouped = yield* keptBatch("pdr_settle_batch_keep", settleAgain)
+    const drawGrouped = yield* keptBatch("pdr_draw_batch_keep", drawAgain)
 
     // issue 19: the closes of one turn in one statement (a refresh batch's hold is closed at each batch's end: alone,
     // each would lock the account's row through its own commit). After a lost connection a close of the batch is run
