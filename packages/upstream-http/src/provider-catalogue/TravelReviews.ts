@@ -68,6 +68,9 @@ const listingsOnly = {
 const unechoed =
   "language and currency: the actor documents no language or currency input, so the row's language and currency are the ones asked (echoed) and the place is read as the actor reads it; rank and rankOf are read from its ranking sentence with Tripadvisor's wording (D60t: null when the sentence does not match), rating and reviews are null when its listing row has none (D38)"
 
+const unlisted =
+  "the actor's newer main page lists neither city nor ranking among what it gives (its example's output view names both): a listing row without a city fails its unit (nothing billed to the caller), and one without a ranking has a null rank"
+
 /** A place card op (a place page URL): one listing record of the subject. */
 const placeCards = (kind: keyof typeof kinds) => ({
   actor: "khadinakbar~tripadvisor-scraper",
@@ -75,7 +78,7 @@ const placeCards = (kind: keyof typeof kinds) => ({
   usdPerItem: 0.003,
   input: { startUrls: [{ url: "$subject" }], ...listingsOnly },
   rows: placeRow,
-  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unechoed}; the row's kind is the actor's category of the page, whatever op it was asked through`
+  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unechoed}; the row's kind is the actor's category of the page, whatever op it was asked through; the page goes to startUrls in the Store's request-list form [{ url }] (the example leaves startUrls empty, so the element form is not shown filled); ${unlisted}`
 })
 
 /**
@@ -88,7 +91,7 @@ const placeSearch = (kind: keyof typeof kinds) => ({
   usdPerItem: 0.003,
   input: { searchQueries: [{ $text: `${kind}s in {query}` }], ...listingsOnly },
   rows: placeRow,
-  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}the kind: the actor documents no kind filter, only searches in words, so the query is sent as "${kind}s in <query>" and each row's kind is the actor's category of the listing (a listing of another kind the search returns is delivered as that kind); ${unechoed}`
+  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unlisted}; the kind: the actor documents no kind filter, only searches in words, so the query is sent as "${kind}s in <query>" and each row's kind is the actor's category of the listing (a listing of another kind the search returns is delivered as that kind); ${unechoed}`
 })
 
 export const shipped = {
