@@ -19,7 +19,7 @@
 //   count and price range when the search index shows them", and under what it does not give "Guaranteed ratings on
 //   every listing row"; "from $2.40 / 1,000 listing scrapeds" (the lowest volume tier);
 // - the earlier reading of the example page (docs/provider-catalogue.md's fifth round): $0.003 a listing, the price
-//   charged here (the highest tier, so a run's charge limit always pays for the listings it asks).
+//   charged here (above the main page's "from" price, so a run's charge limit pays for the listings it asks at either).
 // A listing is a place, so a place page URL (the unit's subject) is a listing URL in startUrls, given in the Store's
 // request-list form [{ url }] (the example's startUrls is empty, so the element form is the Store convention, not
 // shown filled); maxReviewsPerListing 0 and scrapeMode listings_only keep review records out of the dataset.
