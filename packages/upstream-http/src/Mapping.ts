@@ -26,7 +26,8 @@
  *
  * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
- * interpolated, `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration, and
+ * interpolated (URL-encoded, as in a URL), `{ "$text": "hotels in {query}" }` interpolates as plain text (not
+ * encoded: a search phrase), `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration, and
  * `{ "$present": { "request.query": "keyword", "request.hashtag": "hashtag" } }` is the value of the first listed
  * reference the request has (a mode chosen by which field the caller gave). A
  * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
@@ -383,13 +384,7 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       if (Array.isArray(v) && v.length === 0) return null
       return v === undefined ? template : v
     }
-    // a string whose every reference is absent (a tag URL for a hashtag the caller did not give) is absent itself
-    const names = [...template.matchAll(interpolated)].map((m) => m[1]!)
-    if (names.length > 0 && names.every((name) => (ref(name, unit) ?? null) === null)) return null
-    return template.replace(interpolated, (_, name: string) => {
-      const v = ref(name, unit)
-      return v === null || v === undefined ? "" : encodeURIComponent(String(v)).replace(/%40/g, "@")
-    })
+    return interpolate(template, unit, (v) => encodeURIComponent(v).replace(/%40/g, "@"))
   }
   if (Array.isArray(template)) {
     // an object in a list whose every reference is absent (a location [{ lat, lon, label }] for a request at a
@@ -410,6 +405,8 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       }
       return null
     }
+    // a search phrase built from request fields: interpolated as plain text, not URL-encoded
+    if (typeof o["$text"] === "string") return interpolate(o["$text"], unit, (v) => v)
     if (typeof o["$value"] === "string") {
       const v = ref(o["$value"], unit)
       const table = o["map"] as Record<string, unknown> | undefined
@@ -424,6 +421,19 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
     )
   }
   return template
+}
+
+/**
+ * A string with its `{...}` references replaced, each value through `encode`; a string whose every reference is absent
+ * (a tag URL for a hashtag the caller did not give) is absent itself.
+ */
+const interpolate = (template: string, unit: U.UnitRequest, encode: (v: string) => string): string | null => {
+  const names = [...template.matchAll(interpolated)].map((m) => m[1]!)
+  if (names.length > 0 && names.every((name) => (ref(name, unit) ?? null) === null)) return null
+  return template.replace(interpolated, (_, name: string) => {
+    const v = ref(name, unit)
+    return v === null || v === undefined ? "" : encode(String(v))
+  })
 }
 
 /** Whether a template makes references and the request has none of them. */

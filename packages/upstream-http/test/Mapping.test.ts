@@ -72,6 +72,25 @@ describe("Mapping", () => {
     )
   })
 
+  it("$text interpolates a search phrase as plain text (not URL-encoded); absent when every reference is", () => {
+    const u = unit("travel_reviews", "searchHotels", { query: "São Paulo & Rio", limit: 5 })
+    assert.deepStrictEqual(
+      Mapping.input(
+        {
+          q: [{ $text: "hotels in {query}" }],
+          url: "https://t.example/s?q={query}",
+          tag: { $text: "#{request.hashtag}" }
+        },
+        u
+      ),
+      { q: ["hotels in São Paulo & Rio"], url: "https://t.example/s?q=S%C3%A3o%20Paulo%20%26%20Rio" }
+    )
+    assert.deepStrictEqual(Mapping.requestPaths({ q: [{ $text: "hotels in {query} ({request.language})" }] }), [
+      "query",
+      "language"
+    ])
+  })
+
   it("leaves out a request list the caller gave empty (no filter), and sends one with members as it is", () => {
     const template = { keyword: "$query", location: "$request.locations", tags: ["$request.locations"] }
     const none = unit("jobs_in", "search", { query: "python", locations: [] })

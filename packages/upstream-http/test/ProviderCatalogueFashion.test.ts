@@ -10,16 +10,36 @@ import { decodeRow, unit } from "./support/Adapters.js"
 import { mapped } from "./support/Catalogue.js"
 
 describe("ProviderCatalogue: fashion_marketplace", () => {
-  it("search is mapped and cites its page; products and listing are listed with a reason", () => {
-    const m = ProviderCatalogue.mappings["fashion_marketplace.search"]
-    assert.isDefined(m)
-    assert.isTrue(Either.isRight(Mapping.check("fashion_marketplace.search", m!)))
-    assert.strictEqual(m!.docs, "https://apify.com/abotapi/ssense-product-scraper")
-    assert.isFalse("fashion_marketplace.search" in ProviderCatalogue.unmapped)
-    for (const key of ["fashion_marketplace.products", "fashion_marketplace.listing"]) {
-      assert.isFalse(key in ProviderCatalogue.mappings, key)
-      assert.match(ProviderCatalogue.unmapped[key] ?? "", /abotapi\/ssense-product-scraper/, key)
+  it("search and listing are mapped and cite their page; products is listed with a reason", () => {
+    for (const key of ["fashion_marketplace.search", "fashion_marketplace.listing"]) {
+      const m = ProviderCatalogue.mappings[key]
+      assert.isDefined(m, key)
+      assert.isTrue(Either.isRight(Mapping.check(key, m!)), key)
+      assert.strictEqual(m!.docs, "https://apify.com/abotapi/ssense-product-scraper", key)
+      assert.isFalse(key in ProviderCatalogue.unmapped, key)
     }
+    const key = "fashion_marketplace.products"
+    assert.isFalse(key in ProviderCatalogue.mappings, key)
+    assert.match(ProviderCatalogue.unmapped[key] ?? "", /abotapi\/ssense-product-scraper/, key)
+  })
+
+  it("fashion_marketplace.listing (abotapi~ssense-product-scraper): the page walked as a store URL, no search term", () => {
+    const { rows, errors } = mapped("fashion_marketplace.listing")
+    assert.deepStrictEqual(errors, [])
+    // the same product records as a search: the same rows
+    assert.deepStrictEqual(rows, mapped("fashion_marketplace.search").rows)
+    assert.strictEqual(rows.length, 2)
+    const m = ProviderCatalogue.mappings["fashion_marketplace.listing"]!
+    assert.strictEqual(m.usdPerItem, 0.0017)
+    const page = "https://www.ssense.com/en-us/men/designers/balenciaga"
+    const u = unit("fashion_marketplace", "listing", { subject: page, limit: 60 }, page)
+    assert.deepStrictEqual(Mapping.input(m.input, u), {
+      mode: "search",
+      searchTerms: [],
+      urls: [page],
+      fetchDetails: false,
+      maxItems: 60
+    })
   })
 
   it("fashion_marketplace.search (abotapi~ssense-product-scraper): product cards of a keyword, stock and sizes null", () => {

@@ -2311,23 +2311,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;
@@ -2360,23 +2347,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;
@@ -2409,23 +2383,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;
@@ -2458,23 +2419,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;
@@ -2507,23 +2455,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;
@@ -2556,23 +2491,10 @@ export interface components {
              * @description place page URL
              */
             readonly url: string;
-            /** @description traveller rating, 1 to 5 in half steps */
-            readonly rating: number;
-            /**
-             * int
-             * @description reviews
-             */
-            readonly reviews: components["schemas"]["NonNegative"];
-            /**
-             * int
-             * @description rank of the place among its kind in its city (1 is best)
-             */
-            readonly rank: number;
-            /**
-             * int
-             * @description places of its kind ranked in its city
-             */
-            readonly rankOf: components["schemas"]["NonNegative"];
+            readonly rating: number | null;
+            readonly reviews: components["schemas"]["NonNegative"] | null;
+            readonly rank: number | null;
+            readonly rankOf: components["schemas"]["NonNegative"] | null;
             /** @description city */
             readonly city: string;
             readonly priceLevel: string | null;

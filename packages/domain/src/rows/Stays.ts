@@ -34,10 +34,14 @@ export const place = {
   kind: R.oneOf("kind of place", "hotel", "restaurant", "attraction"),
   name: R.str("place name"),
   url: R.url("place page URL"),
-  rating: R.num("traveller rating, 1 to 5 in half steps"),
-  reviews: R.count("reviews"),
-  rank: R.int("rank of the place among its kind in its city (1 is best)"),
-  rankOf: R.count("places of its kind ranked in its city"),
+  rating: R.nullable(R.num("traveller rating, 1 to 5 in half steps; null when the upstream does not give it (D38)")),
+  reviews: R.nullable(R.count("reviews; null when the upstream does not give the count (D38)")),
+  rank: R.nullable(
+    R.int(
+      "rank of the place among its kind in its city (1 is best); null when not measured: the upstream gives none, or its ranking sentence is not Tripadvisor's wording (D38, D60t)"
+    )
+  ),
+  rankOf: R.nullable(R.count("places of its kind ranked in its city; null when not measured, as rank (D38, D60t)")),
   city: R.str("city"),
   priceLevel: R.nullable(R.str("price level, $ to $$$$")),
   currency: R.currency("ISO 4217 currency asked for"),

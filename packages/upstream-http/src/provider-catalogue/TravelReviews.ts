@@ -3,6 +3,97 @@
  * input fields, output fields and price were read; every op of these platforms that fetches is in `shipped` or in
  * `unmapped` with the reason.
  */
+
+// The place cards and searches (hotels, restaurants, attractions and their searches) are served by
+// khadinakbar~tripadvisor-scraper, read on three of its pages:
+// - https://apify.com/khadinakbar/tripadvisor-scraper/examples/build-restaurant-outreach-shortlists-by-area.md: the
+//   input { searchQueries: ["restaurants in Barcelona Gothic Quarter"], startUrls: [], scrapeMode: "listings_only",
+//   maxResults: 6, maxReviewsPerListing: 0, proxyConfiguration: { useApifyProxy: true, apifyProxyGroups:
+//   ["RESIDENTIAL"] } } and the output view: record_type (string), name (string), category (string), city (string),
+//   country (string), rating (number, "TripAdvisor Rating"), review_count (integer), price_range (string), ranking
+//   (string, "TripAdvisor Ranking"), phone, website, tripadvisor_url (string), then the review fields (text,
+//   travel_type, ...) of its review records;
+// - https://apify.com/khadinakbar/tripadvisor-scraper ("TripAdvisor Scraper - Hotels, Restaurants & Reviews"): "Type a
+//   search like \"hotels in Paris\" or paste listing URLs", "you pay only for the listings you receive"; its table:
+//   "Listing name, category (hotel, restaurant, attraction)", "Direct TripAdvisor link and listing ID", "Rating, review
+//   count and price range when the search index shows them", and under what it does not give "Guaranteed ratings on
+//   every listing row"; "from $2.40 / 1,000 listing scrapeds" (the lowest volume tier);
+// - the earlier reading of the example page (docs/provider-catalogue.md's fifth round): $0.003 a listing, the price
+//   charged here (above the main page's "from" price, so a run's charge limit pays for the listings it asks at either).
+// A listing is a place, so a place page URL (the unit's subject) is a listing URL in startUrls, given in the Store's
+// request-list form [{ url }] (the example's startUrls is empty, so the element form is the Store convention, not
+// shown filled); maxReviewsPerListing 0 and scrapeMode listings_only keep review records out of the dataset.
+//
+// D60t: rank and rankOf are measured values read from `ranking`, Tripadvisor's ranking sentence ("#20 of 583 hotels
+// in New York City", "#3 of 1,204 Restaurants in Paris"), whose wording the actor's pages do not show: a tolerant match
+// of Tripadvisor's own public wording (a "#", the rank, "of", the count with its thousands commas, then the kind) reads
+// them; a sentence that does not match leaves both null (D38: not measured), never guessed. rating and reviews absent
+// on a listing row ("when the search index shows them") are null. name, the URL, the kind (category, one of hotel,
+// restaurant, attraction) and the city come from their documented keys: a row without them fails its unit naming the
+// field. The actor takes no language, currency or stay dates: the row's currency and language are the ones asked
+// (echoed), and priceFrom is never given.
+
+/** Tripadvisor's ranking sentence: "#<rank> of <count> <kind> ..." (rank and count with thousands commas). */
+const rankNumber = "(?:\\d{1,3}(?:,\\d{3})+|\\d+)"
+const rankSentence = (group: "rank" | "rankOf") =>
+  group === "rank"
+    ? `#\\s?(${rankNumber})\\s+of\\s+${rankNumber}\\s+\\S`
+    : `#\\s?${rankNumber}\\s+of\\s+(${rankNumber})\\s+\\S`
+
+/** The actor's documented category values, as the row's kinds. */
+const kinds = { hotel: "hotel", restaurant: "restaurant", attraction: "attraction" }
+
+/** The row of a listing record (the same for cards and searches). */
+const placeRow = {
+  kind: { path: "category", map: kinds },
+  name: "name",
+  url: "tripadvisor_url",
+  rating: { path: "rating", as: "number" },
+  reviews: { path: "review_count", as: "integer" },
+  rank: { path: "ranking", match: rankSentence("rank"), as: "integer" },
+  rankOf: { path: "ranking", match: rankSentence("rankOf"), as: "integer" },
+  city: "city",
+  priceLevel: { path: "price_range", as: "string" },
+  currency: { request: "currency" },
+  language: { request: "language" }
+} as const
+
+const listingsOnly = {
+  scrapeMode: "listings_only",
+  maxResults: "$rows",
+  maxReviewsPerListing: 0,
+  proxyConfiguration: { useApifyProxy: true, apifyProxyGroups: ["RESIDENTIAL"] }
+} as const
+
+const unechoed =
+  "language and currency: the actor documents no language or currency input, so the row's language and currency are the ones asked (echoed) and the place is read as the actor reads it; rank and rankOf are read from its ranking sentence with Tripadvisor's wording (D60t: null when the sentence does not match), rating and reviews are null when its listing row has none (D38)"
+
+const unlisted =
+  "the actor's newer main page lists neither city nor ranking among what it gives (its example's output view names both): a listing row without a city fails its unit (nothing billed to the caller), and one without a ranking has a null rank"
+
+/** A place card op (a place page URL): one listing record of the subject. */
+const placeCards = (kind: keyof typeof kinds) => ({
+  actor: "khadinakbar~tripadvisor-scraper",
+  docs: "https://apify.com/khadinakbar/tripadvisor-scraper",
+  usdPerItem: 0.003,
+  input: { startUrls: [{ url: "$subject" }], ...listingsOnly },
+  rows: placeRow,
+  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unechoed}; the row's kind is the actor's category of the page, whatever op it was asked through; the page goes to startUrls in the Store's request-list form [{ url }] (the example leaves startUrls empty, so the element form is not shown filled); ${unlisted}`
+})
+
+/**
+ * A search op: the listing records of the query, asked as the actor's pages show searches ("hotels in Paris",
+ * "restaurants in Barcelona Gothic Quarter"): the op's kind in words, then the caller's query as plain text.
+ */
+const placeSearch = (kind: keyof typeof kinds) => ({
+  actor: "khadinakbar~tripadvisor-scraper",
+  docs: "https://apify.com/khadinakbar/tripadvisor-scraper",
+  usdPerItem: 0.003,
+  input: { searchQueries: [{ $text: `${kind}s in {query}` }], ...listingsOnly },
+  rows: placeRow,
+  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unlisted}; the kind: the actor documents no kind filter, only searches in words, so the query is sent as "${kind}s in <query>" and each row's kind is the actor's category of the listing (a listing of another kind the search returns is delivered as that kind); ${unechoed}`
+})
+
 export const shipped = {
   // https://apify.com/epctex/tripadvisor-reviews-scraper: "$0.005 per place plus $0.0005 per review" ("from $0.50 /
   // 1,000 dataset items"); reviews of hotel, restaurant and attraction listings by start URL. Its README (published by
@@ -29,19 +120,14 @@ export const shipped = {
     },
     notMapped:
       "since, ratings and languages: the README documents no input for them (the store page's API example shows languages, ratings, months and types lists set to \"all\" without documenting their other values), so the place's reviews are served in the actor's order, unfiltered"
-  }
+  },
+  "travel_reviews.hotels": placeCards("hotel"),
+  "travel_reviews.restaurants": placeCards("restaurant"),
+  "travel_reviews.attractions": placeCards("attraction"),
+  "travel_reviews.searchHotels": placeSearch("hotel"),
+  "travel_reviews.searchRestaurants": placeSearch("restaurant"),
+  "travel_reviews.searchAttractions": placeSearch("attraction")
 } as const
 
-/** Why the place-card ops (cards by page URL and searches) have no shipped mapping. */
-const placeCards =
-  "a row's asked-for currency and language can be echoed from the request, a rank, its denominator and a city read out of a ranking sentence, and (D38) a measured value the actor lacks could be null, but the city (not a measured value) must be read, and no Tripadvisor place actor was found whose readable documentation gives its input, the place's name, URL and city (or a ranking sentence of known wording) and a per-result price together. Checked: epctex/tripadvisor-scraper (its README at github.com/epctex/tripadvisor-scraper documents all of it, startUrls, search, includeHotels/Restaurants/Attractions, checkInDate, checkOutDate, language, currency, maxItems; type, name, webUrl, rating, numberOfReviews, rankingPosition, rankingString, addressObj.city, priceLevel; but its Store pages offer it rented at $20.00/month, no per-result price); maxcopell/tripadvisor ($3.00 / 1,000 results; its current input and output are not on the readable part of its Store pages; its repository maxCopell/tripadvisor-scraper is an older source actor, INPUT_SCHEMA locationFullName/hotelId/restaurantId with no startUrls, and a Store issue says its rankingDenominator can disagree with its rankingString); rjmacarthy/tripadvisor-scraper (places $0.001; its example's view lists rankingText, address, no city field, wording of rankingText not shown); charitable_trousseau/tripadvisor-listings-scraper (list URLs or a place name; rankingText and rank/rankTotal for hotels only; no city field); outstanding_vegetable/tripadvisor-listings-scraper, juanoox/tripadvisor, thenetaji/tripadvisor-listings-scraper, scrapersdelight/tripadvisor-scraper, shahidirfan100's TripAdvisor Hotels Scraper (list pages only, no place page URL or free-text query input; the last documents no rank or city); boncross/tripadvisor-location-details (place URLs, \"rankings as numbers and as Tripadvisor's sentence\", from $0.70 / 1,000; its field names are not on the readable part of its pages), nimbryxo-studio/tripadvisor-hotel-restaurant-and-attraction-finder ($0.49 / 1,000; phrase or place URL and placeType, field names not readable), automatyk/tripadvisor-scraper ($3.00 / 1,000; city and ranking listed, field names not readable; its search twin is priced per usage), fabrikit/tripadvisor-scraper (city and a ranking sentence only for some kinds and with details; list URLs or location names), scrapers_lat/tripadvisor-scraper ($18.91 / 1,000; its example item is cut before its ranking and city fields), kaix/tripadvisor-places-scraper (ranking an object of undocumented shape), thescrappa/tripadvisor-place-scraper (rating and review_count, no rank or city), crawlerbros/tripadvisor-scraper (a copy of its README in the third-party repository SharryCodes019/crawlerbros-apify-tutorials documents all of it, searchQueries, startUrls, maxItems, placeType; name, type, city, rating, numberOfReviews, rankingPosition, rankingString, priceLevel, webUrl; but no price per result was found, neither there nor on a readable Store page), pro100chok/tripadvisor-all-in-one ($0.0035 a place; input by URL, keyword or city; see the fifth round), cirkit/tripadvisor-hotels-scraper (hotels only; see the fifth round). Fifth round (the city can be read: from a city field, addressObj.city, or a documented ranking sentence such as \"#20 of 583 hotels in New York City\", whose rank, denominator and trailing city a match reads; the gap is now per actor one missing fact): crawlerbros/tripadvisor-scraper still has no readable price (no Store, pricing or API page of it is indexed; queries on its name, its id crawlerbros~tripadvisor-scraper, \"pricing\" and \"$ per 1,000\" in the docs, pages and issues corpora find only its other actors; the tutorial repository's README, index and runner files name no price); cirkit/tripadvisor-hotels-scraper is now readable at https://apify.com/cirkit/tripadvisor-hotels-scraper ($2.00 / 1,000 hotels; one record per hotel with name, url, locationId, rating, reviewCount, rankingPosition, rankingOutOf, rankingString \"#80 of 534 hotels in Barcelona\", city, priceRange; a destination name or a Hotels list URL in), but its input field names are past the readable part of its pages (main, .md, api and input-schema copies), and it serves hotels only; pro100chok/tripadvisor-all-in-one's example (https://apify.com/pro100chok/tripadvisor-all-in-one/examples/tripadvisor-scrape-specific-urls.md) shows the input (search, startUrls of {url}, category, maxItems, locale) and the output names (__type, name, rating, reviewCount, ranking, priceLevel, city, url; $0.0035 a place), but every field of its view has format \"array\" and no value is shown, so the shape of ranking (a number, a sentence or an object) is not documented and rank and rankOf cannot be read; khadinakbar/tripadvisor-scraper's example (examples/build-restaurant-outreach-shortlists-by-area.md: searchQueries, startUrls, scrapeMode listings_only, maxResults; record_type, name, category, city, rating, review_count, ranking as a string, tripadvisor_url; $0.003 a listing) shows no ranking value, so its wording is unknown, and its newer page says ratings are not on every listing row; factden/tripadvisor-hotel-reviews-api's example view gives rank and rankOutOf as integers with name, rating and numReviews, but its URL and city fields and its per-place price are not readable; maxCopell/tripadvisor-scraper's example.json is an old test batch (id, type, name, rankingPosition, rating as strings, address; no URL, city or denominator), not the Store actor's current output; kaix/tripadvisor-places-scraper's output-schema page names ranking \"TripAdvisor category ranking\" without its shape; kestrel/hotel-reputation-checker (ranking sentence and city for named hotels) bills no rows for a Tripadvisor-only lookup, so there is no per-result price to charge by; rbbscrap/tripadvisor-scraper ($0.80 / 1,000), boncross/tripadvisor-hotels-scraper ($1.00 / 1,000), epicscrapers/tripadvisor-scraper ($1.40 / 1,000), data_wiki/tripadvisor-scraper ($1.20 / 1,000), tortuga/tripadvisor-scraper (reviews priced, places not) and good-apis/tripadvisor-detail-scraper ($0.50 / 1,000) name no output fields on the readable part of their pages. Seventh round: reapx/tripadvisor-data-export-scraper (https://apify.com/reapx/tripadvisor-data-export-scraper: place URLs in; placeId, placeName, url, rankingString, address, priceLevel, overallRating, reviewCount; from $1.71 / 1,000 dataset items) shows no rankingString value, so its wording (rank, denominator, city) is unknown, and it has no city field; factden/tripadvisor-hotel-reviews-api's example (https://apify.com/factden/tripadvisor-hotel-reviews-api/examples/tripadvisor-ranking-tracker.md: rank and rankOutOf as integers) still shows no URL or city key and no per-place price; charitable_trousseau/tripadvisor-listings-scraper's example (https://apify.com/charitable_trousseau/tripadvisor-listings-scraper/examples/chicago-hotels.md: locations, category, maxItemsPerSearch; rankingText, address, url) has no city field and ranks hotels only; juanoox/tripadvisor (rank without denominator, list URLs only), zinin/tripadvisor-scraper (a place name in, pay per event, no field names read), josrade/tripadvisor-data-scraper (under maintenance) and scrapemint/tripadvisor-property-rank-tracker ($5.00 / 1,000, no output key read) do not close it; no example task or API page of cirkit/tripadvisor-hotels-scraper is stored, so its input keys are still unread"
-
-/** Why an op of these platforms that fetches has no shipped mapping. */
-export const unmapped: Readonly<Record<string, string>> = {
-  "travel_reviews.hotels": placeCards,
-  "travel_reviews.restaurants": placeCards,
-  "travel_reviews.attractions": placeCards,
-  "travel_reviews.searchHotels": placeCards,
-  "travel_reviews.searchRestaurants": placeCards,
-  "travel_reviews.searchAttractions": placeCards
-}
+/** Why an op of these platforms that fetches has no shipped mapping: every one is mapped. */
+export const unmapped: Readonly<Record<string, string>> = {}
