@@ -22,7 +22,10 @@
  * - `{ "const": value }` — a constant;
  * - `{ "first": [spec, ...] }` — the first spec whose value is not null;
  * - `{ "each": "path", "map": spec | { field: spec } }` — an array mapped element by element (paths inside `map` are
- *   read from the element).
+ *   read from the element);
+ * - `{ "object": { field: spec, ... } }` — an object built from separate fields of the item (a salary's
+ *   `{ min, max, period }` from salaryMin, salaryMax and salaryPeriod); null when every member is null, so a nullable
+ *   object field the actor leaves out is null.
  *
  * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
@@ -71,8 +74,11 @@ interface EachSpec {
   readonly each: string
   readonly map: FieldSpec | { readonly [field: string]: FieldSpec }
 }
+interface ObjectSpec {
+  readonly object: { readonly [field: string]: FieldSpec }
+}
 /** One row field's spec. */
-export type FieldSpec = string | PathSpec | RequestSpec | ConstSpec | FirstSpec | EachSpec
+export type FieldSpec = string | PathSpec | RequestSpec | ConstSpec | FirstSpec | EachSpec | ObjectSpec
 
 const Path = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 && s.split(".").every((k) => k.length > 0), {
@@ -125,6 +131,7 @@ export const FieldSpec: Schema.Schema<FieldSpec> = Schema.Union(
       Schema.Record({ key: Schema.String, value: Schema.suspend(() => FieldSpec) })
     )
   }),
+  Schema.Struct({ object: Schema.Record({ key: Schema.String, value: Schema.suspend(() => FieldSpec) }) }),
   Schema.Struct({ const: Schema.Unknown }).pipe(Schema.filter((o) => "const" in o, { message: () => "a field spec" }))
 )
 
@@ -307,15 +314,34 @@ export const value = (item: unknown, spec: FieldSpec, request: unknown = {}): un
     const list = at(item, spec.each)
     if (!Array.isArray(list)) return []
     const m = spec.map
-    const single = typeof m === "string" || "path" in m || "const" in m || "request" in m || "first" in m || "each" in m
+    const single =
+      typeof m === "string" ||
+      "path" in m ||
+      "const" in m ||
+      "request" in m ||
+      "first" in m ||
+      "each" in m ||
+      isObjectSpec(m)
     return list.map((el) =>
       single
         ? value(el, m as FieldSpec, request)
         : Object.fromEntries(Object.entries(m as Record<string, FieldSpec>).map(([k, s]) => [k, value(el, s, request)]))
     )
   }
-  return convert(at(item, spec.path), spec)
+  if (isObjectSpec(spec)) {
+    const entries = Object.entries(spec.object).map(([k, s]) => [k, value(item, s, request) ?? null] as const)
+    return entries.every(([, v]) => v === null) ? null : Object.fromEntries(entries)
+  }
+  return convert(at(item, (spec as PathSpec).path), spec as PathSpec)
 }
+
+/** Whether a spec (or an `each` map) is an object spec: `{ "object": { field: spec } }`. */
+const isObjectSpec = (spec: object): spec is ObjectSpec =>
+  "object" in spec &&
+  Object.keys(spec).length === 1 &&
+  (spec as { object: unknown }).object !== null &&
+  typeof (spec as { object: unknown }).object === "object" &&
+  !Array.isArray((spec as { object: unknown }).object)
 
 /** Whether a mapping reads any hidden (`#`) field, so its datasets must be read with them. */
 export const readsHidden = (m: OpMapping): boolean =>

@@ -5,7 +5,7 @@ import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
-import { unit } from "./support/Adapters.js"
+import { decodeRow, unit } from "./support/Adapters.js"
 
 const item = {
   title: "Cafe",
@@ -53,6 +53,59 @@ describe("Mapping", () => {
       ]
     )
     assert.deepStrictEqual(Mapping.value(item, { each: "list", map: "n" }), ["x", "y"])
+  })
+
+  it("builds an object from separate fields (a salary's min, max and period); null when every member is null", () => {
+    const salary = {
+      object: {
+        min: { path: "salaryMin", as: "number" },
+        max: { path: "salaryMax", as: "number" },
+        period: { path: "salaryPeriod", map: { hour: "hour", year: "year" } }
+      }
+    } as const
+    const paid = { salaryMin: "18", salaryMax: 22, salaryPeriod: "hour" }
+    assert.deepStrictEqual(Mapping.value(paid, salary), { min: 18, max: 22, period: "hour" })
+    assert.strictEqual(Mapping.value({ title: "no pay shown" }, salary), null)
+    // a member missing leaves it null (the row Schema then decides), not the whole object
+    assert.deepStrictEqual(Mapping.value({ salaryMin: 50000 }, salary), { min: 50000, max: null, period: null })
+    // inside an array, element by element; and decoded from JSON, as an operator's mapping file gives it
+    assert.deepStrictEqual(Mapping.value({ pays: [paid, {}] }, { each: "pays", map: salary }), [
+      { min: 18, max: 22, period: "hour" },
+      null
+    ])
+    const decoded = Mapping.decodeMappings(
+      JSON.parse(
+        JSON.stringify({
+          "jobs_global.jobs": {
+            actor: "a~b",
+            usdPerItem: 0.001,
+            rows: {
+              jobKey: "key",
+              title: "title",
+              company: "company",
+              location: "location",
+              country: { const: "US" },
+              employmentType: { const: "full_time" },
+              remote: { const: false },
+              postedAt: { path: "posted", as: "datetime" },
+              description: "text",
+              salary
+            }
+          }
+        })
+      ),
+      "f"
+    )
+    assert.isTrue(Either.isRight(decoded))
+    const m = Either.getOrThrow(decoded)["jobs_global.jobs"]!
+    assert.isTrue(Either.isRight(Mapping.check("jobs_global.jobs", m)))
+    const base = { key: "abc123def4", title: "Nurse", company: "Clinic", location: "Austin, TX", posted: "2026-05-01" }
+    const [withPay] = Mapping.rowsOf(m, { ...base, text: "Care", ...paid }, [])
+    assert.deepStrictEqual(decodeRow("jobs_global", "jobs", withPay).salary, { min: 18, max: 22, period: "hour" })
+    const [withoutPay] = Mapping.rowsOf(m, { ...base, text: "Care" }, [])
+    assert.strictEqual(decodeRow("jobs_global", "jobs", withoutPay).salary, null)
+    // an each map whose row field is named "object" is still a map of fields, not an object spec
+    assert.deepStrictEqual(Mapping.value({ l: [{ o: 1 }] }, { each: "l", map: { object: "o" } }), [{ object: 1 }])
   })
 
   it("fills input templates from every request field, typed or interpolated, enumerations translated", () => {

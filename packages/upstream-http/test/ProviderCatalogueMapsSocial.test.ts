@@ -3,10 +3,11 @@
 // the op's row Schema accepts, with the values expected; the actor input built from a request is shown where the
 // request shapes it.
 import { assert, describe, it } from "@effect/vitest"
+import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
-import { unit } from "./support/Adapters.js"
+import { decodeRow, unit } from "./support/Adapters.js"
 import { mapped } from "./support/Catalogue.js"
 
 const mapping = (key: string) => ProviderCatalogue.mappings[key]!
@@ -32,6 +33,45 @@ describe("ProviderCatalogue: maps, social_network, web_search images and shoppin
     }
     for (const key of ["social_network.events", "social_network.marketplace"])
       assert.match(ProviderCatalogue.unmapped[key] ?? "", /\w+\/\w+|\w+'s/, key)
+  })
+
+  it("social_network.marketplace: postedAt is nullable (D60o), so a mapping of an actor without a listing date passes the start check and its rows are valid", () => {
+    const op = "social_network.marketplace"
+    const fields = Mapping.rowFields(Catalogue.findOp("social_network", "marketplace")!)
+    assert.include(fields.nullable, "postedAt")
+    assert.notInclude(fields.required, "postedAt")
+    // an operator's mapping (PROVIDER_MAPPINGS) that maps every field but the date: not refused at start
+    const m = Either.getOrThrow(
+      Mapping.decodeMappings(
+        {
+          [op]: {
+            actor: "a~b",
+            usdPerItem: 0.001,
+            input: { startUrls: [{ url: "$subject" }], maxItems: "$rows" },
+            rows: {
+              listingId: { path: "id", as: "string" },
+              title: "title",
+              price: { path: "price", as: "number" },
+              currency: "currency",
+              location: "location"
+            }
+          }
+        },
+        "f"
+      )
+    )[op]!
+    assert.isTrue(Either.isRight(Mapping.check(op, m)))
+    const [row] = Mapping.rowsOf(
+      m,
+      { id: 123, title: "Bike", price: "80", currency: "USD", location: "Austin, TX" },
+      fields.nullable
+    )
+    assert.strictEqual(row!["postedAt"], null)
+    const decoded = decodeRow("social_network", "marketplace", { ...row, position: 1 })
+    assert.strictEqual(decoded.postedAt, null)
+    assert.strictEqual(decoded.price, 80)
+    // a date the actor does give must still be an instant
+    assert.throws(() => decodeRow("social_network", "marketplace", { ...row, position: 1, postedAt: "yesterday" }))
   })
 
   it("maps.places (compass~crawler-google-places): the place card from the documented item, hours null", () => {

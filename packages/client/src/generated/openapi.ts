@@ -1911,11 +1911,7 @@ export interface components {
             readonly currency: string;
             /** @description where the item is */
             readonly location: string;
-            /**
-             * Format: date-time
-             * @description when the listing was posted
-             */
-            readonly postedAt: string;
+            readonly postedAt: string | null;
         };
         readonly "social_network.history.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */

@@ -85,7 +85,9 @@ export const listing = {
   price: R.num("asking price, in `currency`"),
   currency: R.currency(),
   location: R.str("where the item is"),
-  postedAt: R.dateTime("when the listing was posted")
+  // D60o: the date a listing shows is read off the listing like its price (a measured value), so under D38 it is
+  // null when the source does not read it, rather than the op having no source at all
+  postedAt: R.nullable(R.dateTime("when the listing was posted; null when the source does not measure it"))
 }
 
 /** A comment of a post, reel or photo (comments). */
