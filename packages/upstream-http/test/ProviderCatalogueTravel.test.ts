@@ -90,15 +90,15 @@ describe("ProviderCatalogue: travel_reviews place cards and searches (khadinakba
     })
   })
 
-  it("searches: the op's kind and the query as one search phrase, the rows asked as maxResults; rows of their own kind", () => {
-    for (const [op, kind] of [
-      ["searchHotels", "hotels"],
-      ["searchRestaurants", "restaurants"],
-      ["searchAttractions", "attractions"]
+  it("searches: the op's kind and the query as one search phrase, the rows asked as maxResults; only the op's kind", () => {
+    for (const [op, kind, expected] of [
+      ["searchHotels", "hotels", [langham]],
+      ["searchRestaurants", "restaurants", [comptoir, barDelPla]],
+      ["searchAttractions", "attractions", [sagrada]]
     ] as const) {
-      // the actor takes no kind filter: a listing of another kind that its search returns says its own kind
+      // the actor takes no kind filter: a listing of another kind that its search returns is not a row of the op
       const { rows } = mapped(`travel_reviews.${op}`, asked)
-      assert.deepStrictEqual(rows, [langham, comptoir, sagrada, barDelPla].map(echoed), op)
+      assert.deepStrictEqual(rows, expected.map(echoed), op)
       const m = ProviderCatalogue.mappings[`travel_reviews.${op}`]!
       const u = unit("travel_reviews", op, { query: "Barcelona Gothic Quarter", limit: 25 })
       assert.deepStrictEqual(Mapping.input(m.input, u), {

@@ -90,8 +90,11 @@ const placeSearch = (kind: keyof typeof kinds) => ({
   docs: "https://apify.com/khadinakbar/tripadvisor-scraper",
   usdPerItem: 0.003,
   input: { searchQueries: [{ $text: `${kind}s in {query}` }], ...listingsOnly },
+  // a listing of another kind the search returns is not a row of this op (nor billed); it still counts against the
+  // run's item limit, so a run that returned its limit is never taken as all there is
+  keep: { path: "category", in: [kind] },
   rows: placeRow,
-  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unlisted}; the kind: the actor documents no kind filter, only searches in words, so the query is sent as "${kind}s in <query>" and each row's kind is the actor's category of the listing (a listing of another kind the search returns is delivered as that kind); ${unechoed}`
+  notMapped: `${kind === "hotel" ? "stay (checkIn, checkOut): the actor documents no stay-date input, so priceFrom is never given; " : ""}${unlisted}; the kind: the actor documents no kind filter, only searches in words, so the query is sent as "${kind}s in <query>" and only listings whose category is the op's kind are rows (a listing of another kind the search returns is left out, not billed, and counts against the run's item limit, so such a unit is never taken as all there is); ${unechoed}`
 })
 
 export const shipped = {

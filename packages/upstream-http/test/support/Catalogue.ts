@@ -11,7 +11,6 @@ export const recorded = (actor: string): ReadonlyArray<unknown> =>
   JSON.parse(readFileSync(new URL(`../fixtures/provider/${actor}.json`, import.meta.url), "utf8"))
 
 /**
-/**
  * The rows of an actor's recorded items as the adapter makes them (error items apart; a store-scoped row carries
  * `store`, the store the unit was resolved to, unless the mapping maps it), each decoded; `request` is the unit's
  * decoded request, for the row fields a mapping reads from it (`{ "request": ... }`).
