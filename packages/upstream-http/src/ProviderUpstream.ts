@@ -438,6 +438,16 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     if (mapping === undefined)
       return Effect.fail(new U.UpstreamFailed({ source, detail: `no provider mapping for ${key}` }))
     const owner = `mapping ${key} (${mapping.actor})`
+    // a request field the actor cannot serve is refused 400 before anything is spent (Plan, servedBy.refuses); a unit
+    // that reaches the adapter with one anyway (a call planned before this mapping) starts no run
+    const refusedField = Object.keys(mapping.refuses ?? {}).find((f) => unit.request[f] !== undefined)
+    if (refusedField !== undefined)
+      return Effect.fail(
+        new U.UpstreamFailed({
+          source,
+          detail: `${owner}: refuses request.${refusedField}: ${mapping.refuses![refusedField]}`
+        })
+      )
     const rowFields = fieldsOf(op)
     const positioned = rowFields.all.includes("position") && !("position" in mapping.rows)
     // D3: a store-scoped row carries the store the unit was resolved to; its actor is given the locator as resolved

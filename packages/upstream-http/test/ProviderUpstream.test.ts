@@ -228,6 +228,19 @@ describe("ProviderUpstream", () => {
     } finally {
       await full.h.close()
     }
+    // a unit giving a field the mapping refuses (planned before it, say) starts no run: it fails naming the field
+    const refusedHost = await tiktok(100)
+    try {
+      const sound = "https://www.tiktok.com/music/original-sound-7000000000000000000"
+      const r = (await run(refusedHost.a.fetch(unit("short_video", "searchPosts", { soundUrl: sound })))).result
+      assert.match(
+        failed(r).detail,
+        /^mapping short_video\.searchPosts \(thescrappa~tiktok-search-scraper\): refuses request\.soundUrl: /
+      )
+      assert.strictEqual(refusedHost.h.started.length, 0, "no run started")
+    } finally {
+      await refusedHost.h.close()
+    }
     // a page shorter than asked (and than the cap) is the end of the results
     const few = await tiktok(12)
     try {
