@@ -95,7 +95,8 @@ const requestOf = (key: string, rows: number, subject = 0): Record<string, unkno
     op,
     "known",
     formsOf(key),
-    Object.keys(ProviderCatalogue.mappings[key]?.requires ?? {})
+    Object.keys(ProviderCatalogue.mappings[key]?.requires ?? {}),
+    Object.keys(ProviderCatalogue.mappings[key]?.refuses ?? {})
   )
   if (Array.isArray(request["subjects"])) request["subjects"] = [Examples.subject(op, subject)]
   if (typeof request["subject"] === "string") request["subject"] = Examples.subject(op, subject)
@@ -113,7 +114,8 @@ const expected = (key: string, request: Record<string, unknown>, capped = false)
   const mapping = ProviderCatalogue.mappings[key]!
   const decoded = Effect.runSync(Requests.decode(op.platform, { request })).request
   const asked = op.rowsField === undefined ? 1 : Number(decoded[op.rowsField])
-  const items = ProviderUpstream.itemsFor(op, asked)
+  // the items a run is asked (at most the mapping's maxItems) and the rows its input names
+  const { items, rows: inputRows } = ProviderUpstream.runAsks(op, mapping, asked)
   const fields = Mapping.rowFields(op)
   const rows = served(mapping, items, capped)
     .filter((item) => Mapping.errorItem(mapping, item) === undefined)
@@ -134,6 +136,7 @@ const expected = (key: string, request: Record<string, unknown>, capped = false)
     rows: kept,
     items,
     asked,
+    inputRows,
     decoded,
     complete: Completeness.complete(op, kept, asked, false),
     fields: fields.all.filter((f) => f !== "subject")
@@ -211,7 +214,8 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
           adapter: "provider",
           actor: m.actor,
           ...(store === undefined ? {} : { store }),
-          ...(m.requires === undefined ? {} : { requires: m.requires })
+          ...(m.requires === undefined ? {} : { requires: m.requires }),
+          ...(m.refuses === undefined ? {} : { refuses: m.refuses })
         },
         k
       )
@@ -278,7 +282,7 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
         op: op.name,
         request: want.decoded,
         subject,
-        rows: want.asked,
+        rows: want.inputRows,
         store: undefined,
         parts: undefined
       })
@@ -439,6 +443,68 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
     const last = provider.started.at(-1)!
     assert.strictEqual(last.actor, "thescrappa~indeed-jobs-scraper")
     assert.strictEqual((last.input as Record<string, unknown>)["location"], "Leeds")
+  })
+
+  it("short_video.searchPosts: its actor cannot search by sound, so a request with soundUrl is refused 400 naming request.soundUrl before anything is spent", async () => {
+    const catalogue = await get(`${server.api}/api/v1/platforms`)
+    const searchPosts = (catalogue.body.platforms as Array<any>)
+      .find((p) => p.platform === "short_video")
+      .ops.find((o: any) => o.op === "searchPosts")
+    assert.deepStrictEqual(Object.keys(searchPosts.servedBy.refuses), ["soundUrl"])
+    assert.strictEqual(searchPosts.servedBy.actor, "thescrappa~tiktok-search-scraper")
+    assert.isFalse("soundUrl" in searchPosts.example, "the published example gives no field refused here")
+    const path = "/api/v1/platforms/short_video"
+    const runs = provider.started.length
+    const before = await balance(server, key)
+    for (const estimateOnly of [true, false]) {
+      const r = await post(
+        server,
+        path,
+        {
+          request: { op: "searchPosts", soundUrl: "https://www.tiktok.com/music/original-sound-7000000000000000000" },
+          estimateOnly
+        },
+        key
+      )
+      assert.strictEqual(r.status, 400, r.text)
+      assert.strictEqual(r.body.error.code, "invalid_request")
+      assert.deepStrictEqual(
+        r.body.error.details.map((d: any) => d.path),
+        ["request.soundUrl"]
+      )
+      assert.match(r.body.error.details[0].message, /thescrappa~tiktok-search-scraper.*sound/)
+    }
+    assert.strictEqual(await balance(server, key), before, "nothing spent")
+    assert.strictEqual(provider.started.length, runs, "no run started")
+    // a hashtag is quoted and served by the actor, searched as "#<tag>"
+    const ok = await post(server, path, { request: { op: "searchPosts", hashtag: "#nba", limit: 2 } }, key)
+    assert.strictEqual(ok.status, 200, ok.text)
+    const last = provider.started.at(-1)!
+    assert.deepStrictEqual([last.actor, last.input], ["thescrappa~tiktok-search-scraper", { query: "#nba", count: 2 }])
+  })
+
+  it("short_video.searchPosts: a unit of 100 rows asks its actor for 50 (one page, its count maximum), is billed for the 50 delivered, not complete", async () => {
+    const k = "short_video.searchPosts"
+    const mapping = ProviderCatalogue.mappings[k]!
+    const op = opOf(k)
+    const request = { op: "searchPosts", query: "basketball", limit: 100 }
+    const want = expected(k, request)
+    assert.deepStrictEqual([want.items, want.inputRows, want.rows.length, want.complete], [50, 50, 50, false])
+    const fifty = await quoteOf(op.platform, { ...request, limit: 50 })
+    const { reply: r, quoted, before, started } = await quotedCall(op.platform, request)
+    assert.isBelow(fifty, quoted)
+    assert.deepStrictEqual(coverageOf(r), [["fetched", false, 50, "provider"]], r.text)
+    assert.strictEqual(r.body.cost.creditsCharged, fifty, "billed for the 50 rows delivered")
+    assert.strictEqual(await balance(server, key), before - fifty)
+    assert.deepStrictEqual(
+      started.map((s) => [s.actor, s.maxItems, s.charge, s.input]),
+      [[mapping.actor, 50, 0.01, { keywords: "basketball", count: 50 }]]
+    )
+    for (const row of r.body.data) decodeRow(op, row)
+    assert.deepStrictEqual(
+      r.body.data.map((row: Record<string, unknown>) => rowPart(want.fields, row)),
+      want.rows.map((row) => rowPart(want.fields, row))
+    )
   })
 
   it("social_network.comments: a run stopped on its charge limit is billed for what it delivered, stored as incomplete, fetched again for more", async () => {

@@ -32,13 +32,15 @@ export const subject = (op: Catalogue.OpDef, i = 0): string => {
 /**
  * The smallest valid request of an op; a store-scoped op's `store` is of the first locator form in `storeForms` (the
  * forms the upstream serving it takes here, `servedBy.store`), by default the first form; `requires` are optional
- * fields the upstream serving it here cannot do without (`servedBy.requires`), given too.
+ * fields the upstream serving it here cannot do without (`servedBy.requires`), given too; `refuses` are optional fields
+ * it cannot serve (`servedBy.refuses`), never given (of a rule "exactly one of", the first alternative not refused).
  */
 export const minimal = (
   op: Catalogue.OpDef,
   source = "known",
   storeForms: ReadonlyArray<Fields.StoreForm> = Fields.storeFormNames,
-  requires: ReadonlyArray<string> = []
+  requires: ReadonlyArray<string> = [],
+  refuses: ReadonlyArray<string> = []
 ): Record<string, unknown> => {
   const schema = Catalogue.requestJsonSchema(op)
   const out: Record<string, unknown> = { op: op.name }
@@ -50,9 +52,11 @@ export const minimal = (
     else if (field === "source") out[field] = source
     else out[field] = "x"
   }
-  // a request rule "exactly one of these fields" (JSON Schema `oneOf` of `required`): the first one
+  // a request rule "exactly one of these fields" (JSON Schema `oneOf` of `required`): the first one not refused here
   const rule: { readonly oneOf?: ReadonlyArray<{ readonly required?: ReadonlyArray<string> }> } = op.requestRule ?? {}
-  const first = rule.oneOf?.[0]?.required?.[0]
+  const first = rule.oneOf
+    ?.map((alternative) => alternative.required ?? [])
+    .find((fields) => fields.every((f) => !refuses.includes(f)))?.[0]
   if (first !== undefined && !(first in out)) out[first] = "x"
   for (const field of requires) if (!(field in out)) out[field] = "x"
   return out

@@ -121,6 +121,34 @@ const missingRequired = (
   })
 }
 
+/**
+ * An optional request field the upstream serving the op here cannot serve, given (issue 20: e.g. an actor that cannot
+ * search by sound would answer a sound search with nothing, or with a keyword search's posts): 400 naming the field,
+ * before anything is spent (`estimateOnly` too).
+ */
+const givenRefused = (
+  op: Catalogue.OpDef,
+  request: Catalogue.OpRequest,
+  servedBy: Context.Tag.Service<Upstream>["servedBy"]
+) => {
+  const served = servedBy?.(op.platform, op.name)
+  if (served?.refuses === undefined) return undefined
+  const fields: Readonly<Record<string, unknown>> = request
+  const given = Object.entries(served.refuses).filter(([field]) => fields[field] !== undefined)
+  if (given.length === 0) return undefined
+  const by = `${served.adapter}${served.actor ? ` ${served.actor}` : ""}`
+  return new Requests.InvalidRequest({
+    message: `${op.platform} ${op.name} cannot be served with ${given.map(([f]) => f).join(" or ")} here`,
+    details: given.map(
+      ([field, why]) =>
+        new Requests.FieldProblem({
+          path: `request.${field}`,
+          message: `not served here: ${op.platform} ${op.name} is served by an upstream (${by}) that cannot serve it: ${why}`
+        })
+    )
+  })
+}
+
 /** The planning of calls over the Measurements and Upstream ports: the store a request names, and the plan (D8 step 1). */
 export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstream: Context.Tag.Service<Upstream>) => {
   const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
@@ -144,6 +172,8 @@ export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstr
     const now = DateTime.toDate(yield* DateTime.now)
     const missing = missingRequired(op, request, upstream.servedBy)
     if (missing !== undefined) return yield* missing
+    const refused = givenRefused(op, request, upstream.servedBy)
+    if (refused !== undefined) return yield* refused
     const store = yield* resolveStore(op, request)
     const steps = OpKind.fetching(op)
     const sourcePrice = yield* steps.prepare(upstream, op, request)

@@ -236,6 +236,18 @@ describe("Catalogue", () => {
     assert.isTrue(Either.isRight(decode("short_video", { op: "searchPosts", hashtag: "fyp" })))
   })
 
+  it("the minimal example of an exactly-one-of op gives the first alternative not refused by the upstream serving it", () => {
+    const op = Catalogue.findOp("short_video", "searchPosts")!
+    const pick = (refuses: ReadonlyArray<string>) =>
+      Object.keys(Samples.minimal(op, "known", undefined, [], refuses)).filter((k) => k !== "op" && k !== "limit")
+    assert.deepStrictEqual(pick([]), ["query"])
+    assert.deepStrictEqual(pick(["soundUrl"]), ["query"])
+    assert.deepStrictEqual(pick(["query"]), ["hashtag"])
+    assert.deepStrictEqual(pick(["query", "hashtag"]), ["soundUrl"])
+    for (const refuses of [[], ["query"], ["query", "hashtag"]])
+      assert.isTrue(Either.isRight(decode("short_video", Samples.minimal(op, "known", undefined, [], refuses))))
+  })
+
   it("D3: the store locator is storeId, pincode with city, or lat with lon", () => {
     const base = { op: "products", subjects: ["https://qc-a.example/p/milk-1"] }
     for (const store of [{ storeId: "s1" }, { pincode: "560001", city: "Bengaluru" }, { lat: 12.9, lon: 77.6 }]) {

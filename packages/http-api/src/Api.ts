@@ -63,10 +63,17 @@ export const CatalogueOp = Schema.Struct({
             "optional request fields the upstream serving this op here cannot do without, each with why; a request without one is refused 400 naming it before anything is spent"
         }),
         { exact: true }
+      ),
+      refuses: Schema.optionalWith(
+        Schema.Record({ key: Schema.String, value: Schema.String }).annotations({
+          description:
+            "optional request fields the upstream serving this op here cannot serve, each with why; a request giving one is refused 400 naming it before anything is spent"
+        }),
+        { exact: true }
       )
     }).annotations({
       description:
-        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, and which optional request fields it cannot do without"
+        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, and which it cannot serve"
     }),
     { exact: true }
   )

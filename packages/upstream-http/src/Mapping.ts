@@ -17,6 +17,9 @@
  * - `{ "path": "...", "bands": [{ "min": 9, "value": "superb" }, { "min": 7, "value": "good" }, ...] }` — a number
  *   put in the first band whose `min` it reaches (bands in descending order; below them all is null), after the
  *   conversion: our classification of a score, stated in the mapping;
+ * - `{ "template": "https://www.tiktok.com/@{author.unique_id}/video/{aweme_id}" }` — a string built from paths of the
+ *   item, each `{path}` replaced by its value URL-encoded (a URL the actor does not give, built from its parts); null
+ *   when any of its paths is absent or empty;
  * - `{ "request": "country" }` — a field of our request (dotted for nested ones: `store.pincode`), for a row value the
  *   actor does not echo (the country a search was made in);
  * - `{ "const": value }` — a constant;
@@ -30,7 +33,8 @@
  * An input template is any JSON value: the strings `$subject`, `$query`, `$rows`, `$request.<field>` are replaced by
  * the value (keeping its type), `{subject}`, `{query}`, `{rows}`, `{request.<field>}` inside a longer string are
  * interpolated (URL-encoded, as in a URL), `{ "$text": "hotels in {query}" }` interpolates as plain text (not
- * encoded: a search phrase), `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration, and
+ * encoded: a search phrase; `"strip": "#"` takes that prefix off each value first, so `{ "$text": "#{request.hashtag}",
+ * "strip": "#" }` never doubles a `#` the caller gave), `{ "$value": "request.<field>", "map": {...}, "default": ... }` translates an enumeration, and
  * `{ "$present": { "request.query": "keyword", "request.hashtag": "hashtag" } }` is the value of the first listed
  * reference the request has (a mode chosen by which field the caller gave). A
  * request field may be named with its nested fields, dotted (`$request.store.pincode`, `{request.store.lat}`): absent
@@ -61,6 +65,9 @@ interface PathSpec {
   readonly split?: string
   readonly default?: unknown
 }
+interface TemplateSpec {
+  readonly template: string
+}
 interface RequestSpec {
   readonly request: string
 }
@@ -78,7 +85,10 @@ interface ObjectSpec {
   readonly object: { readonly [field: string]: FieldSpec }
 }
 /** One row field's spec. */
-export type FieldSpec = string | PathSpec | RequestSpec | ConstSpec | FirstSpec | EachSpec | ObjectSpec
+export type FieldSpec = string | PathSpec | TemplateSpec | RequestSpec | ConstSpec | FirstSpec | EachSpec | ObjectSpec
+
+/** A `{path}` of the item inside a template spec's string. */
+const templatePaths = /\{([^{}.\s]+(?:\.[^{}.\s]+)*)\}/g
 
 const Path = Schema.String.pipe(
   Schema.filter((s) => s.length > 0 && s.split(".").every((k) => k.length > 0), {
@@ -121,6 +131,13 @@ export const FieldSpec: Schema.Schema<FieldSpec> = Schema.Union(
     join: Schema.optionalWith(Schema.String, { exact: true }),
     split: Schema.optionalWith(Schema.String, { exact: true }),
     default: Schema.optionalWith(Schema.Unknown, { exact: true })
+  }),
+  Schema.Struct({
+    template: Schema.String.pipe(
+      Schema.filter((t) => [...t.matchAll(templatePaths)].length > 0, {
+        message: () => "a string with at least one {path} of the item"
+      })
+    )
   }),
   Schema.Struct({ request: Path }),
   Schema.Struct({ first: Schema.Array(Schema.suspend(() => FieldSpec)) }),
@@ -173,6 +190,17 @@ export const OpMapping = Schema.Struct({
    * `servedBy.requires` says so.
    */
   requires: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { exact: true }),
+  /**
+   * Optional request fields the actor cannot serve, each with why (e.g. it cannot search by sound): a request giving
+   * one is refused 400 naming it, before anything is spent, and the catalogue's `servedBy.refuses` says so.
+   */
+  refuses: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { exact: true }),
+  /**
+   * The most items one run of the actor gives (its count input's maximum, one page and no cursor followed): a run is
+   * asked at most this many items (`$rows` in the input is at most it too) and its charge limit is for those; a unit
+   * asking more rows whose run gave them all is delivered short and never complete.
+   */
+  maxItems: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
   /** Why a row field stays null, or what the actor does not give (shown in the catalogue table). */
   notMapped: Schema.optionalWith(Schema.String, { exact: true })
 })
@@ -302,6 +330,7 @@ const convert = (v: unknown, spec: PathSpec): unknown => {
 export const value = (item: unknown, spec: FieldSpec, request: unknown = {}): unknown => {
   if (typeof spec === "string") return at(item, spec)
   if ("const" in spec) return spec.const
+  if ("template" in spec) return built(item, spec.template)
   if ("request" in spec) return at(request, spec.request)
   if ("first" in spec) {
     for (const s of spec.first) {
@@ -319,6 +348,7 @@ export const value = (item: unknown, spec: FieldSpec, request: unknown = {}): un
       "path" in m ||
       "const" in m ||
       "request" in m ||
+      "template" in m ||
       "first" in m ||
       "each" in m ||
       isObjectSpec(m)
@@ -333,6 +363,14 @@ export const value = (item: unknown, spec: FieldSpec, request: unknown = {}): un
     return entries.every(([, v]) => v === null) ? null : Object.fromEntries(entries)
   }
   return convert(at(item, (spec as PathSpec).path), spec as PathSpec)
+}
+
+/** A template spec's string with each `{path}` replaced by the item's value, URL-encoded; null when one is absent. */
+const built = (item: unknown, template: string): string | null => {
+  const values = [...template.matchAll(templatePaths)].map((m) => at(item, m[1]!))
+  if (values.some((v) => v === null || v === "" || typeof v === "object")) return null
+  let i = 0
+  return template.replace(templatePaths, () => encodeURIComponent(String(values[i++])))
 }
 
 /** Whether a spec (or an `each` map) is an object spec: `{ "object": { field: spec } }`. */
@@ -432,7 +470,16 @@ export const input = (template: unknown, unit: U.UnitRequest): unknown => {
       return null
     }
     // a search phrase built from request fields: interpolated as plain text, not URL-encoded
-    if (typeof o["$text"] === "string") return interpolate(o["$text"], unit, (v) => v)
+    // (`strip`: a prefix taken off each value first, as often as it leads: "#{request.hashtag}" with strip "#" is "#cats"
+    // for a hashtag given as "cats" or as "#cats")
+    if (typeof o["$text"] === "string") {
+      const strip = typeof o["strip"] === "string" && o["strip"] !== "" ? o["strip"] : undefined
+      return interpolate(o["$text"], unit, (v) => {
+        let out = v
+        while (strip !== undefined && out.startsWith(strip)) out = out.slice(strip.length)
+        return out
+      })
+    }
     if (typeof o["$value"] === "string") {
       const v = ref(o["$value"], unit)
       const table = o["map"] as Record<string, unknown> | undefined
@@ -567,6 +614,12 @@ const requestField = (op: Catalogue.OpDef, path: string): boolean => {
   return true
 }
 
+/** Whether a top-level request field may be left out (optional, or with a default). */
+const optionalField = (op: Catalogue.OpDef, field: string): boolean => {
+  const p = members(op.request.ast).find((s) => s.name === field)
+  return p?.isOptional === true
+}
+
 /**
  * Checks one mapping against its op: the op exists and fetches, every row field it maps exists, every required row
  * field is mapped (or filled by the adapter), every request field its input names exists, nested fields at every
@@ -597,5 +650,16 @@ export const check = (key: string, m: OpMapping): Either.Either<void, string> =>
   for (const field of Object.keys(m.requires ?? {}))
     if (field.includes(".") || !requestField(op, field))
       return Either.left(`${key}: requires request.${field}, which is not a top-level field of a ${key} request`)
+  const named = new Set(requestPaths(m.input).map((p) => p.split(".")[0]!))
+  for (const field of Object.keys(m.refuses ?? {})) {
+    if (field.includes(".") || !requestField(op, field))
+      return Either.left(`${key}: refuses request.${field}, which is not a top-level field of a ${key} request`)
+    if (!optionalField(op, field))
+      return Either.left(`${key}: refuses request.${field}, which every ${key} request gives (refusing every call)`)
+    if (field in (m.requires ?? {}))
+      return Either.left(`${key}: refuses request.${field}, which it also requires (refusing every call)`)
+    if (named.has(field) || rowRequests(m.rows).has(field))
+      return Either.left(`${key}: refuses request.${field}, which its input or rows read`)
+  }
   return Either.void
 }

@@ -178,6 +178,15 @@ export const itemsFor = (op: Catalogue.OpDef, rows: number) => (pages(op) ? rows
 
 const pages = (op: Catalogue.OpDef) => op.kind._tag === "Measure" && op.kind.paging === "pages"
 
+/**
+ * What one run of a mapping is asked for a unit of `rows` rows: its items (`itemsFor`, at most the mapping's
+ * `maxItems`, the most one run of its actor gives) and the rows its input's `$rows` names (at most `maxItems` too).
+ */
+export const runAsks = (op: Catalogue.OpDef, m: Mapping.OpMapping, rows: number) => ({
+  items: Math.min(itemsFor(op, rows), m.maxItems ?? Number.POSITIVE_INFINITY),
+  rows: Math.min(rows, m.maxItems ?? Number.POSITIVE_INFINITY)
+})
+
 const Run = Schema.Struct({
   data: Schema.Struct({
     id: Schema.String,
@@ -429,14 +438,26 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     if (mapping === undefined)
       return Effect.fail(new U.UpstreamFailed({ source, detail: `no provider mapping for ${key}` }))
     const owner = `mapping ${key} (${mapping.actor})`
+    // a request field the actor cannot serve is refused 400 before anything is spent (Plan, servedBy.refuses); a unit
+    // that reaches the adapter with one anyway (a call planned before this mapping) starts no run
+    const refusedField = Object.keys(mapping.refuses ?? {}).find((f) => unit.request[f] !== undefined)
+    if (refusedField !== undefined)
+      return Effect.fail(
+        new U.UpstreamFailed({
+          source,
+          detail: `${owner}: refuses request.${refusedField}: ${mapping.refuses![refusedField]}`
+        })
+      )
     const rowFields = fieldsOf(op)
     const positioned = rowFields.all.includes("position") && !("position" in mapping.rows)
     // D3: a store-scoped row carries the store the unit was resolved to; its actor is given the locator as resolved
     const stored = op.scope === "store" && rowFields.all.includes("store") && !("store" in mapping.rows)
     const request = op.scope === "store" ? canonicalRequest(unit.request) : unit.request
-    // items asked: the rows, or for ops priced per page about ten results a page; the run's charge limit is this
-    // mapping's price per item for them, and its fee per run
-    const items = itemsFor(op, unit.rows)
+    // items asked: the rows, or for ops priced per page about ten results a page, at most the most one run of the
+    // actor gives (`maxItems`: its count input's maximum, `$rows` capped too); the run's charge limit is this
+    // mapping's price per item for them, and its fee per run. A unit asking more than the cap whose run gave the cap
+    // is delivered short and not complete (the exhaustive rule below: its run did not end short of its item limit)
+    const { items, rows: asked } = runAsks(op, mapping, unit.rows)
     const chargeUsd = mapping.usdPerRun + mapping.usdPerItem * items
     return policy.unit(
       source,
@@ -444,7 +465,10 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
         run(
           owner,
           mapping.actor,
-          Mapping.input(mapping.input, request === unit.request ? unit : { ...unit, request }),
+          Mapping.input(
+            mapping.input,
+            request === unit.request && asked === unit.rows ? unit : { ...unit, request, rows: asked }
+          ),
           items,
           chargeUsd,
           Mapping.readsHidden(mapping),
@@ -523,6 +547,7 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     },
     storeForms: (platform, op) => forms.get(`${platform}.${op}`) ?? [],
     requires: (platform, op) => settings.ops[`${platform}.${op}`]?.requires,
+    refuses: (platform, op) => settings.ops[`${platform}.${op}`]?.refuses,
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

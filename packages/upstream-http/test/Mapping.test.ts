@@ -297,6 +297,85 @@ describe("Mapping", () => {
     )
   })
 
+  it("refuses: optional top-level request fields its input and rows do not read; the shipped searchPosts refuses soundUrl", () => {
+    const shipped = ProviderCatalogue.mappings["short_video.searchPosts"]!
+    assert.deepStrictEqual(Object.keys(shipped.refuses ?? {}), ["soundUrl"])
+    assert.isTrue(Either.isRight(Mapping.check("short_video.searchPosts", shipped)))
+    const withRefuses = (refuses: Record<string, string>, more: object = {}) => ({ ...shipped, ...more, refuses })
+    assert.deepStrictEqual(
+      Mapping.check("short_video.searchPosts", withRefuses({ sound: "why" })),
+      Either.left(
+        "short_video.searchPosts: refuses request.sound, which is not a top-level field of a short_video.searchPosts request"
+      )
+    )
+    assert.deepStrictEqual(
+      Mapping.check("short_video.searchPosts", withRefuses({ hashtag: "why" })),
+      Either.left("short_video.searchPosts: refuses request.hashtag, which its input or rows read")
+    )
+    assert.deepStrictEqual(
+      Mapping.check("short_video.searchPosts", withRefuses({ soundUrl: "why" }, { requires: { soundUrl: "why" } })),
+      Either.left("short_video.searchPosts: refuses request.soundUrl, which it also requires (refusing every call)")
+    )
+    // a field every request gives (the subjects of a subject op) cannot be refused: every call would be
+    const places = ProviderCatalogue.mappings["maps.places"]!
+    assert.deepStrictEqual(
+      Mapping.check("maps.places", { ...places, refuses: { subjects: "why" } }),
+      Either.left("maps.places: refuses request.subjects, which every maps.places request gives (refusing every call)")
+    )
+    assert.isTrue(
+      Either.isLeft(
+        Mapping.check("quick_commerce_a.search", {
+          ...ProviderCatalogue.mappings["quick_commerce_a.search"]!,
+          refuses: { "store.lat": "why" }
+        })
+      )
+    )
+  })
+
+  it("a template spec builds a string from paths of the item, URL-encoded; null when one is absent", () => {
+    const decode = (spec: unknown) =>
+      Mapping.decodeMappings({ "x.y": { actor: "a~b", usdPerItem: 1, rows: { f: spec } } }, "t")
+    const spec = { template: "https://www.tiktok.com/@{author.unique_id}/video/{aweme_id}" }
+    assert.isTrue(Either.isRight(decode(spec)))
+    assert.isTrue(Either.isLeft(decode({ template: "no references" })), "a template names at least one path")
+    const post = { aweme_id: "7568510388342443294", author: { unique_id: "tik.tok_" } }
+    assert.strictEqual(Mapping.value(post, spec), "https://www.tiktok.com/@tik.tok_/video/7568510388342443294")
+    assert.strictEqual(
+      Mapping.value({ aweme_id: 7, author: { unique_id: "a b/c" } }, spec),
+      "https://www.tiktok.com/@a%20b%2Fc/video/7",
+      "values are URL-encoded, numbers written out"
+    )
+    assert.isNull(Mapping.value({ aweme_id: "1" }, spec))
+    assert.isNull(Mapping.value({ aweme_id: "1", author: { unique_id: "" } }, spec))
+    assert.isNull(Mapping.value({ aweme_id: { id: 1 }, author: { unique_id: "a" } }, spec), "an object is no value")
+    // inside `first` and `each`
+    assert.strictEqual(
+      Mapping.value({ video_id: "9", author: { unique_id: "a" } }, { first: [spec, { template: "v/{video_id}" }] }),
+      "v/9"
+    )
+    assert.deepStrictEqual(Mapping.value({ l: [{ id: 1 }, { id: 2 }] }, { each: "l", map: { template: "p/{id}" } }), [
+      "p/1",
+      "p/2"
+    ])
+  })
+
+  it("$text with strip takes a prefix off each value, so a hashtag's # is never doubled", () => {
+    const t = { $text: "#{request.hashtag}", strip: "#" }
+    const u = (hashtag?: string) =>
+      unit("short_video", "searchPosts", hashtag === undefined ? { query: "q" } : { hashtag })
+    assert.strictEqual(Mapping.input(t, u("cats")), "#cats")
+    assert.strictEqual(Mapping.input(t, u("##cats")), "#cats")
+    assert.isNull(Mapping.input(t, u()), "absent when the reference is")
+    assert.strictEqual(Mapping.input({ $text: "#{request.hashtag}" }, u("#cats")), "##cats", "without strip: as given")
+  })
+
+  it("maxItems decodes as a positive integer", () => {
+    const decode = (maxItems: unknown) =>
+      Mapping.decodeMappings({ "x.y": { actor: "a~b", usdPerItem: 1, rows: {}, maxItems } }, "t")
+    assert.isTrue(Either.isRight(decode(50)))
+    for (const bad of [0, -1, 2.5, "50"]) assert.isTrue(Either.isLeft(decode(bad)), String(bad))
+  })
+
   it("decoding names the op and the field; unknown keys are refused", () => {
     const bad = Mapping.decodeMappings(
       { "maps.places": { actor: "a~b", usdPerItem: 0.001, rows: { name: { path: "" } } } },

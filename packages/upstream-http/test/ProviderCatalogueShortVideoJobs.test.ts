@@ -3,6 +3,7 @@
 // op's row Schema accepts, with the values expected, and builds the actor input from a request; the ops left
 // unmapped are listed with their reason.
 import { assert, describe, it } from "@effect/vitest"
+import { Catalogue } from "@pdr/domain"
 import { Either } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
@@ -17,10 +18,11 @@ const mappedOps = [
   "short_video.followers",
   "short_video.videos",
   "short_video.shop",
+  "short_video.searchPosts",
   "jobs_in.search",
   "jobs_global.search"
 ]
-const unmappedOps = ["short_video.searchPosts", "jobs_global.jobs"]
+const unmappedOps = ["jobs_global.jobs"]
 
 describe("ProviderCatalogue: short_video and jobs", () => {
   it("the mapped ops pass Mapping.check and cite their page; the others are listed with a reason", () => {
@@ -154,6 +156,49 @@ describe("ProviderCatalogue: short_video and jobs", () => {
     assert.deepStrictEqual(Mapping.input(m.input, u), { keywords: ["phone case"] })
     // a row of another type than product is not a row
     assert.deepStrictEqual(Mapping.rowsOf(m, { type: "summary", productId: "1" }, []), [])
+  })
+
+  it("short_video.searchPosts (thescrappa~tiktok-search-scraper): posts of a query or a hashtag, the URL built from handle and id, sound refused", () => {
+    const { rows, errors } = mapped("short_video.searchPosts")
+    assert.deepStrictEqual(rows, [
+      {
+        url: "https://www.tiktok.com/@tiktok/video/7568510388342443294",
+        caption: "Example TikTok video caption",
+        views: 1234567,
+        likes: 12345,
+        postedAt: "2024-11-09T14:19:53.000Z",
+        position: 1
+      },
+      {
+        url: "https://www.tiktok.com/@hoops.daily_/video/7571203318874401566",
+        caption: "Buzzer beater from half court #basketball",
+        views: 2710,
+        likes: 88,
+        postedAt: "2025-11-01T14:00:00.000Z",
+        position: 2
+      }
+    ])
+    assert.deepStrictEqual(errors, [])
+    const m = ProviderCatalogue.mappings["short_video.searchPosts"]!
+    assert.strictEqual(m.usdPerItem, 0.0002)
+    assert.strictEqual(m.usdPerRun, 0)
+    assert.strictEqual(m.maxItems, 50)
+    assert.deepStrictEqual(Object.keys(m.refuses ?? {}), ["soundUrl"])
+    // exactly one of the two search inputs reaches the actor: a query as keywords, a hashtag as "#<tag>" in `query`
+    const byQuery = unit("short_video", "searchPosts", { query: "basketball highlights", limit: 30 })
+    assert.deepStrictEqual(Mapping.input(m.input, byQuery), { keywords: "basketball highlights", count: 30 })
+    const byTag = unit("short_video", "searchPosts", { hashtag: "skincare" })
+    assert.deepStrictEqual(Mapping.input(m.input, byTag), { query: "#skincare", count: 20 })
+    const hashed = unit("short_video", "searchPosts", { hashtag: "#skincare", limit: 5 })
+    assert.deepStrictEqual(Mapping.input(m.input, hashed), { query: "#skincare", count: 5 }, "a # given is not doubled")
+    // an item with no aweme_id is linked by its video_id; an item with neither handle nor id has no URL: it fails
+    const fields = Mapping.rowFields(Catalogue.findOp("short_video", "searchPosts")!).nullable
+    const byVideoId = Mapping.rowsOf(m, { video_id: "71", author: { unique_id: "a_b" }, create_time: 1 }, fields)
+    assert.strictEqual(byVideoId[0]!["url"], "https://www.tiktok.com/@a_b/video/71")
+    assert.strictEqual(byVideoId[0]!["caption"], "")
+    const anonymous = Mapping.rowsOf(m, { aweme_id: "71", author: { nickname: "x" } }, fields)
+    assert.isNull(anonymous[0]!["url"])
+    assert.throws(() => decodeRow("short_video", "searchPosts", { ...anonymous[0], position: 1 }))
   })
 
   it("short_video.search (fetch_cat~tiktok-user-search-scraper): accounts for a query", () => {

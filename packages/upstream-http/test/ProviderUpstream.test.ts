@@ -3,8 +3,10 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Either, Redacted, Schema } from "effect"
 import * as Mapping from "../src/Mapping.js"
+import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
 import { delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import { recorded } from "./support/Catalogue.js"
 import * as Fixtures from "./support/Fixtures.js"
 
 let host: Awaited<ReturnType<typeof Fixtures.provider>>
@@ -189,6 +191,65 @@ describe("ProviderUpstream", () => {
       assert.deepStrictEqual([exact.rows.length, exact.exhaustive], [12, false], "as many as asked: maybe more")
     } finally {
       await few.close()
+    }
+  })
+
+  it("issue 20: a mapping's maxItems caps a run (count, maxItems, charge limit); a unit asking more is delivered short, never complete", async () => {
+    const actor = "thescrappa~tiktok-search-scraper"
+    const shipped = ProviderCatalogue.mappings["short_video.searchPosts"]!
+    const tiktok = (items: number) =>
+      Fixtures.provider({ items, datasets: { [actor]: recorded(actor) } }).then(async (h) => ({
+        h,
+        a: ProviderUpstream.make(await policy(), {
+          ...settings(h.url),
+          ops: { "short_video.searchPosts": shipped }
+        })
+      }))
+    const full = await tiktok(100)
+    try {
+      const hundred = delivered(
+        (await run(full.a.fetch(unit("short_video", "searchPosts", { query: "basketball", limit: 100 })))).result
+      )
+      const started = full.h.started.at(-1)!
+      assert.deepStrictEqual(started.input, { keywords: "basketball", count: 50 }, "count is the actor's maximum")
+      assert.strictEqual(started.maxItems, 50)
+      assert.strictEqual(started.charge, 0.01, "the charge limit pays for the 50 items asked, not 100")
+      assert.deepStrictEqual([hundred.rows.length, hundred.exhaustive], [50, false], "the cap came: maybe more")
+      assert.deepStrictEqual(
+        hundred.rows.map((r) => r["position"]),
+        Array.from({ length: 50 }, (_, i) => i + 1)
+      )
+      // a unit within the cap asks its rows
+      const thirty = delivered(
+        (await run(full.a.fetch(unit("short_video", "searchPosts", { hashtag: "#nba", limit: 30 })))).result
+      )
+      assert.deepStrictEqual(full.h.started.at(-1)!.input, { query: "#nba", count: 30 })
+      assert.deepStrictEqual([thirty.rows.length, thirty.exhaustive], [30, false])
+    } finally {
+      await full.h.close()
+    }
+    // a unit giving a field the mapping refuses (planned before it, say) starts no run: it fails naming the field
+    const refusedHost = await tiktok(100)
+    try {
+      const sound = "https://www.tiktok.com/music/original-sound-7000000000000000000"
+      const r = (await run(refusedHost.a.fetch(unit("short_video", "searchPosts", { soundUrl: sound })))).result
+      assert.match(
+        failed(r).detail,
+        /^mapping short_video\.searchPosts \(thescrappa~tiktok-search-scraper\): refuses request\.soundUrl: /
+      )
+      assert.strictEqual(refusedHost.h.started.length, 0, "no run started")
+    } finally {
+      await refusedHost.h.close()
+    }
+    // a page shorter than asked (and than the cap) is the end of the results
+    const few = await tiktok(12)
+    try {
+      const short = delivered(
+        (await run(few.a.fetch(unit("short_video", "searchPosts", { query: "basketball", limit: 100 })))).result
+      )
+      assert.deepStrictEqual([short.rows.length, short.exhaustive], [12, true])
+    } finally {
+      await few.h.close()
     }
   })
 

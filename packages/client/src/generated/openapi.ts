@@ -3351,7 +3351,7 @@ export interface operations {
                                 readonly example?: {
                                     readonly [key: string]: unknown;
                                 };
-                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, and which optional request fields it cannot do without */
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, and which it cannot serve */
                                 readonly servedBy?: {
                                     readonly adapter: string;
                                     readonly actor?: string;
@@ -3359,6 +3359,10 @@ export interface operations {
                                     readonly store?: readonly ("storeId" | "pincode" | "latLon")[];
                                     /** @description optional request fields the upstream serving this op here cannot do without, each with why; a request without one is refused 400 naming it before anything is spent */
                                     readonly requires?: {
+                                        readonly [key: string]: string;
+                                    };
+                                    /** @description optional request fields the upstream serving this op here cannot serve, each with why; a request giving one is refused 400 naming it before anything is spent */
+                                    readonly refuses?: {
                                         readonly [key: string]: string;
                                     };
                                 };

@@ -97,6 +97,11 @@ export interface Adapter {
    * one is refused 400 naming it before anything is spent (Plan), and the catalogue says so (`servedBy.requires`).
    */
   readonly requires?: (platform: string, op: string) => Readonly<Record<string, string>> | undefined
+  /**
+   * Optional request fields this adapter cannot serve an op with, each with why (absent: none): a request giving one
+   * is refused 400 naming it before anything is spent (Plan), and the catalogue says so (`servedBy.refuses`).
+   */
+  readonly refuses?: (platform: string, op: string) => Readonly<Record<string, string>> | undefined
   /** Explore sources: required of an adapter that serves explore `run`. */
   readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
   /** Every explore source it serves, when it can list them (D19). */
@@ -137,6 +142,8 @@ export interface ServedBy {
   readonly store?: ReadonlyArray<StoreForm>
   /** Optional request fields the upstream serving the op here cannot do without, each with why. */
   readonly requires?: Readonly<Record<string, string>>
+  /** Optional request fields the upstream serving the op here cannot serve, each with why. */
+  readonly refuses?: Readonly<Record<string, string>>
 }
 
 /**
@@ -243,10 +250,12 @@ export const route = (
         const actor = a.actorFor?.(platform, op)
         const scoped = known.get(platform)?.historyScope === "store"
         const requires = a.requires?.(platform, op)
+        const refuses = a.refuses?.(platform, op)
         return {
           adapter: a.name,
           ...(actor === undefined ? {} : { actor }),
           ...(requires === undefined || Object.keys(requires).length === 0 ? {} : { requires }),
+          ...(refuses === undefined || Object.keys(refuses).length === 0 ? {} : { refuses }),
           ...(scoped ? { store: a.storeForms?.(platform, op) ?? storeFormNames } : {})
         }
       }

@@ -190,11 +190,61 @@ export const shipped = {
     },
     notMapped:
       "currency: the actor gives none; it searches the US storefront only (its changelog: one row per TikTok Shop (US) product), so its prices are read as USD; the number of products is bounded by the run's item limit (the page shows no count input)"
+  },
+  // https://apify.com/thescrappa/tiktok-search-scraper (Scrappa's "TikTok Search Scraper", pay per event; its Store page
+  // is not in the stored copies). Its README, input schema, actor.json and source are published by the author in
+  // github.com/userlip/scrappa-apify-actors, read at commit 8297905c (every file of actors/tiktok-search-scraper/ last
+  // changed in commit 34aa27f8, 2026-05-13): README.md, .actor/input_schema.json, .actor/actor.json, src/main.ts,
+  // src/request-params.ts, src/response-utils.ts, test/request-params.test.mjs. Price: the repository's inventory
+  // (README.md "Available Actors" at 46e910c8, aligned to the live org on 2026-06-17) lists tiktok-search-scraper,
+  // 0h6AKrgNYjn7pM5EO, public, "PAY_PER_EVENT, default dataset item at $0.0002/result" (no start event listed).
+  // Input (input_schema.json): `keywords` ("Keyword, hashtag, product, brand, topic, or creator niche to search for in
+  // TikTok videos"), `query` ("Optional alias for Search Keywords for API callers. Ignored when Search Keywords is
+  // provided."; test/request-params.test.mjs: { query: "#skincare", count: 25 } searches "#skincare"), `region`,
+  // `count` ("Number of video results to return from this page. Scrappa accepts 1-50.", minimum 1, maximum 50, default
+  // 10; src/request-params.ts omits a count outside 1-50, so the actor's default 10 would apply), `cursor`,
+  // `publish_time`, `sort_type`. One request to Scrappa's /tiktok/feed/search, one page: src/main.ts pushes every video
+  // of the response (src/response-utils.ts extractVideos: data, data.videos, data.posts, data.aweme_list or
+  // data.item_list) with request_keywords, request_region, request_count, request_cursor, request_publish_time and
+  // request_sort_type added, and keeps has_more and the next cursor in the OUTPUT record only; an error response fails
+  // the run (Actor.fail), no error item is pushed. Item (README "Output"; response-utils.ts TikTokSearchVideo):
+  // aweme_id, video_id, desc, title, create_time (epoch seconds: 1731161993), digg_count, comment_count, share_count,
+  // play_count, author { user_id, unique_id, nickname, avatar }. The op's hashtag search is the actor's keyword search
+  // of "#<hashtag>" (its `keywords` is documented for hashtags); thescrappa~tiktok-hashtag-posts-scraper (H2dZTreGZ7s3XJsQ7,
+  // $0.0003/result, input `hashtag`) is a separate actor, and one op is served by one actor.
+  "short_video.searchPosts": {
+    actor: "thescrappa~tiktok-search-scraper",
+    docs: "https://apify.com/thescrappa/tiktok-search-scraper",
+    usdPerItem: 0.0002,
+    // one run gives one page of at most 50 videos (its count input's maximum; no cursor followed)
+    maxItems: 50,
+    input: {
+      // exactly one of the two reaches the actor (the op takes exactly one of query, hashtag, soundUrl; soundUrl is
+      // refused): a query as keywords, a hashtag as "#<hashtag>" in the documented alias `query`
+      keywords: "$request.query",
+      query: { $text: "#{request.hashtag}", strip: "#" },
+      count: "$rows"
+    },
+    refuses: {
+      soundUrl:
+        "the actor searches by keyword or hashtag only (its input has no sound or music field); a sound search cannot be asked"
+    },
+    rows: {
+      url: {
+        first: [
+          { template: "https://www.tiktok.com/@{author.unique_id}/video/{aweme_id}" },
+          { template: "https://www.tiktok.com/@{author.unique_id}/video/{video_id}" }
+        ]
+      },
+      caption: { path: "desc", as: "string", default: "" },
+      views: { path: "play_count", as: "integer" },
+      likes: { path: "digg_count", as: "integer" },
+      postedAt: { path: "create_time", as: "datetime" }
+    },
+    notMapped:
+      "url is built in TikTok's public post URL form, https://www.tiktok.com/@<author.unique_id>/video/<aweme_id> (video_id when aweme_id is absent): the actor gives no post URL; an item without a handle or an id fails the unit. caption is desc, empty when it is absent (the item's title is not documented as the caption). postedAt is create_time (epoch seconds). soundUrl is refused here (400 naming request.soundUrl before anything is spent): the actor has no sound input. A hashtag is searched as the keyword \"#<hashtag>\" (a leading # the caller gave is not doubled). region, publish_time and sort_type are not sent (the op has no such fields): TikTok's defaults apply. One run is one page of at most 50 videos (the actor's count maximum); the cursor is not followed (has_more is in the run's OUTPUT record, not its dataset), so a unit asking more than 50 rows is delivered with at most 50 and never complete, and a page shorter than asked is taken as the end of the results. The actor pushes no error items (an error fails the run), so the default error paths are kept"
   }
 } as const
 
 /** Why an op of these platforms that fetches has no shipped mapping. */
-export const unmapped: Readonly<Record<string, string>> = {
-  "short_video.searchPosts":
-    "no page read documents one actor that takes a query, a hashtag and a sound together with its output field names and its price per result (the two template gaps, a list none of whose references is given and a mode picked by the field given, are closed): dami_studio/tiktok-scraper (https://apify.com/dami_studio/tiktok-scraper: profile, hashtag, keyword search or video URL) and funny_ground/tiktok-scraper (https://apify.com/funny_ground/tiktok-scraper: profiles, hashtags, search, direct URLs) have no sound input; the stored copies hold no page of clover_folktale/tiktok-scraper or nextgensda/tiktok-scraper to re-read; apidojo/tiktok-scraper ($0.30 / 1,000 posts) and novi/tiktok-scraper-ultimate take `keywords` and `startUrls` of search, tag and music pages (https://apify.com/apidojo/tiktok-scraper/api/javascript, https://apify.com/novi/tiktok-scraper-ultimate/api/python), but no page read names their output fields, and a hashtag would have to be written into a tag URL (`https://www.tiktok.com/tag/{request.hashtag}`), which a template sends as `.../tag/` when the caller gave a sound instead; novi's Fast TikTok API input (https://apify.com/novi/fast-tiktok-api-with-simple-result: `type` SEARCH, HASHTAG or MUSIC, one `url` for a hashtag or a music page) puts the hashtag page and the sound page in the same field, and an issue of novi/fast-tiktok-scraper ($3.00 / 1,000 videos) says a user was banned for asking fewer than 50 results many times; netdesignr/tiktok-scraper-pro (search, hashtag and sound pages, from $3.00 / 1,000 videos) shows neither its input nor its output field names; trev0n/tiktok-scraper (hashtags, sound URLs) has no keyword search; xmolodtsov/tiktok-search-scraper serves keywords and hashtags only; in the fourth round fanndev/tiktok-all-in-one-scraper (https://apify.com/fanndev/tiktok-all-in-one-scraper: modes video, profile, hashtag, music) has no keyword search, korado_labs/tiktok-posts-scraper and harpoon/tiktok-posts-scraper (profiles, hashtags, keywords) have no sound input, and the stored copies give only the first part of each page, which ends before the input and output keys of badr_xba/tiktok-scraper and apidojo/tiktok-scraper; in the sixth round nextgensda/tiktok-scraper's example task (https://apify.com/nextgensda/tiktok-scraper/examples/tiktok-clockworks-format.md: searches, videos, maxItemsPerSearch, maxItemsPerSound, outputFormat \"clockworks\"; output dataType, desc, authorUniqueId, playCount, diggCount, commentCount, createdAt, url; from $0.18 / 1,000 videos) shows its keyword input but not the keys of its hashtag and sound inputs; poidata/tiktok-scraper (hashtags, profiles, searches and TikTok URLs, sounds among the URL kinds; from $0.40 / 1,000) and automly/tiktok-scraper (creators, hashtags, search keywords, video links and sounds; from $0.45 / 1,000) name no input or output key on the part read; socialscrapers/tiktok-scraper and humble-echidna/tiktok-scraper have no keyword search; epctex/tiktok-hashtag-scraper serves hashtags only; in the seventh and eighth rounds: thescrappa's TikTok actors, documented in github.com/userlip/scrappa-apify-actors, split the three modes over three actors, which one mapping per mode (chosen by the request field given) could run, but the sound mode has no actor that can be run and charged: tiktok-music-posts-scraper (actors/tiktok-music-posts-scraper/README.md at commit 6198345c, .actor/input_schema.json at f9c86524) states no price (\"intended for paid per-result usage\", its actor.json title carries none) and is not among the 81 live thescrappa actors the repository's inventory lists (README.md \"Available Actors\" at 46e910c8, aligned to the live org on 2026-06-17, the day after the actor was added), so there is neither a published actor id nor a price to set a run's charge limit from; it also takes numeric `musicIds` (pattern ^[0-9]{1,100}$), not the sound URL the op takes. The other two are published and priced (inventory: tiktok-search-scraper, 0h6AKrgNYjn7pM5EO, default dataset item $0.0002/result, input `keywords`, README at 34aa27f8; tiktok-hashtag-posts-scraper, H2dZTreGZ7s3XJsQ7, $0.0003/result, input `hashtag`, README at 23bb3041) and return videos, not accounts; all three give one page of `count` posts, 1 to 50 (their input schemas' maximum, the op asks up to 100, and the dataset does not say whether more exist: has_more is in the OUTPUT record), and items documented as aweme_id, desc, create_time (epoch seconds), digg_count, comment_count, share_count, play_count, author { unique_id, nickname }: no post URL, which would have to be built from author.unique_id and aweme_id; apidojo's own agent skill (https://raw.githubusercontent.com/apidojo-io/social-media-skills/main/skills/tiktok-scraper/SKILL.md) lists its TikTok Scraper's modes (videos, profiles, hashtags, music, search, locations), but the part stored ends before its input and output keys and the repository is not in the stored copies"
-}
+export const unmapped: Readonly<Record<string, string>> = {}
