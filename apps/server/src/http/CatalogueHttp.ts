@@ -15,14 +15,16 @@ export const layer = HttpApiBuilder.group(Api.Api, "catalogue", (handlers) =>
       Effect.orElseSucceed(() => [])
     )
     const body = {
-      platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) =>
-        Examples.minimal(
+      platforms: Catalogue.publish(sources, upstream.servedBy, (op, source) => {
+        const served = upstream.servedBy?.(op.platform, op.name)
+        return Examples.minimal(
           op,
           source,
-          upstream.servedBy?.(op.platform, op.name).store,
-          Object.keys(upstream.servedBy?.(op.platform, op.name).requires ?? {})
+          served?.store,
+          Object.keys(served?.requires ?? {}),
+          Object.keys(served?.refuses ?? {})
         )
-      ),
+      }),
       contextVersion: Api.contextVersion,
       engineVersion
     }
