@@ -150,16 +150,27 @@ export const batchSize = (n: number, batch: number): number => Math.max(1, Math.
 /**
  * A planned page cut into batches: in claim order (pinned first, then by recency of demand), each of one platform and
  * op and never mixing pinned and unpinned entities, so a batch's priority (its first entity's) orders its entities too.
+ * With `tail` (the pass's last page), its last `tail.entities` in claim order go into batches of at most `tail.size`:
+ * the jobs claimed last are short, so the workers that run out of jobs first do not wait long for the others (a
+ * pass ends when its last job does).
  */
 export const batchesOf = <E extends Pick<Demand.Tracked, "platform" | "op" | "pinned" | "demandedAt">>(
   page: ReadonlyArray<E>,
-  batch: number
+  batch: number,
+  tail?: { readonly entities: number; readonly size: number }
 ): ReadonlyArray<ReadonlyArray<E>> => {
-  const size = batchSize(page.length, batch)
+  let size = batchSize(page.length, batch)
+  const tailFrom =
+    tail === undefined || tail.size >= size ? page.length : Math.max(0, page.length - Math.max(0, tail.entities))
   const ordered = page.map((e, i) => ({ e, i, p: priorityOf(e) })).sort((a, b) => a.p - b.p || a.i - b.i)
   const open = new Map<string, Array<E>>()
   const out: Array<Array<E>> = []
-  for (const { e } of ordered) {
+  for (const [n, { e }] of ordered.entries()) {
+    if (n === tailFrom) {
+      // the tail starts new batches, of the tail's size
+      open.clear()
+      size = Math.max(1, tail!.size)
+    }
     const k = `${e.platform}\u0000${e.op}\u0000${e.pinned}`
     let b = open.get(k)
     if (b === undefined) {
@@ -301,15 +312,26 @@ export const make = (settings: Settings) =>
 
     // ---- planning: one planner at a time, keyset pages, a planner that stops is taken over from its cursor ----
     const pageSize = 2000
-    const planPages = (pass: string, platform: string | undefined, from: string | undefined) =>
+    // the pass's last entities (in the last page's claim order) in jobs of one round of calls each: about one wave of
+    // a runner's workers
+    const tail = { entities: settings.concurrency * settings.batch, size: callsPerBatch }
+    const planPages = (
+      pass: string,
+      platform: string | undefined,
+      from: string | undefined,
+      onPage: Effect.Effect<void>
+    ) =>
       Effect.gen(function* () {
         const w = yield* window
         let cursor = from
         let planned = 0
         while (true) {
-          const page = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize })
+          // one entity more than a page: whether this page is the pass's last (its tail cut short)
+          const read = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize + 1 })
+          const page = read.length > pageSize ? read.slice(0, pageSize) : read
+          const final = read.length <= pageSize
           const last = page.at(-1)?.freshnessKey
-          const batches = batchesOf(page, settings.batch)
+          const batches = batchesOf(page, settings.batch, final ? tail : undefined)
           const keys = batches.map((b) => jobKey(pass, b[0]!.freshnessKey))
           const kept = yield* sql
             .withTransaction(
@@ -341,9 +363,8 @@ export const make = (settings: Settings) =>
                           FROM jobs WHERE queue = ${queueName} AND key IN ${sql.in(keys)} AND created_at = now()`)[0]
                           ?.n ?? 0
                       )
-                const done = page.length < pageSize
                 const rows = yield* sql`UPDATE refresh_passes SET total = total + ${added},
-                    cursor = ${last ?? cursor ?? null}, planner_seen_at = now(), planned = ${done}
+                    cursor = ${last ?? cursor ?? null}, planner_seen_at = now(), planned = ${final}
                   WHERE id = ${pass} AND planner = ${runner} AND NOT planned RETURNING id`
                 // another runner took the planning over: this page is its to offer (nothing of it is kept here)
                 if (rows.length === 0) return yield* Effect.fail(new PlanningLost())
@@ -353,14 +374,16 @@ export const make = (settings: Settings) =>
             .pipe(Effect.catchTag("PlanningLost", () => Effect.succeed([])))
           // another runner took the planning over (this one was too slow): it continues from the cursor
           if (kept.length === 0) return planned
+          // this runner's workers claim the page at once (not after their idle wait)
+          if (batches.length > 0) yield* onPage
           planned += page.length
-          if (page.length < pageSize) return planned
+          if (final) return planned
           cursor = last
         }
       })
 
     /** Plans the pass if nobody is planning it; returns whether this runner planned (part of) it. */
-    const plan = (pass: string, platform: string | undefined) =>
+    const plan = (pass: string, platform: string | undefined, onPage: Effect.Effect<void>) =>
       Effect.gen(function* () {
         const won =
           yield* sql`INSERT INTO refresh_passes (id, account_id, total, budget, planned, planner, planner_seen_at)
@@ -380,7 +403,7 @@ export const make = (settings: Settings) =>
           yield* Effect.logInfo("taking over the planning of a refresh pass", { pass, from })
         }
         const started = Date.now()
-        const n = yield* planPages(pass, platform, from)
+        const n = yield* planPages(pass, platform, from, onPage)
         yield* jobs
           .offered(queueName)
           .pipe(
@@ -987,26 +1010,36 @@ export const make = (settings: Settings) =>
             )
             yield* Effect.logInfo("retrying the failed entities of the pass", { pass, entities: n })
           }
+          const worker = yield* work
           yield* Effect.forkScoped(
-            retried("planning", plan(pass, platform)).pipe(
+            retried("planning", plan(pass, platform, worker.wake)).pipe(
               Effect.flatMap((planned) => (planned ? Effect.void : Effect.logInfo("joining refresh pass", { pass })))
             )
           )
-          yield* work
+          let reported = 0
+          let idleSince: number | undefined
           while (true) {
             const done = yield* retried("reading progress", ended(pass))
             if (done) break
-            // a planner that stopped mid-way is taken over
-            yield* onProgress(yield* retried("reading progress", progress(pass)))
-            yield* Effect.sleep(Duration.millis(250))
-            const [p] = yield* retried(
-              "checking the planner",
-              sql<{
-                stale: boolean
-              }>`SELECT NOT planned AND planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond'
-                AS stale FROM refresh_passes WHERE id = ${pass}`
-            )
-            if (p?.stale === true) yield* Effect.forkScoped(retried("planning", plan(pass, platform)))
+            const now = Date.now()
+            if (now - reported >= 250) {
+              reported = now
+              yield* onProgress(yield* retried("reading progress", progress(pass)))
+              // a planner that stopped mid-way is taken over
+              const [p] = yield* retried(
+                "checking the planner",
+                sql<{
+                  stale: boolean
+                }>`SELECT NOT planned AND planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond'
+                  AS stale FROM refresh_passes WHERE id = ${pass}`
+              )
+              if (p?.stale === true) yield* Effect.forkScoped(retried("planning", plan(pass, platform, worker.wake)))
+            }
+            // while this runner's workers have nothing to run the pass is about to end (the other runners' last jobs,
+            // or its own last results being written): its end is looked for every 50 ms, for up to 5 s
+            if (worker.inflight() > 0) idleSince = undefined
+            else idleSince ??= now
+            yield* Effect.sleep(Duration.millis(idleSince !== undefined && now - idleSince < 5000 ? 50 : 250))
           }
           yield* retried(
             "ending the pass",
