@@ -416,20 +416,39 @@ export const make = (settings: Settings) =>
     // ---- the pass budget: reserved per job on the pass row, never above the budget ----
     // the pass budget is reserved by the concurrent jobs of one turn together (group commit: one statement for all of
     // them while the whole batch fits, else each in turn as alone), so the pass row is not written once per entity
-    const reserveAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
-      Effect.map(
-        sql`UPDATE refresh_passes SET reserved = reserved + ${credits}
-            WHERE id = ${pass} AND reserved + ${credits} <= budget RETURNING id`,
+    // each reservation is written down (migration 0033) in its statement, named by the hold that is to hold it, until
+    // the job's runner finds it there after placing that hold (`claimReserved`): a takeover gives back what a stopped
+    // runner reserved and never held
+    interface Reservation {
+      readonly pass: string
+      readonly credits: number
+      readonly job: string
+      readonly hold: string
+    }
+    const reserveAll = (pass: string, asks: ReadonlyArray<Reservation>) => {
+      const total = asks.reduce((n, a) => n + a.credits, 0)
+      return Effect.map(
+        sql`WITH r AS (UPDATE refresh_passes SET reserved = reserved + ${total}
+              WHERE id = ${pass} AND reserved + ${total} <= budget RETURNING id)
+            INSERT INTO refresh_reservations (pass_id, job_id, runner, hold_id, credits)
+            SELECT ${pass}, x.job, ${runner}, x.hold, x.credits
+            FROM r, jsonb_to_recordset(${JSON.stringify(asks.map((a) => ({ job: a.job, hold: a.hold, credits: a.credits })))}::jsonb)
+              AS x(job text, hold text, credits bigint)
+            RETURNING 1`,
         (rows) => rows.length > 0
       )
+    }
+    const reserveAlone = (ask: Reservation) => reserveAll(ask.pass, [ask])
     const reserve = yield* GroupCommit.make({
-      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+      run: (asks: ReadonlyArray<Reservation>) =>
         Effect.gen(function* () {
           const granted = new Array<Either.Either<boolean, SqlError>>(asks.length)
           for (const pass of new Set(asks.map((a) => a.pass))) {
             const mine = asks.flatMap((a, i) => (a.pass === pass ? [i] : []))
-            const total = mine.reduce((n, i) => n + asks[i]!.credits, 0)
-            const all = yield* reserveAlone({ pass, credits: total })
+            const all = yield* reserveAll(
+              pass,
+              mine.map((i) => asks[i]!)
+            )
             for (const i of mine) granted[i] = Either.right(all ? true : yield* reserveAlone(asks[i]!))
           }
           return granted
@@ -464,6 +483,46 @@ export const make = (settings: Settings) =>
     const giveBack = (pass: string, credits: number) =>
       credits <= 0 ? Effect.void : giveBackGrouped({ pass, credits })
 
+    // a runner that placed a round's hold takes its reservations out of the table (one statement for a turn's rounds):
+    // true when they were there; false when a takeover gave them back (this attempt is stale and spends nothing)
+    const claimAlone = (hold: string) =>
+      Effect.map(
+        sql`DELETE FROM refresh_reservations WHERE hold_id = ${hold} RETURNING hold_id`,
+        (rows) => rows.length > 0
+      )
+    const claimReserved = yield* GroupCommit.make({
+      run: (holds: ReadonlyArray<string>) =>
+        Effect.map(
+          sql<{
+            hold_id: string
+          }>`DELETE FROM refresh_reservations WHERE hold_id IN ${sql.in(holds)} RETURNING hold_id`,
+          (rows) => {
+            const found = new Set(rows.map((r) => r.hold_id))
+            return holds.map((h) => Either.right<boolean>(found.has(h)))
+          }
+        ),
+      alone: claimAlone,
+      // after a lost connection the rows may be gone (taken by this statement): the round then counts as taken over
+      // (its hold is closed and its reservation not given back: the pass ends early, never spends more)
+      retry: claimAlone,
+      maxBatch: 64,
+      maxInFlight: 1
+    })
+    /**
+     * The reservations of these holds that nobody took (the runner that made them stopped, or failed, before it found
+     * them after its hold) go back to the pass budget, in the statement that deletes them; returns their holds.
+     */
+    const returnReserved = (of: { readonly hold: string } | { readonly job: string; readonly runner: string }) =>
+      Effect.map(
+        sql<{ hold_id: string }>`WITH d AS (DELETE FROM refresh_reservations
+              WHERE ${"hold" in of ? sql`hold_id = ${of.hold}` : sql`job_id = ${of.job} AND runner = ${of.runner}`}
+              RETURNING pass_id, hold_id, credits),
+            g AS (UPDATE refresh_passes p SET reserved = p.reserved - x.n
+              FROM (SELECT pass_id, sum(credits) AS n FROM d GROUP BY pass_id) x WHERE p.id = x.pass_id)
+          SELECT DISTINCT hold_id FROM d`,
+        (rows) => new Set(rows.map((r) => r.hold_id))
+      )
+
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>
       accounts.has(pass)
@@ -483,15 +542,18 @@ export const make = (settings: Settings) =>
     ) =>
       Effect.gen(function* () {
         const key = holdKey(batch.pass, stopped, job)
+        // what the stopped runner reserved and never found after placing its hold (it stopped between the two) goes
+        // back to the pass budget whole: nothing was drawn from such a hold
+        const returned = yield* returnReserved({ job, runner: stopped })
         const held = yield* ledger.holds(accountId)
         // issue 19: the stopped runner's batch hold is closed (what its entities drew is captured) and what it
-        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed and gives
-        // nothing back
+        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed (or its
+        // reservation gone) and gives nothing back
         let back = 0
         for (const h of held)
           if (h.keyId === key) {
             const closed = yield* ledger.close(h.id)
-            if (Option.isSome(closed)) back += closed.value.released
+            if (Option.isSome(closed) && !returned.has(h.id)) back += closed.value.released
           }
         yield* giveBack(batch.pass, back)
         yield* abandon(batch.pass, todo, accountId)
@@ -591,7 +653,8 @@ export const make = (settings: Settings) =>
     const placeShared = (
       caller: { readonly accountId: string; readonly keyId: string },
       items: ReadonlyArray<Item>,
-      ttl: Duration.Duration
+      ttl: Duration.Duration,
+      id: string
     ) =>
       Effect.gen(function* () {
         let covered = items.filter((it) => it.prepared.quote > 0)
@@ -601,7 +664,7 @@ export const make = (settings: Settings) =>
           const amount = quotesOf(covered)
           const placed = yield* Effect.either(
             ledger.placeHold({
-              id: `hold_${randomBytes(12).toString("hex")}`,
+              id,
               accountId: caller.accountId,
               keyId: caller.keyId,
               amount,
@@ -635,11 +698,15 @@ export const make = (settings: Settings) =>
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
         // reserved credits not held: given back if the job stops; the open hold is closed and what it released given
-        // back (a stop between the reservation and the hold leaves that round's reservation: the pass ends early,
-        // never spends more than its budget)
+        // back. A round's reservation is written down under its hold's id (`unclaimed`) until this runner finds it
+        // after placing that hold: a stop between the two gives it back from the table (here, or by the takeover when
+        // this process was killed), whole
         let idle = 0
         let open: string | undefined
+        let unclaimed: string | undefined
         let pass: string | undefined
+        const newHold = () => `hold_${randomBytes(12).toString("hex")}`
+        let roundHold = newHold()
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
             Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
@@ -674,11 +741,12 @@ export const make = (settings: Settings) =>
               const got: Array<Item> = []
               const left: Array<Item> = []
               for (const it of asks) {
-                if (
-                  it.prepared.quote === 0 ||
-                  (yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote }))
+                if (it.prepared.quote === 0) got.push(it)
+                else if (
+                  yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote, job: job.id, hold: roundHold })
                 ) {
                   idle += it.prepared.quote
+                  unclaimed = roundHold
                   got.push(it)
                 } else left.push(it)
               }
@@ -688,21 +756,32 @@ export const make = (settings: Settings) =>
           let ready: ReadonlyArray<Item> = items
           let waiting: ReadonlyArray<Item> = []
           if (total > 0) {
-            if (yield* reserve({ pass: batch.pass, credits: total })) idle += total
-            else [ready, waiting] = yield* reserveEach(items)
+            if (yield* reserve({ pass: batch.pass, credits: total, job: job.id, hold: roundHold })) {
+              idle += total
+              unclaimed = roundHold
+            } else [ready, waiting] = yield* reserveEach(items)
           }
           // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
           const last = job.attempts >= settings.maxAttempts
           let again: string | undefined
           while (ready.length > 0) {
-            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back
+            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back;
+            // then the round's reservation found and taken out of the table (gone: a takeover gave it back, and this
+            // attempt is stale: its hold is closed, nothing spent, nothing given back)
             const shared = yield* Effect.uninterruptible(
-              Effect.tap(placeShared(caller, ready, ttl), (s) =>
-                Effect.sync(() => {
-                  open = s.hold
-                  idle -= quotesOf(s.covered)
-                })
-              )
+              Effect.gen(function* () {
+                const s = yield* placeShared(caller, ready, ttl, roundHold)
+                open = s.hold
+                idle -= quotesOf(s.covered)
+                if (unclaimed === undefined) return s
+                const mine = yield* claimReserved(unclaimed)
+                unclaimed = undefined
+                if (mine) return s
+                idle = 0
+                open = undefined
+                if (s.hold !== undefined) yield* ledger.close(s.hold)
+                return yield* transient("the batch's reservation was given back: the job was taken over")
+              })
             )
             let back = 0
             for (const { it, available } of shared.refused) {
@@ -762,6 +841,7 @@ export const make = (settings: Settings) =>
             yield* giveBack(batch.pass, back)
             // what this batch gave back may cover the quotes that did not fit
             if (waiting.length === 0) break
+            roundHold = newHold()
             ;[ready, waiting] = yield* reserveEach(waiting)
           }
           if (waiting.length > 0) {
@@ -794,6 +874,13 @@ export const make = (settings: Settings) =>
               : Effect.ignore(
                   Effect.gen(function* () {
                     const p = pass!
+                    if (unclaimed !== undefined) {
+                      // the round's reservation (all of it: nothing was drawn yet) goes back with its rows, unless a
+                      // takeover took them; its hold, if placed, is closed
+                      yield* returnReserved({ hold: unclaimed })
+                      if (open !== undefined) yield* ledger.close(open)
+                      return
+                    }
                     let back = idle
                     if (open !== undefined) {
                       const closed = yield* ledger.close(open)
