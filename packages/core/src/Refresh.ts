@@ -567,13 +567,32 @@ export const make = (settings: Settings) =>
         { discard: true }
       )
 
-    /** The entities of a batch whose result is already written (a batch run again: its lease ran out, a retry). */
-    const recordedOf = (batch: BatchT) =>
+    // the jobs claimed together start together: their reads in one statement
+    const recordedIn = (asks: ReadonlyArray<BatchT>) =>
       Effect.map(
-        sql<{ freshness_key: string }>`SELECT freshness_key FROM refresh_results WHERE pass_id = ${batch.pass}
-          AND freshness_key IN ${sql.in(batch.entities.map((e) => e.freshnessKey))}`,
-        (rows) => new Set(rows.map((r) => r.freshness_key))
+        sql<{ pass_id: string; freshness_key: string }>`SELECT r.pass_id, r.freshness_key
+          FROM jsonb_to_recordset(${JSON.stringify(asks.flatMap((b) => b.entities.map((e) => ({ p: b.pass, k: e.freshnessKey }))))}::jsonb)
+            AS x(p text, k text)
+          JOIN refresh_results r ON r.pass_id = x.p AND r.freshness_key = x.k`,
+        (rows) => {
+          const found = new Set(rows.map((r) => `${r.pass_id}\u0000${r.freshness_key}`))
+          return asks.map(
+            (b): ReadonlySet<string> =>
+              new Set(
+                b.entities.flatMap((e) => (found.has(`${b.pass}\u0000${e.freshnessKey}`) ? [e.freshnessKey] : []))
+              )
+          )
+        }
       )
+    const recordedAlone = (batch: BatchT) => Effect.map(recordedIn([batch]), (r) => r[0]!)
+    /** The entities of a batch whose result is already written (a batch run again: its lease ran out, a retry). */
+    const recordedOf = yield* GroupCommit.make({
+      run: (asks: ReadonlyArray<BatchT>) => Effect.map(recordedIn(asks), (sets) => sets.map((r) => Either.right(r))),
+      alone: recordedAlone,
+      retry: recordedAlone,
+      maxBatch: 64,
+      maxInFlight: 2
+    })
 
     const statusOf = (coverage: unknown): { status: Status; detail: string | null } => {
       const first = (coverage as ReadonlyArray<{ status?: string; detail?: string }> | undefined)?.[0]
@@ -1002,32 +1021,29 @@ export const make = (settings: Settings) =>
     /** The entities of a pass's failed jobs as the query reads them (a job of the release before batches: itself). */
     const entitiesOf = sql`jsonb_array_elements(coalesce(j.payload->'entities', jsonb_build_array(j.payload)))`
 
-    /** Entities of the pass's failed jobs with no result written (the database refused it): failed all the same. */
-    const unwritten = (pass: string) =>
-      Effect.map(
-        sql<{ n: string }>`SELECT count(*) AS n FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
-          WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
-            SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey')`,
-        ([r]) => Number(r?.n ?? 0)
-      )
-
-    const progress = (pass: string) =>
+    /** Where the pass stands (one statement), and whether its planner stopped mid-way (to be taken over). */
+    const standing = (pass: string) =>
       Effect.gen(function* () {
-        const [p] = yield* sql<{
-          total: string
-          budget: string
-          planned: boolean
-        }>`SELECT total, budget, planned FROM refresh_passes WHERE id = ${pass}`
-        const [c] = yield* sql<Record<string, string | null>>`SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh,
-            sum(omitted) AS omitted, sum(failed) AS failed, sum(over_budget) AS over_budget, sum(credits) AS credits
-          FROM refresh_counts WHERE pass_id = ${pass}`
-        const n = (k: string) => Number(c?.[k] ?? 0)
-        const failed = n("failed") + (yield* unwritten(pass))
+        const [r] = yield* sql<Record<string, string | boolean | null>>`SELECT p.total, p.budget, p.planned,
+            NOT p.planned AND p.planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond' AS stale,
+            c.refreshed, c.fresh, c.omitted, c.failed, c.over_budget, c.credits,
+            (SELECT count(*) FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
+              WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
+                SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey'))
+              AS unwritten
+          FROM (SELECT ${pass}::text AS id) x
+          LEFT JOIN refresh_passes p ON p.id = x.id
+          LEFT JOIN LATERAL (SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh, sum(omitted) AS omitted,
+              sum(failed) AS failed, sum(over_budget) AS over_budget, sum(credits) AS credits
+            FROM refresh_counts WHERE pass_id = x.id) c ON true`
+        const n = (k: string) => Number(r?.[k] ?? 0)
+        // entities of the pass's failed jobs with no result written (the database refused it): failed all the same
+        const failed = n("failed") + n("unwritten")
         const done = n("refreshed") + n("fresh") + n("omitted") + n("over_budget") + failed
-        return {
+        const progress = {
           pass,
-          planned: p?.planned ?? false,
-          total: Number(p?.total ?? 0),
+          planned: r?.["planned"] === true,
+          total: n("total"),
           done,
           refreshed: n("refreshed"),
           fresh: n("fresh"),
@@ -1035,17 +1051,21 @@ export const make = (settings: Settings) =>
           failed,
           overBudget: n("over_budget"),
           credits: n("credits"),
-          budget: Number(p?.budget ?? settings.budget)
+          budget: r?.["budget"] === null || r?.["budget"] === undefined ? settings.budget : n("budget")
         } satisfies Progress
+        return { progress, stale: r?.["stale"] === true }
       })
+
+    const progress = (pass: string) => Effect.map(standing(pass), (s) => s.progress)
 
     /** Whether every job of the pass ended (and it is fully planned). */
     const ended = (pass: string) =>
-      Effect.gen(function* () {
-        const [p] = yield* sql<{ planned: boolean }>`SELECT planned FROM refresh_passes WHERE id = ${pass}`
-        if (p?.planned !== true) return false
-        return !(yield* jobs.group(queueName, pass)).open
-      })
+      Effect.map(
+        sql<{ ended: boolean }>`SELECT planned AND NOT EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName}
+            AND grp = ${pass} AND state IN ('pending', 'running')) AS ended
+          FROM refresh_passes WHERE id = ${pass}`,
+        ([p]) => p?.ended === true
+      )
 
     /** Runs a store step again until it succeeds (a dropped connection is retried), logging each failure. */
     const retried = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
@@ -1109,18 +1129,12 @@ export const make = (settings: Settings) =>
             const done = yield* retried("reading progress", ended(pass))
             if (done) break
             const now = Date.now()
-            if (now - reported >= 250) {
+            // progress (the live line, once a second) and whether a planner that stopped mid-way is to be taken over
+            if (now - reported >= 1000) {
               reported = now
-              yield* onProgress(yield* retried("reading progress", progress(pass)))
-              // a planner that stopped mid-way is taken over
-              const [p] = yield* retried(
-                "checking the planner",
-                sql<{
-                  stale: boolean
-                }>`SELECT NOT planned AND planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond'
-                  AS stale FROM refresh_passes WHERE id = ${pass}`
-              )
-              if (p?.stale === true) yield* Effect.forkScoped(retried("planning", plan(pass, platform, worker.wake)))
+              const s = yield* retried("reading progress", standing(pass))
+              yield* onProgress(s.progress)
+              if (s.stale) yield* Effect.forkScoped(retried("planning", plan(pass, platform, worker.wake)))
             }
             // while this runner's workers have nothing to run the pass is about to end (the other runners' last jobs,
             // or its own last results being written): its end is looked for every 50 ms, for up to 5 s
