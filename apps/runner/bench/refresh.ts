@@ -83,6 +83,7 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
     code: number | null
     summary: { seconds: number; refreshed: number; total: number }
     cpu: number
+    exitedAt: number
   }>((resolve) => {
     let out = ""
     let cpu = 0
@@ -121,7 +122,12 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
         .split("\n")
         .filter((l) => l.startsWith('{"pass"'))
         .at(-1)
-      resolve({ code, summary: last ? JSON.parse(last) : { seconds: Number.NaN, refreshed: 0, total: 0 }, cpu })
+      resolve({
+        code,
+        summary: last ? JSON.parse(last) : { seconds: Number.NaN, refreshed: 0, total: 0 },
+        cpu,
+        exitedAt: Date.now()
+      })
     })
   })
 
@@ -134,6 +140,33 @@ const query = async (url: string, text: string, values: ReadonlyArray<unknown> =
     await c.end()
   }
 }
+
+/**
+ * BENCH_REFRESH_PHASES=1: where a pass's time went, in seconds from the runners' spawn (the database's clock and this
+ * process's are the machine's): the pass row (start-up done), the first and last planned job, the first and last
+ * result written, the pass's end, and each runner's exit.
+ */
+const phases = async (url: string, spawnedAt: number, exits: ReadonlyArray<number>) => {
+  const [r] = await query(
+    url,
+    `SELECT extract(epoch FROM p.planned_at) * 1000 AS pass, extract(epoch FROM p.ended_at) * 1000 AS ended,
+       (SELECT extract(epoch FROM min(created_at)) * 1000 FROM jobs) AS first_job,
+       (SELECT extract(epoch FROM max(created_at)) * 1000 FROM jobs) AS last_job,
+       (SELECT extract(epoch FROM min(at)) * 1000 FROM refresh_results) AS first_result,
+       (SELECT extract(epoch FROM max(at)) * 1000 FROM refresh_results) AS last_result,
+       (SELECT extract(epoch FROM percentile_disc(0.1) WITHIN GROUP (ORDER BY at)) * 1000 FROM refresh_results) AS p10,
+       (SELECT extract(epoch FROM percentile_disc(0.9) WITHIN GROUP (ORDER BY at)) * 1000 FROM refresh_results) AS p90,
+       (SELECT count(*) FROM refresh_results) AS n
+     FROM refresh_passes p`
+  )
+  const s = (ms: unknown) => ((Number(ms) - spawnedAt) / 1000).toFixed(2)
+  // the steady rate: the middle 80% of the results over the time they took; what the pass took beyond n at that rate
+  // is its fixed time (start-up to the first results, the tail, the end's detection)
+  const steady = (0.8 * Number(r.n)) / ((Number(r.p90) - Number(r.p10)) / 1000)
+  const pass = (Number(r.ended) - Number(r.pass)) / 1000
+  return `  phases (s from spawn): pass row ${s(r.pass)}, jobs planned ${s(r.first_job)}-${s(r.last_job)}, results ${s(r.first_result)}-${s(r.last_result)}, pass ended ${s(r.ended)}, exits ${exits.map(s).join(" / ")}; steady ${steady.toFixed(0)}/s, pass row to end ${pass.toFixed(2)} s of which beyond the steady rate ${(pass - Number(r.n) / steady).toFixed(2)} s`
+}
+const showPhases = process.env["BENCH_REFRESH_PHASES"] === "1"
 
 /** Peak resident memory of a process, in MB (VmHWM). */
 const peakMb = (pid: number) => {
@@ -225,29 +258,37 @@ export const run = async (): Promise<ReadonlyArray<string>> => {
   const t1 = Date.now()
   const a = await runner(one.url, one.accountId, entities)
   const wall1 = (Date.now() - t1) / 1000
+  const phases1 = showPhases ? [await phases(one.url, t1, [a.exitedAt])] : []
   await admin(`DROP SCHEMA ${one.schema} CASCADE`)
   const rate1 = a.summary.refreshed / a.summary.seconds
   lines.push(
     `r1 refresh, one runner, ${entities} entities, 0 ms upstream: ${rate1.toFixed(0)} entities/s (pass ${a.summary.seconds} s, process ${wall1.toFixed(1)} s, runner CPU ${a.cpu.toFixed(1)} s: ${((a.cpu * 1000) / entities).toFixed(2)} ms/entity, load ${loadavg()[0]!.toFixed(1)})${a.code === 0 && a.summary.refreshed === entities ? "" : "  (FAILED: see stderr)"}`
   )
+  lines.push(...phases1)
   // BENCH_REFRESH_ONLY=r1 runs r1 alone
   if (process.env["BENCH_REFRESH_ONLY"] === "r1") return lines
   // with 200 ms upstream latency: one runner, then two sharing the pass
   const slow1 = await seed(slowEntities)
+  const ts1 = Date.now()
   const s1 = await runner(slow1.url, slow1.accountId, slowEntities, 200)
+  const phasesS1 = showPhases ? [await phases(slow1.url, ts1, [s1.exitedAt])] : []
   await admin(`DROP SCHEMA ${slow1.schema} CASCADE`)
   const slow2 = await seed(slowEntities)
+  const ts2 = Date.now()
   const [b, c] = await Promise.all([
     runner(slow2.url, slow2.accountId, slowEntities, 200),
     runner(slow2.url, slow2.accountId, slowEntities, 200)
   ])
+  const phasesS2 = showPhases ? [await phases(slow2.url, ts2, [b.exitedAt, c.exitedAt])] : []
   await admin(`DROP SCHEMA ${slow2.schema} CASCADE`)
   const slowRate1 = s1.summary.refreshed / s1.summary.seconds
   const slowRate2 = b.summary.refreshed / Math.max(b.summary.seconds, c.summary.seconds)
   const ok2 = s1.code === 0 && b.code === 0 && c.code === 0 && b.summary.refreshed === slowEntities
   lines.push(
     `r1' refresh, one runner, ${slowEntities} entities, 200 ms upstream: ${slowRate1.toFixed(0)} entities/s (pass ${s1.summary.seconds} s)`,
+    ...phasesS1,
     `r2 refresh, two runners, ${slowEntities} entities, 200 ms upstream: ${slowRate2.toFixed(0)} entities/s (pass ${Math.max(b.summary.seconds, c.summary.seconds)} s)`,
+    ...phasesS2,
     `r2 / r1' = ${(slowRate2 / slowRate1).toFixed(2)}${ok2 ? "" : "  (A RUNNER FAILED OR REFRESHED TOO FEW: see stderr)"}`
   )
   if (planned > 0) {

@@ -72,6 +72,7 @@ export const run = <A>(options: Options<A>) =>
     const baseMs = options.backoffMs ?? 500
     const idleMs = options.idleMs ?? 200
     const inflight = new Map<string, Fiber.RuntimeFiber<void, never>>()
+    // a job ended (a worker is free), or jobs were added (`wake`): the dispatcher claims again
     const finished = yield* Queue.unbounded<void>()
     const toRecord: Array<{ readonly job: JobQueue.Job; readonly value: A }> = []
     const flushed = yield* Ref.make(0)
@@ -211,6 +212,8 @@ export const run = <A>(options: Options<A>) =>
                 ...options.lanes.slice(0, turn % options.lanes.length)
               ]
         turn++
+        // the signals so far are answered by this claim; one that comes during it makes the next claim at once
+        yield* Queue.takeAll(finished)
         const claimed = yield* queue
           .claim({
             queue: options.queue,
@@ -230,8 +233,7 @@ export const run = <A>(options: Options<A>) =>
         }
         for (const job of claimed) inflight.set(job.id, yield* Effect.fork(runJob(job)))
         if (claimed.length === 0) {
-          // nothing runnable now: wait for a finished job or the idle delay
-          yield* Queue.takeAll(finished)
+          // nothing runnable now: wait for a finished job, added jobs or the idle delay
           yield* Effect.race(Queue.take(finished), Effect.sleep(Duration.millis(idleMs)))
         }
       }
@@ -286,5 +288,7 @@ export const run = <A>(options: Options<A>) =>
       recording = d
       yield* Deferred.await(d)
     })
-    return { settled, submit, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
+    /** Claims at once (jobs were just added), rather than after the idle wait. */
+    const wake = Queue.offer(finished, undefined).pipe(Effect.asVoid)
+    return { settled, submit, wake, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
   })

@@ -150,16 +150,27 @@ export const batchSize = (n: number, batch: number): number => Math.max(1, Math.
 /**
  * A planned page cut into batches: in claim order (pinned first, then by recency of demand), each of one platform and
  * op and never mixing pinned and unpinned entities, so a batch's priority (its first entity's) orders its entities too.
+ * With `tail` (the pass's last page), its last `tail.entities` in claim order go into batches of at most `tail.size`:
+ * the jobs claimed last are short, so the workers that run out of jobs first do not wait long for the others (a
+ * pass ends when its last job does).
  */
 export const batchesOf = <E extends Pick<Demand.Tracked, "platform" | "op" | "pinned" | "demandedAt">>(
   page: ReadonlyArray<E>,
-  batch: number
+  batch: number,
+  tail?: { readonly entities: number; readonly size: number }
 ): ReadonlyArray<ReadonlyArray<E>> => {
-  const size = batchSize(page.length, batch)
+  let size = batchSize(page.length, batch)
+  const tailFrom =
+    tail === undefined || tail.size >= size ? page.length : Math.max(0, page.length - Math.max(0, tail.entities))
   const ordered = page.map((e, i) => ({ e, i, p: priorityOf(e) })).sort((a, b) => a.p - b.p || a.i - b.i)
   const open = new Map<string, Array<E>>()
   const out: Array<Array<E>> = []
-  for (const { e } of ordered) {
+  for (const [n, { e }] of ordered.entries()) {
+    if (n === tailFrom) {
+      // the tail starts new batches, of the tail's size
+      open.clear()
+      size = Math.max(1, tail!.size)
+    }
     const k = `${e.platform}\u0000${e.op}\u0000${e.pinned}`
     let b = open.get(k)
     if (b === undefined) {
@@ -301,15 +312,26 @@ export const make = (settings: Settings) =>
 
     // ---- planning: one planner at a time, keyset pages, a planner that stops is taken over from its cursor ----
     const pageSize = 2000
-    const planPages = (pass: string, platform: string | undefined, from: string | undefined) =>
+    // the pass's last entities (in the last page's claim order) in jobs of one round of calls each: about one wave of
+    // a runner's workers
+    const tail = { entities: settings.concurrency * settings.batch, size: callsPerBatch }
+    const planPages = (
+      pass: string,
+      platform: string | undefined,
+      from: string | undefined,
+      onPage: Effect.Effect<void>
+    ) =>
       Effect.gen(function* () {
         const w = yield* window
         let cursor = from
         let planned = 0
         while (true) {
-          const page = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize })
+          // one entity more than a page: whether this page is the pass's last (its tail cut short)
+          const read = yield* demand.duePage({ ...w, platform, after: cursor, limit: pageSize + 1 })
+          const page = read.length > pageSize ? read.slice(0, pageSize) : read
+          const final = read.length <= pageSize
           const last = page.at(-1)?.freshnessKey
-          const batches = batchesOf(page, settings.batch)
+          const batches = batchesOf(page, settings.batch, final ? tail : undefined)
           const keys = batches.map((b) => jobKey(pass, b[0]!.freshnessKey))
           const kept = yield* sql
             .withTransaction(
@@ -341,9 +363,8 @@ export const make = (settings: Settings) =>
                           FROM jobs WHERE queue = ${queueName} AND key IN ${sql.in(keys)} AND created_at = now()`)[0]
                           ?.n ?? 0
                       )
-                const done = page.length < pageSize
                 const rows = yield* sql`UPDATE refresh_passes SET total = total + ${added},
-                    cursor = ${last ?? cursor ?? null}, planner_seen_at = now(), planned = ${done}
+                    cursor = ${last ?? cursor ?? null}, planner_seen_at = now(), planned = ${final}
                   WHERE id = ${pass} AND planner = ${runner} AND NOT planned RETURNING id`
                 // another runner took the planning over: this page is its to offer (nothing of it is kept here)
                 if (rows.length === 0) return yield* Effect.fail(new PlanningLost())
@@ -353,14 +374,16 @@ export const make = (settings: Settings) =>
             .pipe(Effect.catchTag("PlanningLost", () => Effect.succeed([])))
           // another runner took the planning over (this one was too slow): it continues from the cursor
           if (kept.length === 0) return planned
+          // this runner's workers claim the page at once (not after their idle wait)
+          if (batches.length > 0) yield* onPage
           planned += page.length
-          if (page.length < pageSize) return planned
+          if (final) return planned
           cursor = last
         }
       })
 
     /** Plans the pass if nobody is planning it; returns whether this runner planned (part of) it. */
-    const plan = (pass: string, platform: string | undefined) =>
+    const plan = (pass: string, platform: string | undefined, onPage: Effect.Effect<void>) =>
       Effect.gen(function* () {
         const won =
           yield* sql`INSERT INTO refresh_passes (id, account_id, total, budget, planned, planner, planner_seen_at)
@@ -380,7 +403,7 @@ export const make = (settings: Settings) =>
           yield* Effect.logInfo("taking over the planning of a refresh pass", { pass, from })
         }
         const started = Date.now()
-        const n = yield* planPages(pass, platform, from)
+        const n = yield* planPages(pass, platform, from, onPage)
         yield* jobs
           .offered(queueName)
           .pipe(
@@ -393,20 +416,39 @@ export const make = (settings: Settings) =>
     // ---- the pass budget: reserved per job on the pass row, never above the budget ----
     // the pass budget is reserved by the concurrent jobs of one turn together (group commit: one statement for all of
     // them while the whole batch fits, else each in turn as alone), so the pass row is not written once per entity
-    const reserveAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
-      Effect.map(
-        sql`UPDATE refresh_passes SET reserved = reserved + ${credits}
-            WHERE id = ${pass} AND reserved + ${credits} <= budget RETURNING id`,
+    // each reservation is written down (migration 0033) in its statement, named by the hold that is to hold it, until
+    // the job's runner finds it there after placing that hold (`claimReserved`): a takeover gives back what a stopped
+    // runner reserved and never held
+    interface Reservation {
+      readonly pass: string
+      readonly credits: number
+      readonly job: string
+      readonly hold: string
+    }
+    const reserveAll = (pass: string, asks: ReadonlyArray<Reservation>) => {
+      const total = asks.reduce((n, a) => n + a.credits, 0)
+      return Effect.map(
+        sql`WITH r AS (UPDATE refresh_passes SET reserved = reserved + ${total}
+              WHERE id = ${pass} AND reserved + ${total} <= budget RETURNING id)
+            INSERT INTO refresh_reservations (pass_id, job_id, runner, hold_id, credits)
+            SELECT ${pass}, x.job, ${runner}, x.hold, x.credits
+            FROM r, jsonb_to_recordset(${JSON.stringify(asks.map((a) => ({ job: a.job, hold: a.hold, credits: a.credits })))}::jsonb)
+              AS x(job text, hold text, credits bigint)
+            RETURNING 1`,
         (rows) => rows.length > 0
       )
+    }
+    const reserveAlone = (ask: Reservation) => reserveAll(ask.pass, [ask])
     const reserve = yield* GroupCommit.make({
-      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+      run: (asks: ReadonlyArray<Reservation>) =>
         Effect.gen(function* () {
           const granted = new Array<Either.Either<boolean, SqlError>>(asks.length)
           for (const pass of new Set(asks.map((a) => a.pass))) {
             const mine = asks.flatMap((a, i) => (a.pass === pass ? [i] : []))
-            const total = mine.reduce((n, i) => n + asks[i]!.credits, 0)
-            const all = yield* reserveAlone({ pass, credits: total })
+            const all = yield* reserveAll(
+              pass,
+              mine.map((i) => asks[i]!)
+            )
             for (const i of mine) granted[i] = Either.right(all ? true : yield* reserveAlone(asks[i]!))
           }
           return granted
@@ -441,6 +483,46 @@ export const make = (settings: Settings) =>
     const giveBack = (pass: string, credits: number) =>
       credits <= 0 ? Effect.void : giveBackGrouped({ pass, credits })
 
+    // a runner that placed a round's hold takes its reservations out of the table (one statement for a turn's rounds):
+    // true when they were there; false when a takeover gave them back (this attempt is stale and spends nothing)
+    const claimAlone = (hold: string) =>
+      Effect.map(
+        sql`DELETE FROM refresh_reservations WHERE hold_id = ${hold} RETURNING hold_id`,
+        (rows) => rows.length > 0
+      )
+    const claimReserved = yield* GroupCommit.make({
+      run: (holds: ReadonlyArray<string>) =>
+        Effect.map(
+          sql<{
+            hold_id: string
+          }>`DELETE FROM refresh_reservations WHERE hold_id IN ${sql.in(holds)} RETURNING hold_id`,
+          (rows) => {
+            const found = new Set(rows.map((r) => r.hold_id))
+            return holds.map((h) => Either.right<boolean>(found.has(h)))
+          }
+        ),
+      alone: claimAlone,
+      // after a lost connection the rows may be gone (taken by this statement): the round then counts as taken over
+      // (its hold is closed and its reservation not given back: the pass ends early, never spends more)
+      retry: claimAlone,
+      maxBatch: 64,
+      maxInFlight: 1
+    })
+    /**
+     * The reservations of these holds that nobody took (the runner that made them stopped, or failed, before it found
+     * them after its hold) go back to the pass budget, in the statement that deletes them; returns their holds.
+     */
+    const returnReserved = (of: { readonly hold: string } | { readonly job: string; readonly runner: string }) =>
+      Effect.map(
+        sql<{ hold_id: string }>`WITH d AS (DELETE FROM refresh_reservations
+              WHERE ${"hold" in of ? sql`hold_id = ${of.hold}` : sql`job_id = ${of.job} AND runner = ${of.runner}`}
+              RETURNING pass_id, hold_id, credits),
+            g AS (UPDATE refresh_passes p SET reserved = p.reserved - x.n
+              FROM (SELECT pass_id, sum(credits) AS n FROM d GROUP BY pass_id) x WHERE p.id = x.pass_id)
+          SELECT DISTINCT hold_id FROM d`,
+        (rows) => new Set(rows.map((r) => r.hold_id))
+      )
+
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>
       accounts.has(pass)
@@ -460,15 +542,18 @@ export const make = (settings: Settings) =>
     ) =>
       Effect.gen(function* () {
         const key = holdKey(batch.pass, stopped, job)
+        // what the stopped runner reserved and never found after placing its hold (it stopped between the two) goes
+        // back to the pass budget whole: nothing was drawn from such a hold
+        const returned = yield* returnReserved({ job, runner: stopped })
         const held = yield* ledger.holds(accountId)
         // issue 19: the stopped runner's batch hold is closed (what its entities drew is captured) and what it
-        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed and gives
-        // nothing back
+        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed (or its
+        // reservation gone) and gives nothing back
         let back = 0
         for (const h of held)
           if (h.keyId === key) {
             const closed = yield* ledger.close(h.id)
-            if (Option.isSome(closed)) back += closed.value.released
+            if (Option.isSome(closed) && !returned.has(h.id)) back += closed.value.released
           }
         yield* giveBack(batch.pass, back)
         yield* abandon(batch.pass, todo, accountId)
@@ -482,13 +567,32 @@ export const make = (settings: Settings) =>
         { discard: true }
       )
 
-    /** The entities of a batch whose result is already written (a batch run again: its lease ran out, a retry). */
-    const recordedOf = (batch: BatchT) =>
+    // the jobs claimed together start together: their reads in one statement
+    const recordedIn = (asks: ReadonlyArray<BatchT>) =>
       Effect.map(
-        sql<{ freshness_key: string }>`SELECT freshness_key FROM refresh_results WHERE pass_id = ${batch.pass}
-          AND freshness_key IN ${sql.in(batch.entities.map((e) => e.freshnessKey))}`,
-        (rows) => new Set(rows.map((r) => r.freshness_key))
+        sql<{ pass_id: string; freshness_key: string }>`SELECT r.pass_id, r.freshness_key
+          FROM jsonb_to_recordset(${JSON.stringify(asks.flatMap((b) => b.entities.map((e) => ({ p: b.pass, k: e.freshnessKey }))))}::jsonb)
+            AS x(p text, k text)
+          JOIN refresh_results r ON r.pass_id = x.p AND r.freshness_key = x.k`,
+        (rows) => {
+          const found = new Set(rows.map((r) => `${r.pass_id}\u0000${r.freshness_key}`))
+          return asks.map(
+            (b): ReadonlySet<string> =>
+              new Set(
+                b.entities.flatMap((e) => (found.has(`${b.pass}\u0000${e.freshnessKey}`) ? [e.freshnessKey] : []))
+              )
+          )
+        }
       )
+    const recordedAlone = (batch: BatchT) => Effect.map(recordedIn([batch]), (r) => r[0]!)
+    /** The entities of a batch whose result is already written (a batch run again: its lease ran out, a retry). */
+    const recordedOf = yield* GroupCommit.make({
+      run: (asks: ReadonlyArray<BatchT>) => Effect.map(recordedIn(asks), (sets) => sets.map((r) => Either.right(r))),
+      alone: recordedAlone,
+      retry: recordedAlone,
+      maxBatch: 64,
+      maxInFlight: 2
+    })
 
     const statusOf = (coverage: unknown): { status: Status; detail: string | null } => {
       const first = (coverage as ReadonlyArray<{ status?: string; detail?: string }> | undefined)?.[0]
@@ -568,7 +672,8 @@ export const make = (settings: Settings) =>
     const placeShared = (
       caller: { readonly accountId: string; readonly keyId: string },
       items: ReadonlyArray<Item>,
-      ttl: Duration.Duration
+      ttl: Duration.Duration,
+      id: string
     ) =>
       Effect.gen(function* () {
         let covered = items.filter((it) => it.prepared.quote > 0)
@@ -578,7 +683,7 @@ export const make = (settings: Settings) =>
           const amount = quotesOf(covered)
           const placed = yield* Effect.either(
             ledger.placeHold({
-              id: `hold_${randomBytes(12).toString("hex")}`,
+              id,
               accountId: caller.accountId,
               keyId: caller.keyId,
               amount,
@@ -612,11 +717,15 @@ export const make = (settings: Settings) =>
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
         // reserved credits not held: given back if the job stops; the open hold is closed and what it released given
-        // back (a stop between the reservation and the hold leaves that round's reservation: the pass ends early,
-        // never spends more than its budget)
+        // back. A round's reservation is written down under its hold's id (`unclaimed`) until this runner finds it
+        // after placing that hold: a stop between the two gives it back from the table (here, or by the takeover when
+        // this process was killed), whole
         let idle = 0
         let open: string | undefined
+        let unclaimed: string | undefined
         let pass: string | undefined
+        const newHold = () => `hold_${randomBytes(12).toString("hex")}`
+        let roundHold = newHold()
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
             Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
@@ -651,11 +760,12 @@ export const make = (settings: Settings) =>
               const got: Array<Item> = []
               const left: Array<Item> = []
               for (const it of asks) {
-                if (
-                  it.prepared.quote === 0 ||
-                  (yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote }))
+                if (it.prepared.quote === 0) got.push(it)
+                else if (
+                  yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote, job: job.id, hold: roundHold })
                 ) {
                   idle += it.prepared.quote
+                  unclaimed = roundHold
                   got.push(it)
                 } else left.push(it)
               }
@@ -665,21 +775,32 @@ export const make = (settings: Settings) =>
           let ready: ReadonlyArray<Item> = items
           let waiting: ReadonlyArray<Item> = []
           if (total > 0) {
-            if (yield* reserve({ pass: batch.pass, credits: total })) idle += total
-            else [ready, waiting] = yield* reserveEach(items)
+            if (yield* reserve({ pass: batch.pass, credits: total, job: job.id, hold: roundHold })) {
+              idle += total
+              unclaimed = roundHold
+            } else [ready, waiting] = yield* reserveEach(items)
           }
           // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
           const last = job.attempts >= settings.maxAttempts
           let again: string | undefined
           while (ready.length > 0) {
-            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back
+            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back;
+            // then the round's reservation found and taken out of the table (gone: a takeover gave it back, and this
+            // attempt is stale: its hold is closed, nothing spent, nothing given back)
             const shared = yield* Effect.uninterruptible(
-              Effect.tap(placeShared(caller, ready, ttl), (s) =>
-                Effect.sync(() => {
-                  open = s.hold
-                  idle -= quotesOf(s.covered)
-                })
-              )
+              Effect.gen(function* () {
+                const s = yield* placeShared(caller, ready, ttl, roundHold)
+                open = s.hold
+                idle -= quotesOf(s.covered)
+                if (unclaimed === undefined) return s
+                const mine = yield* claimReserved(unclaimed)
+                unclaimed = undefined
+                if (mine) return s
+                idle = 0
+                open = undefined
+                if (s.hold !== undefined) yield* ledger.close(s.hold)
+                return yield* transient("the batch's reservation was given back: the job was taken over")
+              })
             )
             let back = 0
             for (const { it, available } of shared.refused) {
@@ -739,6 +860,7 @@ export const make = (settings: Settings) =>
             yield* giveBack(batch.pass, back)
             // what this batch gave back may cover the quotes that did not fit
             if (waiting.length === 0) break
+            roundHold = newHold()
             ;[ready, waiting] = yield* reserveEach(waiting)
           }
           if (waiting.length > 0) {
@@ -771,6 +893,13 @@ export const make = (settings: Settings) =>
               : Effect.ignore(
                   Effect.gen(function* () {
                     const p = pass!
+                    if (unclaimed !== undefined) {
+                      // the round's reservation (all of it: nothing was drawn yet) goes back with its rows, unless a
+                      // takeover took them; its hold, if placed, is closed
+                      yield* returnReserved({ hold: unclaimed })
+                      if (open !== undefined) yield* ledger.close(open)
+                      return
+                    }
                     let back = idle
                     if (open !== undefined) {
                       const closed = yield* ledger.close(open)
@@ -892,32 +1021,29 @@ export const make = (settings: Settings) =>
     /** The entities of a pass's failed jobs as the query reads them (a job of the release before batches: itself). */
     const entitiesOf = sql`jsonb_array_elements(coalesce(j.payload->'entities', jsonb_build_array(j.payload)))`
 
-    /** Entities of the pass's failed jobs with no result written (the database refused it): failed all the same. */
-    const unwritten = (pass: string) =>
-      Effect.map(
-        sql<{ n: string }>`SELECT count(*) AS n FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
-          WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
-            SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey')`,
-        ([r]) => Number(r?.n ?? 0)
-      )
-
-    const progress = (pass: string) =>
+    /** Where the pass stands (one statement), and whether its planner stopped mid-way (to be taken over). */
+    const standing = (pass: string) =>
       Effect.gen(function* () {
-        const [p] = yield* sql<{
-          total: string
-          budget: string
-          planned: boolean
-        }>`SELECT total, budget, planned FROM refresh_passes WHERE id = ${pass}`
-        const [c] = yield* sql<Record<string, string | null>>`SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh,
-            sum(omitted) AS omitted, sum(failed) AS failed, sum(over_budget) AS over_budget, sum(credits) AS credits
-          FROM refresh_counts WHERE pass_id = ${pass}`
-        const n = (k: string) => Number(c?.[k] ?? 0)
-        const failed = n("failed") + (yield* unwritten(pass))
+        const [r] = yield* sql<Record<string, string | boolean | null>>`SELECT p.total, p.budget, p.planned,
+            NOT p.planned AND p.planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond' AS stale,
+            c.refreshed, c.fresh, c.omitted, c.failed, c.over_budget, c.credits,
+            (SELECT count(*) FROM jobs j CROSS JOIN LATERAL ${entitiesOf} AS e
+              WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND NOT EXISTS (
+                SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey'))
+              AS unwritten
+          FROM (SELECT ${pass}::text AS id) x
+          LEFT JOIN refresh_passes p ON p.id = x.id
+          LEFT JOIN LATERAL (SELECT sum(refreshed) AS refreshed, sum(fresh) AS fresh, sum(omitted) AS omitted,
+              sum(failed) AS failed, sum(over_budget) AS over_budget, sum(credits) AS credits
+            FROM refresh_counts WHERE pass_id = x.id) c ON true`
+        const n = (k: string) => Number(r?.[k] ?? 0)
+        // entities of the pass's failed jobs with no result written (the database refused it): failed all the same
+        const failed = n("failed") + n("unwritten")
         const done = n("refreshed") + n("fresh") + n("omitted") + n("over_budget") + failed
-        return {
+        const progress = {
           pass,
-          planned: p?.planned ?? false,
-          total: Number(p?.total ?? 0),
+          planned: r?.["planned"] === true,
+          total: n("total"),
           done,
           refreshed: n("refreshed"),
           fresh: n("fresh"),
@@ -925,17 +1051,21 @@ export const make = (settings: Settings) =>
           failed,
           overBudget: n("over_budget"),
           credits: n("credits"),
-          budget: Number(p?.budget ?? settings.budget)
+          budget: r?.["budget"] === null || r?.["budget"] === undefined ? settings.budget : n("budget")
         } satisfies Progress
+        return { progress, stale: r?.["stale"] === true }
       })
+
+    const progress = (pass: string) => Effect.map(standing(pass), (s) => s.progress)
 
     /** Whether every job of the pass ended (and it is fully planned). */
     const ended = (pass: string) =>
-      Effect.gen(function* () {
-        const [p] = yield* sql<{ planned: boolean }>`SELECT planned FROM refresh_passes WHERE id = ${pass}`
-        if (p?.planned !== true) return false
-        return !(yield* jobs.group(queueName, pass)).open
-      })
+      Effect.map(
+        sql<{ ended: boolean }>`SELECT planned AND NOT EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName}
+            AND grp = ${pass} AND state IN ('pending', 'running')) AS ended
+          FROM refresh_passes WHERE id = ${pass}`,
+        ([p]) => p?.ended === true
+      )
 
     /** Runs a store step again until it succeeds (a dropped connection is retried), logging each failure. */
     const retried = <A, E, R>(what: string, effect: Effect.Effect<A, E, R>) =>
@@ -987,26 +1117,30 @@ export const make = (settings: Settings) =>
             )
             yield* Effect.logInfo("retrying the failed entities of the pass", { pass, entities: n })
           }
+          const worker = yield* work
           yield* Effect.forkScoped(
-            retried("planning", plan(pass, platform)).pipe(
+            retried("planning", plan(pass, platform, worker.wake)).pipe(
               Effect.flatMap((planned) => (planned ? Effect.void : Effect.logInfo("joining refresh pass", { pass })))
             )
           )
-          yield* work
+          let reported = 0
+          let idleSince: number | undefined
           while (true) {
             const done = yield* retried("reading progress", ended(pass))
             if (done) break
-            // a planner that stopped mid-way is taken over
-            yield* onProgress(yield* retried("reading progress", progress(pass)))
-            yield* Effect.sleep(Duration.millis(250))
-            const [p] = yield* retried(
-              "checking the planner",
-              sql<{
-                stale: boolean
-              }>`SELECT NOT planned AND planner_seen_at < now() - ${settings.leaseMs} * interval '1 millisecond'
-                AS stale FROM refresh_passes WHERE id = ${pass}`
-            )
-            if (p?.stale === true) yield* Effect.forkScoped(retried("planning", plan(pass, platform)))
+            const now = Date.now()
+            // progress (the live line, once a second) and whether a planner that stopped mid-way is to be taken over
+            if (now - reported >= 1000) {
+              reported = now
+              const s = yield* retried("reading progress", standing(pass))
+              yield* onProgress(s.progress)
+              if (s.stale) yield* Effect.forkScoped(retried("planning", plan(pass, platform, worker.wake)))
+            }
+            // while this runner's workers have nothing to run the pass is about to end (the other runners' last jobs,
+            // or its own last results being written): its end is looked for every 50 ms, for up to 5 s
+            if (worker.inflight() > 0) idleSince = undefined
+            else idleSince ??= now
+            yield* Effect.sleep(Duration.millis(idleSince !== undefined && now - idleSince < 5000 ? 50 : 250))
           }
           yield* retried(
             "ending the pass",

@@ -1063,6 +1063,23 @@ export const all = {
       SELECT coalesce(sum(u.n), 0) INTO v_n FROM u;
       RETURN v_n;
     END $$;
+  `),
+  // issue 19: a refresh batch's reservation of its pass budget, named by the hold that is to hold it, from the
+  // reservation until its runner finds it there after placing that hold (both steps one statement each). A runner
+  // killed between the two leaves the row: the job's takeover gives its credits back to the pass budget (and the
+  // stopped runner, if it wakes, finds the row gone and spends nothing).
+  "0033_refresh_reservations": migration(`
+    CREATE TABLE refresh_reservations (
+      id bigserial PRIMARY KEY,
+      pass_id text NOT NULL,
+      job_id text NOT NULL,
+      runner text NOT NULL,
+      hold_id text NOT NULL,
+      credits bigint NOT NULL CHECK (credits > 0),
+      at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX refresh_reservations_by_hold ON refresh_reservations (hold_id);
+    CREATE INDEX refresh_reservations_by_job ON refresh_reservations (job_id, runner);
   `)
 }
 
