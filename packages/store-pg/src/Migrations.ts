@@ -1063,6 +1063,148 @@ export const all = {
       SELECT coalesce(sum(u.n), 0) INTO v_n FROM u;
       RETURN v_n;
     END $$;
+  `),
+  // issue 22 (paid calls' CPU): the group-committed holds and settles set-based. Each batch function looped over its
+  // asks, several statements per ask (a settle: nine, each started by PL/pgSQL); it now writes a batch with a few
+  // statements in all when the outcome is the loop's for certain, and runs the loop otherwise. Holds: when every
+  // account's spendable credits cover the sum of its asks (then each ask in turn is covered), all are placed at once.
+  // Settles: when no ask reveals contact parts (their charge is known only once written), no hold is asked twice,
+  // no kept answer's key twice, and every held hold is its ask's account's, the held holds are captured together;
+  // each ask answers the account as it is after its own settle (the later asks' captures added back), as in turn.
+  "0032_set_based_batches": migration(`
+    CREATE OR REPLACE FUNCTION pdr_place_holds(p_ids text[], p_accounts text[], p_keys text[], p_amounts bigint[],
+                                               p_expires timestamptz[])
+    RETURNS TABLE (ord integer, available bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      IF NOT EXISTS (
+        SELECT 1 FROM (SELECT t.acct, sum(t.amount) AS amount FROM unnest(p_accounts, p_amounts) AS t(acct, amount)
+                       GROUP BY t.acct) AS s
+        LEFT JOIN accounts a ON a.id = s.acct
+        WHERE a.id IS NULL OR s.amount IS NULL OR a.balance - a.held < s.amount) THEN
+        UPDATE accounts a SET held = a.held + s.amount
+          FROM (SELECT t.acct, sum(t.amount) AS amount FROM unnest(p_accounts, p_amounts) AS t(acct, amount)
+                GROUP BY t.acct) AS s
+          WHERE a.id = s.acct;
+        INSERT INTO holds (id, account_id, key_id, amount, expires_at)
+          SELECT t.id, t.acct, t.key, t.amount, t.expires
+          FROM unnest(p_ids, p_accounts, p_keys, p_amounts, p_expires) AS t(id, acct, key, amount, expires);
+        RETURN;
+      END IF;
+      FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+        UPDATE accounts a SET held = a.held + p_amounts[i]
+          WHERE a.id = p_accounts[i] AND a.balance - a.held >= p_amounts[i];
+        IF FOUND THEN
+          INSERT INTO holds (id, account_id, key_id, amount, expires_at)
+            VALUES (p_ids[i], p_accounts[i], p_keys[i], p_amounts[i], p_expires[i]);
+        ELSE
+          ord := i;
+          available := coalesce((SELECT a.balance - a.held FROM accounts a WHERE a.id = p_accounts[i]), 0);
+          RETURN NEXT;
+        END IF;
+      END LOOP;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION pdr_settle_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[],
+                                                     p_reasons text[], p_measurements text[], p_points text[],
+                                                     p_reveals text[], p_keys text[], p_statuses integer[],
+                                                     p_answers text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+      n integer := coalesce(array_length(p_holds, 1), 0);
+      v_i integer[];
+      v_holds text[];
+      v_accounts text[];
+      v_keys text[];
+      v_amounts bigint[];
+      v_captures bigint[];
+      v_same boolean;
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      IF n > 0 AND array_position(p_holds, NULL) IS NULL
+         AND (SELECT count(DISTINCT h) FROM unnest(p_holds) AS h) = n
+         AND (SELECT bool_and(r IS NOT NULL AND r = '[]') FROM unnest(p_reveals) AS r)
+         AND (SELECT count(DISTINCT (k.acct, k.key)) = count(*)
+              FROM unnest(p_accounts, p_keys) AS k(acct, key) WHERE k.key IS NOT NULL) THEN
+        -- the held holds, locked in id order (after their accounts, as every statement writing both locks them)
+        PERFORM 1 FROM holds h WHERE h.id = ANY (p_holds) AND h.status = 'held' ORDER BY h.id FOR UPDATE;
+        SELECT array_agg(a.i::integer ORDER BY a.i), array_agg(h.id ORDER BY a.i), array_agg(h.account_id ORDER BY a.i),
+               array_agg(h.key_id ORDER BY a.i), array_agg(h.amount ORDER BY a.i), array_agg(a.capture ORDER BY a.i),
+               coalesce(bool_and(h.account_id = p_accounts[a.i]), true)
+          INTO v_i, v_holds, v_accounts, v_keys, v_amounts, v_captures, v_same
+          FROM unnest(p_holds, p_captures) WITH ORDINALITY AS a(hold, capture, i)
+          JOIN holds h ON h.id = a.hold AND h.status = 'held' AND a.capture <= h.amount;
+        IF v_i IS NULL THEN
+          RETURN;
+        END IF;
+        IF v_same THEN
+          INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive,
+                                    found, source, hold_id)
+            SELECT x.platform, x.op, x.entity, x.freshness_key, x.measured_at, x.rows, x.rows_asked, x.exhaustive,
+                   x.found, x.source, x.hold_id
+            FROM unnest(v_i) AS v(i),
+              jsonb_to_recordset(p_measurements[v.i]::jsonb) AS x(platform text, op text, entity text,
+                freshness_key text, measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean,
+                found boolean, source text, hold_id text);
+          INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+            SELECT x.platform, x.entity, m.key, x.measured_at, m.value::double precision, x.store, x.stay, x.source
+            FROM unnest(v_i) AS v(i),
+              jsonb_to_recordset(p_points[v.i]::jsonb) AS x(platform text, entity text, store text, stay jsonb,
+                measured_at timestamptz, metrics jsonb, source text),
+              jsonb_each_text(x.metrics) AS m;
+          UPDATE holds h SET status = 'captured', captured = s.capture, settled_at = now()
+            FROM unnest(v_holds, v_captures) AS s(hold, capture) WHERE h.id = s.hold;
+          INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+            SELECT s.acct, 'capture', -s.capture, p_reasons[s.i], s.key, s.hold
+            FROM unnest(v_i, v_accounts, v_captures, v_keys, v_holds) AS s(i, acct, capture, key, hold)
+            WHERE s.capture > 0 ORDER BY s.i;
+          RETURN QUERY
+            WITH s AS (
+              SELECT t.i, t.acct, t.capture, t.amount
+              FROM unnest(v_i, v_accounts, v_captures, v_amounts) AS t(i, acct, capture, amount)),
+            total AS (SELECT s.acct, sum(s.capture) AS capture, sum(s.amount) AS amount FROM s GROUP BY s.acct),
+            u AS (
+              UPDATE accounts a SET balance = a.balance - total.capture, held = a.held - total.amount
+              FROM total WHERE a.id = total.acct
+              RETURNING a.id, a.name, a.balance, a.held, a.created_at),
+            r AS (
+              SELECT s.i, u.id, u.name,
+                     (u.balance + coalesce(sum(s.capture) OVER later, 0))::bigint AS balance,
+                     (u.held + coalesce(sum(s.amount) OVER later, 0))::bigint AS held, u.created_at, s.capture
+              FROM s JOIN u ON u.id = s.acct
+              WINDOW later AS (PARTITION BY s.acct ORDER BY s.i ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)),
+            w AS (
+              SELECT r.*, CASE WHEN p_keys[r.i] IS NULL THEN NULL ELSE
+                       json_build_object('answer', p_answers[r.i]::json, 'cost',
+                         json_build_object('creditsCharged', r.capture, 'creditsRemaining', r.balance - r.held))::text
+                     END AS record
+              FROM r),
+            done AS (
+              UPDATE idempotency x SET state = 'done', status = p_statuses[w.i], body = w.record
+              FROM w WHERE w.record IS NOT NULL AND x.account_id = p_accounts[w.i] AND x.key = p_keys[w.i])
+            SELECT w.i, w.id, w.name, w.balance, w.held, w.created_at, w.capture, w.record FROM w ORDER BY w.i;
+          RETURN;
+        END IF;
+      END IF;
+      FOR i IN 1 .. n LOOP
+        IF p_keys[i] IS NULL THEN
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+            FROM pdr_settle(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                            p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+        ELSE
+          RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+            FROM pdr_settle_keep(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                                 p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_answers[i]) AS s;
+        END IF;
+      END LOOP;
+    END $$;
   `)
 }
 
