@@ -1071,7 +1071,12 @@ export const all = {
   // Settles: when no ask reveals contact parts (their charge is known only once written), no hold is asked twice,
   // no kept answer's key twice, and every held hold is its ask's account's, the held holds are captured together;
   // each ask answers the account as it is after its own settle (the later asks' captures added back), as in turn.
+  // The fetch leases (0021) are unlogged, as the rate buckets and the circuits are: a lease is taken and given back by
+  // every paid call, each a transaction that waited for its WAL flush. PostgreSQL empties the table after a crash;
+  // while it is down a take already fails and its call fetches alone (PgFetchLeases), so nothing new is lost.
   "0032_set_based_batches": migration(`
+    ALTER TABLE fetch_leases SET UNLOGGED;
+
     CREATE OR REPLACE FUNCTION pdr_place_holds(p_ids text[], p_accounts text[], p_keys text[], p_amounts bigint[],
                                                p_expires timestamptz[])
     RETURNS TABLE (ord integer, available bigint) LANGUAGE plpgsql AS $$
