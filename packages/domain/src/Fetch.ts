@@ -312,6 +312,12 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
           { discard: true }
         )
 
+  /** Stops renewing the cross-instance leases of these results, given back by their call's settle (issue 22). */
+  const forget = (results: ReadonlyArray<FetchResult>) =>
+    Effect.sync(() => {
+      for (const r of results) if (r.lease !== undefined) held.delete(r.lease)
+    })
+
   /** Fetches these units of a plan, `concurrency` at a time; no fiber is forked for none or one. */
   const fetchAll = (p: Plan, units: ReadonlyArray<Unit>, concurrency: number) =>
     units.length === 0
@@ -323,5 +329,5 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
   /** The source an omitted unit names when its failure names none: the one routed for the plan's op. */
   const sourceOf = (p: Plan) => upstream.sourceFor(p.op.platform, p.op.name)
 
-  return { fetchUnit, fetchShared, fetchAll, release, sourceOf } as const
+  return { fetchUnit, fetchShared, fetchAll, release, forget, sourceOf } as const
 }

@@ -5,7 +5,9 @@
 
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Accounts, FetchLeases, Ledger } from "@pdr/domain"
+import { Effect, Either, Layer, Option } from "effect"
+import { PgFetchLeases } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -232,7 +234,7 @@ const samePlaces = (credits: Record<string, number>, asks: ReadonlyArray<Place>)
 
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`set-based batches on ${t.name}`, () => {
-    layer(services(t.target), { timeout: "120 seconds" })((it) => {
+    layer(Layer.provideMerge(PgFetchLeases.layer, services(t.target)), { timeout: "120 seconds" })((it) => {
       it.effect("a batch of settles answers and writes what the same settles write one by one", () =>
         Effect.gen(function* () {
           const answers = yield* sameSettles(
@@ -332,6 +334,55 @@ for (const t of targets) {
             ]),
             ["placed", { available: 60 }, { available: 0 }, "placed", "placed"]
           )
+        })
+      )
+
+      it.effect("grouped settles give back the fetch leases of the calls they settle, in their transaction", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const leases = yield* FetchLeases.FetchLeases
+          const account = yield* accounts.create({ name: "leases", credits: 100 })
+          const stamp = Date.now()
+          const holds = yield* Effect.forEach([1, 2, 3], (i) =>
+            ledger.placeHold({
+              id: `hold_lease_${stamp}_${i}`,
+              accountId: account.id,
+              keyId: null,
+              amount: 5,
+              expiresAt: new Date(Date.now() + 60_000)
+            })
+          )
+          // the third hold is released before its settle: not settled, its lease stays with its caller
+          yield* ledger.release(holds[2]!.id)
+          const taken = yield* Effect.forEach(holds, (_, i) =>
+            Effect.map(leases.take(`lease_${stamp}_${i}`, 60_000), (o) => ({
+              key: `lease_${stamp}_${i}`,
+              token: Option.getOrThrow(o)
+            }))
+          )
+          const results = yield* Effect.all(
+            holds.map((h, i) =>
+              Effect.either(
+                ledger.settle({
+                  holdId: h.id,
+                  accountId: account.id,
+                  capture: 2,
+                  reason: "maps places",
+                  records: { measurements: [], points: [], reveals: [] },
+                  leases: [taken[i]!]
+                })
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+          assert.isTrue(Either.isRight(results[0]!) && results[0].right.leasesReleased === true)
+          assert.isTrue(Either.isRight(results[1]!) && results[1].right.leasesReleased === true)
+          assert.isTrue(Either.isLeft(results[2]!))
+          // the settled calls' leases are free again; the unsettled one's is still held
+          assert.isTrue(Option.isSome(yield* leases.take(taken[0]!.key, 60_000)))
+          assert.isTrue(Option.isSome(yield* leases.take(taken[1]!.key, 60_000)))
+          assert.isTrue(Option.isNone(yield* leases.take(taken[2]!.key, 60_000)))
         })
       )
     })
