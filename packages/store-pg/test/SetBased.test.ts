@@ -385,6 +385,85 @@ for (const t of targets) {
           assert.isTrue(Option.isNone(yield* leases.take(taken[2]!.key, 60_000)))
         })
       )
+
+      it.effect("the takes of rate buckets answer and write what the loop of migration 0027 did", () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          // 0027's function, as it was, under another name
+          yield* sql.unsafe(`
+            CREATE OR REPLACE FUNCTION ref_take_tokens(p_name text, p_keys text[], p_rate double precision,
+                                                       p_burst double precision, p_take boolean)
+            RETURNS TABLE (ord integer, allowed boolean, tokens double precision) LANGUAGE plpgsql AS $$
+            #variable_conflict use_column
+            DECLARE
+              r record;
+              v_now double precision := extract(epoch FROM clock_timestamp()) * 1000;
+              v_key text := NULL;
+              v_tokens double precision;
+              v_taken integer := 0;
+            BEGIN
+              FOR r IN SELECT s.k, s.i FROM unnest(p_keys) WITH ORDINALITY AS s(k, i) ORDER BY s.k, s.i LOOP
+                IF v_key IS NULL OR v_key <> r.k THEN
+                  IF v_taken > 0 THEN
+                    UPDATE rate_buckets b SET tokens = b.tokens - v_taken WHERE b.name = p_name AND b.key = v_key;
+                  END IF;
+                  v_key := r.k;
+                  v_taken := 0;
+                  IF p_take THEN
+                    INSERT INTO rate_buckets AS b (name, key, tokens, at_ms) VALUES (p_name, r.k, p_burst, v_now)
+                      ON CONFLICT (name, key) DO UPDATE
+                        SET tokens = least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate),
+                            at_ms = greatest(b.at_ms, v_now)
+                      RETURNING b.tokens INTO v_tokens;
+                  ELSE
+                    SELECT least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate) INTO v_tokens
+                      FROM rate_buckets b WHERE b.name = p_name AND b.key = r.k;
+                    IF NOT FOUND THEN
+                      v_tokens := p_burst;
+                    END IF;
+                  END IF;
+                END IF;
+                ord := r.i;
+                allowed := v_tokens >= 1;
+                IF allowed AND p_take THEN
+                  v_tokens := v_tokens - 1;
+                  v_taken := v_taken + 1;
+                END IF;
+                tokens := v_tokens;
+                RETURN NEXT;
+              END LOOP;
+              IF v_taken > 0 THEN
+                UPDATE rate_buckets b SET tokens = b.tokens - v_taken WHERE b.name = p_name AND b.key = v_key;
+              END IF;
+            END $$;`)
+          const stamp = Date.now().toString(36)
+          // buckets with tokens below 1, fractional, full; some keys have none yet (they start at the burst)
+          const start: Record<string, number> = { a: 0.5, b: 1, c: 2.7, d: 3.5, e: 0, f: 1.9999 }
+          const names = ["a", "b", "c", "d", "e", "f", "g", "h"]
+          let seed = 7
+          const random = () => {
+            seed = (seed * 1103515245 + 12345) % 2147483648
+            return seed / 2147483648
+          }
+          for (let round = 0; round < 12; round++) {
+            const ref = `ref_${stamp}_${round}`
+            const set = `set_${stamp}_${round}`
+            for (const name of [ref, set])
+              for (const [k, t] of Object.entries(start))
+                yield* sql`INSERT INTO rate_buckets (name, key, tokens, at_ms) VALUES (${name}, ${k}, ${t}, 0)`
+            const keys = Array.from({ length: 1 + Math.floor(random() * 30) }, () => names[Math.floor(random() * 8)]!)
+            const take = round % 3 !== 2
+            // a rate of 0: a refill adds nothing, so both see the same buckets whenever they run
+            const answer = (fn: string, name: string) =>
+              sql`SELECT ord::int AS ord, allowed, tokens FROM ${sql.literal(fn)}(${name}, ${keys}::text[], 0, 3.5, ${take})
+                  ORDER BY ord`
+            const buckets = (name: string) =>
+              sql`SELECT key, tokens FROM rate_buckets WHERE name = ${name} ORDER BY key`
+            assert.deepStrictEqual(yield* answer("pdr_take_tokens", set), yield* answer("ref_take_tokens", ref))
+            assert.deepStrictEqual(yield* buckets(set), yield* buckets(ref))
+          }
+        })
+      )
     })
   })
 }
