@@ -1113,61 +1113,6 @@ export const all = {
       END LOOP;
     END $$;
 
-    -- the rate buckets' takes (0027) set-based: each key refilled once in one upsert (in key order, as before), what
-    -- its asks took written back in one update; an ask is allowed while its key's refilled tokens minus the asks
-    -- before it are at least 1 (the loop's v_tokens - 1 per allowed ask: exact below 2^53). A peek (p_take false)
-    -- writes nothing, as before
-    CREATE OR REPLACE FUNCTION pdr_take_tokens(p_name text, p_keys text[], p_rate double precision,
-                                               p_burst double precision, p_take boolean)
-    RETURNS TABLE (ord integer, allowed boolean, tokens double precision) LANGUAGE plpgsql AS $$
-    #variable_conflict use_column
-    DECLARE
-      v_now double precision := extract(epoch FROM clock_timestamp()) * 1000;
-      v_keys text[];
-      v_tokens double precision[];
-    BEGIN
-      IF p_take THEN
-        WITH k AS (SELECT DISTINCT s.k FROM unnest(p_keys) AS s(k) WHERE s.k IS NOT NULL),
-        r AS (
-          INSERT INTO rate_buckets AS b (name, key, tokens, at_ms)
-            SELECT p_name, k.k, p_burst, v_now FROM k ORDER BY k.k
-            ON CONFLICT (name, key) DO UPDATE
-              SET tokens = least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate),
-                  at_ms = greatest(b.at_ms, v_now)
-            RETURNING b.key, b.tokens)
-        SELECT array_agg(r.key), array_agg(r.tokens) INTO v_keys, v_tokens FROM r;
-      ELSE
-        SELECT array_agg(k.k), array_agg(coalesce(
-                 (SELECT least(p_burst, b.tokens + greatest(0, v_now - b.at_ms) / 1000 * p_rate)
-                  FROM rate_buckets b WHERE b.name = p_name AND b.key = k.k), p_burst))
-          INTO v_keys, v_tokens
-          FROM (SELECT DISTINCT s.k FROM unnest(p_keys) AS s(k) WHERE s.k IS NOT NULL) AS k;
-      END IF;
-      RETURN QUERY
-        WITH a AS (
-          SELECT s.i::integer AS i, t.refilled,
-                 row_number() OVER (PARTITION BY s.k ORDER BY s.i) AS n
-          FROM unnest(p_keys) WITH ORDINALITY AS s(k, i)
-          LEFT JOIN unnest(v_keys, v_tokens) AS t(k, refilled) ON t.k = s.k),
-        d AS (
-          SELECT a.i, a.refilled IS NOT NULL
-                   AND (CASE WHEN p_take THEN a.refilled - (a.n - 1) ELSE a.refilled END) >= 1 AS ok, a.refilled, a.n,
-                 -- the asks of its key allowed before this one
-                 CASE WHEN a.refilled IS NULL THEN 0 ELSE least(a.n - 1, greatest(0, floor(a.refilled))) END AS before
-          FROM a)
-        SELECT d.i, d.ok, CASE WHEN d.ok AND p_take THEN d.refilled - d.n
-                               WHEN p_take THEN d.refilled - d.before
-                               ELSE d.refilled END
-        FROM d ORDER BY d.i;
-      IF p_take THEN
-        UPDATE rate_buckets b SET tokens = b.tokens - x.taken
-          FROM (SELECT t.k, least(count(*), greatest(0, floor(t.refilled)))::integer AS taken
-                FROM unnest(p_keys) AS s(k) JOIN unnest(v_keys, v_tokens) AS t(k, refilled) ON t.k = s.k
-                GROUP BY t.k, t.refilled) AS x
-          WHERE b.name = p_name AND b.key = x.k AND x.taken > 0;
-      END IF;
-    END $$;
-
     CREATE OR REPLACE FUNCTION pdr_settle_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[],
                                                      p_reasons text[], p_measurements text[], p_points text[],
                                                      p_reveals text[], p_keys text[], p_statuses integer[],
