@@ -1,7 +1,7 @@
-// Issue 22 (migration 0032): the group-committed batches of holds and settles write set-based when the outcome is the
-// loop's for certain. Each batch here runs on one copy of a world, and the same asks run one by one (pdr_place_hold,
-// pdr_settle, pdr_settle_keep: the statements of a call alone) on an identical copy: the answers, the accounts, the
-// holds, the ledger, the kept answers and the records must be the same.
+// Issue 22: a group-committed batch of holds or settles answers and writes what the same asks do one by one. Each batch
+// here runs on one copy of a world, and the same asks run one by one (pdr_place_hold, pdr_settle, pdr_settle_keep: the
+// statements of a call alone) on an identical copy: the answers, the accounts, the holds, the ledger, the kept answers
+// and the records must be the same. And a grouped settle gives back the fetch leases of the calls it settled.
 
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
@@ -233,7 +233,7 @@ const samePlaces = (credits: Record<string, number>, asks: ReadonlyArray<Place>)
   })
 
 for (const t of targets) {
-  describe.skipIf(!t.enabled)(`set-based batches on ${t.name}`, () => {
+  describe.skipIf(!t.enabled)(`batches as alone on ${t.name}`, () => {
     layer(Layer.provideMerge(PgFetchLeases.layer, services(t.target)), { timeout: "120 seconds" })((it) => {
       it.effect("a batch of settles answers and writes what the same settles write one by one", () =>
         Effect.gen(function* () {
