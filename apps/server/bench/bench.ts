@@ -30,7 +30,7 @@
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
- * are printed; BENCH_ONLY=main runs a0-d10m only). Targets (issue 22): b >= 0.60 x a1, c >= 0.25 x a1,
+ * are printed; BENCH_ONLY=main runs a0-d10m only, BENCH_ONLY=c a1, c and c1 in alternating rounds). Targets (issue 22): b >= 0.60 x a1, c >= 0.25 x a1,
  * c1 >= 0.20 x a1, d p50 <= 15 ms, d10m p50 <= 10 ms, server peak memory <= 250 MB, embedded <= 300 MB idle and
  * <= 450 MB at start, no errors but the expected 402 and 429. The last line printed is one JSON object of the
  * figures a script reads: {"b","c","c1","d_p50_ms","d10m_p50_ms","embedded_idle_mb",...} (ratios to a1 measured
@@ -212,6 +212,76 @@ const storedOnly = async () => {
     const sorted = [...ratios].sort((x, y) => x - y)
     summary["b"] = Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(3))
     console.log(`b = ${summary["b"]} x a1 (median of ${rounds} rounds; target 0.60)`)
+  } finally {
+    await close()
+    await stop(bare)
+  }
+}
+
+/**
+ * `BENCH_ONLY=c`: the paid 1-subject call over 1,000 accounts (c) and on one account (c1) against the bare server (a1)
+ * in alternating rounds (BENCH_C_ROUNDS, default 3): each round's c / a1 and c1 / a1 and their medians.
+ */
+const paidOnly = async () => {
+  const { bare, bareLoad } = await startBare()
+  const { server, close } = await serverOnFreshSchema("benchc")
+  try {
+    const op = operator(server)
+    const keys: Array<string> = []
+    for (let i = 0; i < 1000; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: 50 }, async (_, j) => {
+          const a = await op("/admin/accounts", { name: `bench ${i + j}`, credits: 1_000_000 })
+          return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
+        })
+      )
+      keys.push(...batch)
+    }
+    let n = 0
+    const stamp = Date.now().toString(36)
+    const paid = (pick: () => string) => ({
+      url: `${server.api}/api/v1/platforms/maps`,
+      method: "POST" as const,
+      headers: { "content-type": "application/json" },
+      requests: [
+        {
+          setupRequest: (req: any) => {
+            n++
+            return {
+              ...req,
+              headers: { "content-type": "application/json", "x-api-key": pick() },
+              body: JSON.stringify({ request: { op: "places", subjects: [`ChIJbenchpaid${n}x${stamp}`] } })
+            }
+          }
+        }
+      ]
+    })
+    const ratios: Record<"c" | "c1", Array<number>> = { c: [], c1: [] }
+    const rounds = Number(process.env["BENCH_C_ROUNDS"] ?? 3)
+    for (let r = 0; r < rounds; r++) {
+      // the order alternates, so neither line always runs on the warmer machine
+      const first = r % 2 === 0 ? "a1" : "c"
+      const a1 = first === "a1" ? await bareLoad("a1") : undefined
+      const c = await load(
+        "c  paid 1-subject call, 1,000 accounts",
+        paid(() => keys[n % keys.length]!)
+      )
+      const c1 = await load(
+        "c1 paid 1-subject call, one account",
+        paid(() => keys[1]!)
+      )
+      const a1After = a1 ?? (await bareLoad("a1"))
+      ratios.c.push(c.rps / a1After.rps)
+      ratios.c1.push(c1.rps / a1After.rps)
+      console.log(
+        `round ${r + 1}: a1 ${a1After.rps.toFixed(0)}/s, c ${c.rps.toFixed(0)}/s (p50 ${c.p50} ms, statuses ${JSON.stringify(c.statuses)}), c1 ${c1.rps.toFixed(0)}/s (statuses ${JSON.stringify(c1.statuses)}), c = ${(c.rps / a1After.rps).toFixed(3)}, c1 = ${(c1.rps / a1After.rps).toFixed(3)} x a1, load average ${loadavg()[0]!.toFixed(1)}`
+      )
+    }
+    for (const line of ["c", "c1"] as const) {
+      const sorted = [...ratios[line]].sort((x, y) => x - y)
+      summary[line] = Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(3))
+    }
+    console.log(`c = ${summary["c"]}, c1 = ${summary["c1"]} x a1 (medians of ${rounds} rounds; targets 0.25, 0.20)`)
   } finally {
     await close()
     await stop(bare)
@@ -1013,6 +1083,7 @@ const all = async () => {
   if (only === undefined || only === "m") await embedded()
   if (only === undefined || only === "main") await main()
   if (only === "b") await storedOnly()
+  if (only === "c") await paidOnly()
   if (only === undefined || only === "u") await upstreams()
   if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()

@@ -111,9 +111,17 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       const toFetch = p.units.filter((u) => steps.fetches(u))
       const settings = yield* CallSettings
       const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
-      // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results
-      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results).pipe(
-        Effect.ensuring(fetcher.release(results))
+      // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results: by the
+      // settle itself, in its transaction, when the store can; else here
+      const leases = results.flatMap((r) => (r.lease === undefined ? [] : [r.lease]))
+      if (leases.length === 0) return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, [])
+      let released = false
+      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, leases).pipe(
+        Effect.tap((answer) => {
+          released = answer.leasesReleased === true
+        }),
+        Effect.map(({ leasesReleased: _, ...answer }): Answer => answer),
+        Effect.ensuring(Effect.suspend(() => (released ? fetcher.forget(results) : fetcher.release(results))))
       )
     })
 
@@ -126,7 +134,8 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       keep: Keep | undefined,
       fenced: boolean,
       draw: boolean,
-      results: ReadonlyArray<FetchResult>
+      results: ReadonlyArray<FetchResult>,
+      leases: ReadonlyArray<{ readonly key: string; readonly token: string }>
     ) {
       const control = yield* CallControl
       // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
@@ -170,10 +179,20 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         readonly account: { readonly spendable: number }
         readonly captured: number
         readonly kept?: string
+        readonly leasesReleased?: boolean
       } = nothingToWrite
         ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
         : yield* ledger
-            .settle({ holdId, accountId: caller.accountId, capture, reason, records: written, kept, draw })
+            .settle({
+              holdId,
+              accountId: caller.accountId,
+              capture,
+              reason,
+              records: written,
+              kept,
+              draw,
+              ...(leases.length === 0 ? {} : { leases })
+            })
             .pipe(
               Effect.catchTag("HoldNotHeld", (e) =>
                 // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
@@ -207,8 +226,9 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         data,
         cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
         coverage,
-        ...(settled.kept === undefined ? {} : { kept: settled.kept })
-      } satisfies Answer
+        ...(settled.kept === undefined ? {} : { kept: settled.kept }),
+        ...(settled.leasesReleased === true ? { leasesReleased: true } : {})
+      } satisfies Answer & { readonly leasesReleased?: boolean }
     })
 
     /**

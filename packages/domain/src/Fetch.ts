@@ -2,7 +2,7 @@
  * Fetching the units of a plan (D8 step 3, D2): each unit's upstream fetch with its timeout, a failure or a defect
  * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
  */
-import { type Context, DateTime, Deferred, Duration, Effect, Either, Exit, Fiber, FiberId, Option } from "effect"
+import { Clock, type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { measurementOf } from "./kinds/Measure.js"
 import { CallControl, isCancelled } from "./LongCalls.js"
@@ -19,7 +19,17 @@ export interface FetchResult {
   /** Another instance's fetch of the unit, stored meanwhile (issue 22): served as stored, free. */
   readonly stored?: Measurement
   /** The cross-instance lease this call's fetch holds: released once the call's settle has stored the result. */
-  readonly lease?: { readonly key: string; readonly token: string; readonly renewal: Fiber.RuntimeFiber<unknown> }
+  readonly lease?: HeldLease
+}
+
+/** A lease this process holds: renewed by its fetcher's one renewal loop until it is given back or its deadline. */
+export interface HeldLease {
+  readonly key: string
+  readonly token: string
+  /** When it was taken or last renewed (the clock's epoch ms). */
+  renewedAt: number
+  /** After this (epoch ms) it is renewed no more: a call that never gives it back lets it run out. */
+  readonly until: number
 }
 
 /** What `fetcherOf` needs to share fetches with other instances (issue 22); without it, sharing is per process. */
@@ -129,6 +139,63 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
   const inflight = new Map<string, Deferred.Deferred<FetchResult>>()
 
   /**
+   * The leases this process holds (issue 22), renewed by one loop rather than one fiber and two timers per call: it
+   * runs while any is held, every third of a lease's time, and renews each lease not renewed for half of that (so
+   * every lease is renewed at most half a period after a third of its time: well before it runs out); a call shorter
+   * than that renews nothing. A lease the store no longer gives this token (it ran out and was taken) or past its
+   * deadline leaves the loop.
+   */
+  const held = new Set<HeldLease>()
+  let renewing = false
+  const renewals =
+    cross === undefined
+      ? Effect.void
+      : Effect.gen(function* () {
+          const period = cross.leaseMs / 3
+          while (true) {
+            yield* Effect.sleep(Duration.millis(period))
+            const now = yield* Clock.currentTimeMillis
+            const due: Array<HeldLease> = []
+            for (const lease of held) {
+              if (now > lease.until) held.delete(lease)
+              else if (now - lease.renewedAt >= period / 2) due.push(lease)
+            }
+            yield* Effect.forEach(
+              due,
+              (lease) =>
+                Effect.map(cross.leases.renew(lease.key, lease.token, cross.leaseMs), (kept) => {
+                  if (kept) lease.renewedAt = now
+                  else held.delete(lease)
+                }),
+              { concurrency: "unbounded", discard: true }
+            )
+            // checked and cleared in one step: a lease added after it starts the loop again
+            if (held.size === 0) {
+              renewing = false
+              return
+            }
+          }
+        }).pipe(
+          // a loop that ended otherwise (interrupted) is started again by the next lease
+          Effect.onExit((exit) =>
+            Exit.isSuccess(exit)
+              ? Effect.void
+              : Effect.sync(() => {
+                  renewing = false
+                })
+          )
+        )
+
+  /** Adds a taken lease to the renewals, starting their loop when it is not running. */
+  const hold = (lease: HeldLease) =>
+    Effect.suspend(() => {
+      held.add(lease)
+      if (renewing) return Effect.void
+      renewing = true
+      return Effect.asVoid(Effect.forkDaemon(renewals))
+    })
+
+  /**
    * The fetch of a unit under a cross-instance lease (issue 22): with the lease taken, fetched here (the lease goes with
    * the result, released after the settle); while another instance holds it, this call waits for its stored result
    * and serves it as stored, free; a lease given back with nothing stored (that fetch failed) is taken here. A lease
@@ -149,24 +216,18 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       const own = (token: string) =>
         token === ""
           ? Effect.map(fetchUnit(p, u), (f): FetchResult => ({ f, shared: false }))
-          : Effect.flatMap(
-              // renewed until the call gives it back (after its settle), or its fiber ends
-              Effect.forkDaemon(
-                Effect.repeat(
-                  Effect.flatMap(Effect.sleep(Duration.millis(leaseMs / 3)), () => leases.renew(key, token, leaseMs)),
-                  { while: (held) => held }
-                ).pipe(
-                  // bounded: a call that never gives it back (interrupted before its settle) lets it run out
-                  Effect.timeout(Duration.millis(fetchMs + 30_000)),
-                  Effect.ignore
-                )
-              ),
-              (renewal) =>
+          : Effect.flatMap(Clock.currentTimeMillis, (now) => {
+              // renewed until the call gives it back (after its settle), or its fetch is interrupted; bounded: a call
+              // that never gives it back (interrupted before its settle) lets it run out
+              const lease: HeldLease = { key, token, renewedAt: now, until: now + fetchMs + 30_000 }
+              return Effect.zipRight(
+                hold(lease),
                 fetchUnit(p, u).pipe(
-                  Effect.map((f): FetchResult => ({ f, shared: false, lease: { key, token, renewal } })),
-                  Effect.onInterrupt(() => Fiber.interrupt(renewal))
+                  Effect.map((f): FetchResult => ({ f, shared: false, lease })),
+                  Effect.onInterrupt(() => Effect.sync(() => held.delete(lease)))
                 )
-            )
+              )
+            })
       const storedSince = (since: Date) =>
         measurements
           .fresh({ keys: [u.freshnessKey], since, minRows: u.asked })
@@ -243,12 +304,19 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       ? Effect.void
       : Effect.forEach(
           results,
-          (r) =>
-            r.lease === undefined
-              ? Effect.void
-              : Effect.zipRight(Fiber.interrupt(r.lease.renewal), cross.leases.release(r.lease.key, r.lease.token)),
+          (r) => {
+            if (r.lease === undefined) return Effect.void
+            held.delete(r.lease)
+            return cross.leases.release(r.lease.key, r.lease.token)
+          },
           { discard: true }
         )
+
+  /** Stops renewing the cross-instance leases of these results, given back by their call's settle (issue 22). */
+  const forget = (results: ReadonlyArray<FetchResult>) =>
+    Effect.sync(() => {
+      for (const r of results) if (r.lease !== undefined) held.delete(r.lease)
+    })
 
   /** Fetches these units of a plan, `concurrency` at a time; no fiber is forked for none or one. */
   const fetchAll = (p: Plan, units: ReadonlyArray<Unit>, concurrency: number) =>
@@ -261,5 +329,5 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
   /** The source an omitted unit names when its failure names none: the one routed for the plan's op. */
   const sourceOf = (p: Plan) => upstream.sourceFor(p.op.platform, p.op.name)
 
-  return { fetchUnit, fetchShared, fetchAll, release, sourceOf } as const
+  return { fetchUnit, fetchShared, fetchAll, release, forget, sourceOf } as const
 }

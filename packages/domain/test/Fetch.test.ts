@@ -112,3 +112,79 @@ describe("Fetch", () => {
     })
   )
 })
+
+describe("Fetch leases (issue 22)", () => {
+  const op = opOf("maps", "places")
+  const u = unitOf({ subject: "p1" })
+  const p = planOf(op, [u])
+
+  /** Leases in memory: each with its token and until (epoch ms); every renewal noted. */
+  const store = () => {
+    const rows = new Map<string, { token: string; until: number }>()
+    const renewed: Array<number> = []
+    let expiredWhileHeld = false
+    const leases = {
+      take: (key: string, ms: number) =>
+        Effect.sync(() => {
+          const row = rows.get(key)
+          if (row !== undefined && row.until >= Date.now()) return Option.none<string>()
+          const token = `t${Math.random()}`
+          rows.set(key, { token, until: Date.now() + ms })
+          return Option.some(token)
+        }),
+      renew: (key: string, token: string, ms: number) =>
+        Effect.sync(() => {
+          const row = rows.get(key)
+          if (row === undefined || row.token !== token) return false
+          if (row.until < Date.now()) expiredWhileHeld = true
+          renewed.push(Date.now())
+          row.until = Date.now() + ms
+          return true
+        }),
+      release: (key: string, token: string) =>
+        Effect.sync(() => {
+          const row = rows.get(key)
+          if (row !== undefined && row.until < Date.now()) expiredWhileHeld = true
+          if (row?.token === token) rows.delete(key)
+        })
+    }
+    return { leases, rows, renewed, expired: () => expiredWhileHeld }
+  }
+
+  const slowFor = (ms: number) =>
+    Effect.provideService(CallSettings, { ...CallSettings.defaultValue(), unitTimeout: Duration.millis(ms + 2_000) })
+
+  it.live("a fetch longer than its lease keeps it renewed until its release, and renewed no more after it", () =>
+    Effect.gen(function* () {
+      const s = store()
+      const fetcher = fetcherOf(
+        upstreamOf(() => Effect.as(Effect.sleep("1 second"), delivered(1))),
+        { leases: s.leases, measurements: {} as never, pollMs: 25, leaseMs: 300 }
+      )
+      const [r] = yield* fetcher.fetchAll(p, [u], 1).pipe(slowFor(1_000))
+      // 1 s of fetching with a 300 ms lease: renewed every 100 to 150 ms, never after it ran out
+      assert.isAtLeast(s.renewed.length, 5)
+      assert.isFalse(s.expired())
+      assert.isDefined(r!.lease)
+      yield* fetcher.release([r!])
+      assert.strictEqual(s.rows.size, 0)
+      const after = s.renewed.length
+      yield* Effect.sleep("400 millis")
+      assert.strictEqual(s.renewed.length, after)
+
+      const quick = store()
+      const fast = fetcherOf(
+        upstreamOf(() => Effect.succeed(delivered(1))),
+        { leases: quick.leases, measurements: {} as never, pollMs: 25, leaseMs: 300 }
+      )
+      const results = yield* Effect.forEach(["a", "b", "c"], (x) =>
+        fast.fetchAll(p, [{ ...unitOf({ subject: x }), freshnessKey: x }], 1).pipe(slowFor(0))
+      )
+      assert.strictEqual(quick.rows.size, 3)
+      yield* Effect.forEach(results, (rs) => fast.release(rs))
+      yield* Effect.sleep("250 millis")
+      assert.strictEqual(quick.renewed.length, 0)
+      assert.strictEqual(quick.rows.size, 0)
+    })
+  )
+})

@@ -1064,6 +1064,14 @@ export const all = {
       RETURN v_n;
     END $$;
   `),
+  // issue 22 (paid calls' CPU): the fetch leases (0021) are unlogged, as the rate buckets and the circuits are: a lease
+  // is taken and given back by every paid call, each a transaction that waited for its WAL flush. PostgreSQL empties
+  // the table after a crash; while it is down a take already fails and its call fetches alone (PgFetchLeases), so
+  // nothing new is lost. (Set-based versions of the batches of holds and settles were timed here and dropped: no
+  // cheaper in PostgreSQL's CPU than their loops, slower for settles; docs/benchmarks.md.)
+  "0032_unlogged_fetch_leases": migration(`
+    ALTER TABLE fetch_leases SET UNLOGGED;
+  `),
   // issue 19: a refresh batch's reservation of its pass budget, named by the hold that is to hold it, from the
   // reservation until its runner finds it there after placing that hold (both steps one statement each). A runner
   // killed between the two leaves the row: the job's takeover gives its credits back to the pass budget (and the

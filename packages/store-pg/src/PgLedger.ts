@@ -261,13 +261,14 @@ export const makeWith = (options: GroupCommitOptions) =>
           )
         : placeAlone(ask)
 
-    const settled = (input: Settle, row: SettleRow | undefined) =>
+    const settled = (input: Settle, row: SettleRow | undefined, leasesReleased = false) =>
       row === undefined
         ? Either.left(new L.HoldNotHeld({ holdId: input.holdId ?? "" }))
         : Either.right({
             account: toAccount(row),
             captured: num(row["captured"]),
-            ...(input.kept === undefined ? {} : { kept: String(row["kept"]) })
+            ...(input.kept === undefined ? {} : { kept: String(row["kept"]) }),
+            ...(leasesReleased ? { leasesReleased } : {})
           })
 
     // a refusal rolled the settle back (a defect: nothing was billed); a lost answer leaves it unknown
@@ -372,16 +373,35 @@ export const makeWith = (options: GroupCommitOptions) =>
         run: (asks: ReadonlyArray<Settle>) =>
           Effect.suspend(() => {
             const json = asks.map((a) => recordsJson(a.records, a.holdId))
-            return againOnDeadlock(sql`SELECT * FROM ${sql.literal(fn)}(${asks.map((a) => a.holdId)}::text[],
+            const args = sql`${asks.map((a) => a.holdId)}::text[],
             ${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.capture)}::bigint[],
             ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
             ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
             ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
-            ${asks.map((a) => a.kept?.answer ?? null)}::text[])`)
+            ${asks.map((a) => a.kept?.answer ?? null)}::text[]`
+            // issue 22: the fetch leases of the asks that settled given back in the same transaction (a draw's are
+            // left to its caller); an ask not settled keeps its leases, given back by its caller after it settles
+            const leases =
+              fn === "pdr_settle_batch_keep"
+                ? asks.flatMap((a, i) => (a.leases ?? []).map((l) => [i + 1, l] as const))
+                : []
+            return againOnDeadlock(
+              leases.length === 0
+                ? sql`SELECT * FROM ${sql.literal(fn)}(${args})`
+                : sql`WITH s AS (SELECT * FROM ${sql.literal(fn)}(${args})),
+                    released AS (
+                      DELETE FROM fetch_leases l
+                      USING unnest(${leases.map(([i]) => i)}::integer[], ${leases.map(([, l]) => l.key)}::text[],
+                                   ${leases.map(([, l]) => l.token)}::text[]) AS x(ord, key, token)
+                      WHERE l.key = x.key AND l.token = x.token AND x.ord IN (SELECT s.ord FROM s))
+                    SELECT * FROM s`
+            ).pipe(Effect.map((rows) => ({ rows, released: leases.length > 0 })))
           }).pipe(
-            Effect.map((rows) => {
+            Effect.map(({ rows, released }) => {
               const byOrd = new Map(rows.map((r) => [num(r["ord"]), r]))
-              return asks.map((a, i) => settled(a, byOrd.get(i + 1)))
+              return asks.map((a, i) =>
+                settled(a, byOrd.get(i + 1), released && a.leases !== undefined && a.leases.length > 0)
+              )
             })
           ),
         alone: settleAlone,

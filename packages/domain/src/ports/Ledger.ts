@@ -142,11 +142,19 @@ export class Ledger extends Context.Tag("@pdr/domain/Ledger")<
        * a takeover or the expiry sweep), so spendable credits (balance - held) are exact throughout.
        */
       readonly draw?: boolean | undefined
+      /**
+       * Issue 22: the fetch leases (FetchLeases, on the same store) this call's fetches hold, which the store may give
+       * back in the settle's own transaction (so only with the results stored); `leasesReleased` then says it did. A
+       * settle that did not (it ran alone, or its hold was not held) leaves them to the caller.
+       */
+      readonly leases?: ReadonlyArray<{ readonly key: string; readonly token: string }> | undefined
     }) => Effect.Effect<
       {
         readonly account: Account
         readonly captured: number /** the kept answer's text, if one was kept */
         readonly kept?: string
+        /** The settle gave back the `leases` it was given, in its transaction. */
+        readonly leasesReleased?: boolean
       },
       HoldNotHeld | SettleOutcomeUnknown
     >
