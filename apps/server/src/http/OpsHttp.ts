@@ -28,18 +28,20 @@ const versions = { contextVersion: Api.contextVersion, engineVersion }
 
 /** The response of an outcome: a 200 as its text, an error as its D5 failure (rendered like any other). */
 const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
-  Effect.gen(function* () {
-    yield* RequestId.addHeaders(headers)
+  Effect.suspend(() => {
     // the answer's text as it is: node writes it after the headers in one write (`text` would encode it to a new
     // Uint8Array in JavaScript first, ~7 KB of heap per stored call; issue 22)
     if (o.status === 200)
-      return HttpServerResponse.raw(o.text, {
-        contentType: "application/json",
-        contentLength: Buffer.byteLength(o.text)
-      })
+      return Effect.as(
+        RequestId.addHeaders(headers),
+        HttpServerResponse.raw(o.text, { contentType: "application/json", contentLength: Buffer.byteLength(o.text) })
+      )
     const body = JSON.parse(o.text) as Failure.Body
     const failure = Failure.fromBody(body)
-    return failure === undefined ? ApiErrors.response(o.status, body.error) : yield* Effect.fail(failure)
+    return Effect.zipRight(
+      RequestId.addHeaders(headers),
+      failure === undefined ? Effect.succeed(ApiErrors.response(o.status, body.error)) : Effect.fail(failure)
+    )
   }).pipe(Spans.traced("OpsHttp.answer"))
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
@@ -50,8 +52,10 @@ const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * `maxAgeSeconds: N` (the shorter of it and the body's). A malformed header is a 400 naming it.
  */
 const withCacheControl = (payload: unknown, header: string | undefined) =>
+  header === undefined ? Effect.succeed(payload) : withCacheControlHeader(payload, header)
+
+const withCacheControlHeader = (payload: unknown, header: string) =>
   Effect.gen(function* () {
-    if (header === undefined) return payload
     const asked = Envelope.fromCacheControl(header)
     if ("problem" in asked)
       return yield* ApiErrors.fail("invalid_request", `invalid Cache-Control: ${asked.problem}`, [
