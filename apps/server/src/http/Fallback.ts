@@ -128,7 +128,21 @@ export const readCapped = (source: IncomingMessage) =>
  * bytes, so it cannot be over. A body without one (chunked) or declared over the limit is read here (the handler
  * reuses the text), so the client can read its 413; a body over `drainCap` is not read at all.
  */
-const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+const precheck = (
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> | undefined => {
+  const coding = request.headers["content-encoding"]
+  if (coding !== undefined && coding.trim().toLowerCase() !== "identity") return refusals(request, requestId)
+  if (request.method === "GET" || request.method === "HEAD") return undefined
+  // (issue 22: most requests have nothing to refuse, known without a step of the fiber's runtime)
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) <= maxBodyBytes) return undefined
+  return refusals(request, requestId)
+}
+
+/** The refusals of `precheck` (one of them, or none once the body is read), in their order. */
+const refusals = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function* () {
     const coding = request.headers["content-encoding"]
     if (coding !== undefined && coding.trim().toLowerCase() !== "identity") {
@@ -200,7 +214,8 @@ export const layer = HttpApiBuilder.middleware(
             incoming,
             request,
             Effect.gen(function* () {
-              const refused = yield* precheck(incoming, request.id)
+              const check = precheck(incoming, request.id)
+              const refused = check === undefined ? undefined : yield* check
               if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
               // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
               // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
