@@ -133,7 +133,7 @@ export const publicHttp = (options: Options) =>
     Layer.provide(Discovery.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HealthHttp.layer),
-    Layer.provide(Fallback.layer),
+    Layer.provide(Fallback.layer.pipe(Layer.provide(OpsHttp.routeLayer), Layer.provide(Authentication.layer))),
     Layer.provide(
       Observability.layer(Document.api(engineVersion), {
         log: options.logRequests ?? false,

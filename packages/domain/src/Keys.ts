@@ -260,20 +260,22 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
     })
 
     /** Counts a call in memory; {@link flushUsage} writes the counts (no hot-row write per call, D6). */
+    // (the clock read where the count is made: every request passes here, issue 22)
     const recordCall = (keyId: string) =>
-      Effect.flatMap(DateTime.now, (now) =>
+      Effect.clockWith((clock) =>
         Ref.update(usage, (m) => {
           const entry = m.get(keyId)
-          m.set(keyId, { calls: (entry?.calls ?? 0) + 1, lastUsedAt: DateTime.toDate(now) })
+          m.set(keyId, { calls: (entry?.calls ?? 0) + 1, lastUsedAt: new Date(clock.unsafeCurrentTimeMillis()) })
           return m
         })
       )
 
     /** Counts an answered op call per key, UTC day, platform and op, in the same buffer (D20 usage). */
     const recordOp = (keyId: string, platform: string, op: string) =>
-      Effect.flatMap(DateTime.now, (now) =>
+      Effect.clockWith((clock) =>
         Ref.update(daily, (m) => {
-          const day = DateTime.formatIso(now).slice(0, 10)
+          // the UTC day, as `DateTime.formatIso` of the current time writes it
+          const day = new Date(clock.unsafeCurrentTimeMillis()).toISOString().slice(0, 10)
           const id = `${keyId}\t${day}\t${platform}\t${op}`
           const entry = m.get(id)
           m.set(id, { keyId, day, platform, op, calls: (entry?.calls ?? 0) + 1 })

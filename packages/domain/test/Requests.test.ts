@@ -1,7 +1,8 @@
 // D5: a validation message names the field and says what it must be, never the library's type text.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
-import { Requests } from "../src/index.js"
+import { Arbitrary, Effect, Either, Schema } from "effect"
+import * as fc from "fast-check"
+import { Catalogue, Examples, Requests } from "../src/index.js"
 
 const problems = (platform: string, request: unknown) => {
   const r = Effect.runSync(Effect.either(Requests.decode(platform, { request })))
@@ -23,5 +24,78 @@ describe("Requests", () => {
     ])
     for (const [, message] of problems("lodging_booking", { op: "properties", subjects: {}, stay: [] }))
       assert.notMatch(message!, /Expected|ReadonlyArray|<->|readonly/)
+  })
+})
+
+// issue 22: `decode` accepts a well-formed body with one pass over its request; whatever it answers, for any body, is
+// what the two-step decode (the payload Schema, then the op's) answers
+describe("Requests.decode and the two-step decode", () => {
+  const answer = (
+    e: Either.Either<Requests.Call, Requests.InvalidRequest | Requests.UnknownOp | Requests.UnknownPlatform>
+  ) =>
+    Either.isRight(e)
+      ? { ok: { ...e.right, op: e.right.op.name } }
+      : { error: { tag: e.left._tag, message: e.left.message, details: JSON.stringify(e.left) } }
+  const same = (platform: Catalogue.PlatformDef, body: unknown) => {
+    const once = Effect.runSync(Effect.either(Requests.decode(platform.id, body)))
+    const twice = Effect.runSync(Effect.either(Requests.inTwoSteps(platform, body)))
+    assert.deepStrictEqual(answer(once), answer(twice), JSON.stringify(body))
+    return Either.isRight(once)
+  }
+  const envelopes = fc.record(
+    {
+      estimateOnly: fc.oneof(fc.boolean(), fc.constant("yes")),
+      maxCredits: fc.oneof(fc.nat(1000), fc.constant(-1), fc.constant(1.5), fc.constant("3")),
+      maxAgeSeconds: fc.oneof(fc.nat(100_000), fc.constant(-5)),
+      forceFresh: fc.oneof(fc.boolean(), fc.constant(null)),
+      extra: fc.constant(1)
+    },
+    { requiredKeys: [] }
+  )
+
+  it("every op's smallest valid request, with and without envelope members, decodes alike both ways", () => {
+    let accepted = 0
+    for (const platform of Catalogue.platforms) {
+      for (const op of platform.ops) {
+        const request = Examples.minimal(op)
+        if (same(platform, { request })) accepted++
+        fc.assert(
+          fc.property(envelopes, (extra) => void same(platform, { request, ...extra })),
+          { numRuns: 20 }
+        )
+        same(platform, { request: { ...request, unexpected: 1 } })
+        same(platform, { request: { ...request, op: "nope" } })
+        same(platform, { request })
+      }
+    }
+    assert.isAbove(accepted, 50, "most smallest requests are accepted (the path under test is taken)")
+  })
+
+  it("any encoded request of any op (refinements aside), in any envelope, decodes alike both ways", () => {
+    for (const platform of Catalogue.platforms) {
+      for (const op of platform.ops) {
+        const requests = Arbitrary.make(Schema.encodedSchema(op.request))
+        fc.assert(
+          fc.property(requests, envelopes, (request, extra) => void same(platform, { request, ...extra })),
+          { numRuns: 15 }
+        )
+      }
+    }
+  })
+
+  it("bodies that are not an envelope decode alike both ways", () => {
+    const maps = Catalogue.findPlatform("maps")!
+    for (const body of [
+      null,
+      1,
+      "x",
+      [],
+      {},
+      { request: null },
+      { request: [] },
+      { request: {} },
+      { request: { op: 1 } }
+    ])
+      same(maps, body)
   })
 })

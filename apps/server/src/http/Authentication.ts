@@ -59,14 +59,14 @@ export const layer = Layer.effect(
                     Effect.zipRight(ApiErrors.fromDomain(e))
                   )
                 ),
-                Effect.tap(({ caller, decision }) =>
-                  Effect.zipRight(
-                    RequestId.note({ keyId: caller.keyId }),
-                    RequestId.addHeaders(limitHeaders(limits.perKey.policy, decision))
-                  )
-                ),
                 Effect.flatMap(({ caller, decision }) =>
-                  decision.allowed ? Effect.as(keys.recordCall(caller.keyId), caller) : rateLimited
+                  Effect.zipRight(
+                    RequestId.update((state) => {
+                      state.keyId = caller.keyId
+                      Object.assign(state.headers, limitHeaders(limits.perKey.policy, decision))
+                    }),
+                    decision.allowed ? Effect.as(keys.recordCall(caller.keyId), caller) : rateLimited
+                  )
                 )
               )
       )

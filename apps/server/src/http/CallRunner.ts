@@ -208,8 +208,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       requestId: string,
       o: Outcome
     ) =>
-      Effect.map(DateTime.now, (now) => {
-        const at = DateTime.toDate(now)
+      // the clock read in the same step as the push (issue 22: `DateTime.now` and a `map` are four steps)
+      Effect.clockWith((clock) => {
+        const at = new Date(clock.unsafeCurrentTimeMillis())
         pending.push({
           id,
           accountId: caller.accountId,
@@ -223,6 +224,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           finishedAt: at,
           expiresAt: new Date(at.getTime() + Duration.toMillis(LongCalls.retention))
         })
+        return Effect.void
       })
 
     // ---- long calls: jobs of the `calls` queue on the job engine (JobQueue, JobEngine), run apart from the request ----

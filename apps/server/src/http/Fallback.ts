@@ -14,7 +14,7 @@ import {
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api, Failure } from "@pdr/http-api"
-import { Effect, FiberRef, Option } from "effect"
+import { Context, Effect, FiberRef, Option } from "effect"
 import * as DashboardHttp from "../dashboard/DashboardHttp.js"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -128,7 +128,21 @@ export const readCapped = (source: IncomingMessage) =>
  * bytes, so it cannot be over. A body without one (chunked) or declared over the limit is read here (the handler
  * reuses the text), so the client can read its 413; a body over `drainCap` is not read at all.
  */
-const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
+const precheck = (
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined> | undefined => {
+  const coding = request.headers["content-encoding"]
+  if (coding !== undefined && coding.trim().toLowerCase() !== "identity") return refusals(request, requestId)
+  if (request.method === "GET" || request.method === "HEAD") return undefined
+  // (issue 22: most requests have nothing to refuse, known without a step of the fiber's runtime)
+  const length = request.headers["content-length"]
+  if (length !== undefined && Number(length) <= maxBodyBytes) return undefined
+  return refusals(request, requestId)
+}
+
+/** The refusals of `precheck` (one of them, or none once the body is read), in their order. */
+const refusals = (request: HttpServerRequest.HttpServerRequest, requestId: string) =>
   Effect.gen(function* () {
     const coding = request.headers["content-encoding"]
     if (coding !== undefined && coding.trim().toLowerCase() !== "identity") {
@@ -169,43 +183,59 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
 /** Chunked bodies read (capped) by the precheck, for the handler (Body). */
 export const cachedText = new WeakMap<IncomingMessage, string>()
 
+/**
+ * Requests served beside the framework's router (issue 22, `OpsHttp.routeLayer`: the op calls): the effect that
+ * answers one, or `undefined` for a request the router serves. It runs inside this middleware, as the router would.
+ */
+export class BesideRouter extends Context.Tag("@pdr/server/BesideRouter")<
+  BesideRouter,
+  (
+    request: HttpServerRequest.HttpServerRequest
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined
+>() {}
+
 /** The API-level middleware layer. */
 export const layer = HttpApiBuilder.middleware(
   Api.Served,
   Effect.map(
-    Observability.Observer,
-    (observe) => (app: HttpApp.Default) =>
-      Effect.gen(function* () {
-        const request = RequestId.start()
-        const incoming = yield* HttpServerRequest.HttpServerRequest
-        // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
-        // there keeps the JSON 401 / 429 of any bad key (D20)
-        const dashboard =
-          incoming.url === "/dashboard" ||
-          incoming.url.startsWith("/dashboard/") ||
-          incoming.url.startsWith("/dashboard?")
-        return yield* observe(
-          incoming,
-          request,
-          Effect.gen(function* () {
-            const refused = yield* precheck(incoming, request.id)
-            if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
-            // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
-            // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
-            yield* FiberRef.set(RequestId.current, request)
-            // every answer of the API leaves through here, errors included: its headers are applied once, at the end
-            return yield* app.pipe(
-              Effect.catchAllCause((cause) =>
-                dashboard
-                  ? Effect.map(render(cause, request.id), (r) =>
-                      r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
-                    )
-                  : render(cause, request.id)
-              ),
-              Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
-            )
-          })
-        )
-      })
+    Effect.all([Observability.Observer, BesideRouter]),
+    ([observe, beside]) =>
+      (app: HttpApp.Default) =>
+        Effect.gen(function* () {
+          const request = RequestId.start()
+          const incoming = yield* HttpServerRequest.HttpServerRequest
+          // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
+          // there keeps the JSON 401 / 429 of any bad key (D20)
+          const dashboard =
+            incoming.url === "/dashboard" ||
+            incoming.url.startsWith("/dashboard/") ||
+            incoming.url.startsWith("/dashboard?")
+          return yield* observe(
+            incoming,
+            request,
+            Effect.gen(function* () {
+              const check = precheck(incoming, request.id)
+              const refused = check === undefined ? undefined : yield* check
+              if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
+              // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
+              // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
+              yield* FiberRef.set(RequestId.current, request)
+              // an op call is served beside the router (issue 22: BesideRouter); any other request by it
+              // (its failures are caught below like the router's: `app` declares none, the catch takes any)
+              const served = (beside(incoming) as typeof app | undefined) ?? app
+              // every answer of the API leaves through here, errors included: its headers are applied once, at the end
+              return yield* served.pipe(
+                Effect.catchAllCause((cause) =>
+                  dashboard
+                    ? Effect.map(render(cause, request.id), (r) =>
+                        r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
+                      )
+                    : render(cause, request.id)
+                ),
+                Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
+              )
+            })
+          )
+        })
   )
 )

@@ -89,17 +89,18 @@ export const observe =
       // acquire-use-release and two fiber-ref writes): the line is the last thing the fiber logs (issue 22)
       return Effect.as(
         Effect.zipRight(
+          // (in one mutable copy of the map, not one copy per field: issue 22)
           FiberRef.update(FiberRef.currentLogAnnotations, (annotations) =>
-            Object.entries({
-              requestId: state.id,
-              ...(span === undefined ? {} : { traceId: span.traceId }),
-              ...(state.keyId === undefined ? {} : { keyId: state.keyId }),
-              method: request.method,
-              route,
-              status: response.status,
-              durationMs: Math.round(ms),
-              ...(state.credits === undefined ? {} : { credits: state.credits })
-            }).reduce((map, [key, value]) => HashMap.set(map, key, value as unknown), annotations)
+            HashMap.mutate(annotations, (map) => {
+              HashMap.set(map, "requestId", state.id as unknown)
+              if (span !== undefined) HashMap.set(map, "traceId", span.traceId as unknown)
+              if (state.keyId !== undefined) HashMap.set(map, "keyId", state.keyId as unknown)
+              HashMap.set(map, "method", request.method as unknown)
+              HashMap.set(map, "route", route as unknown)
+              HashMap.set(map, "status", response.status as unknown)
+              HashMap.set(map, "durationMs", Math.round(ms) as unknown)
+              if (state.credits !== undefined) HashMap.set(map, "credits", state.credits as unknown)
+            })
           ),
           Effect.logInfo("request")
         ),

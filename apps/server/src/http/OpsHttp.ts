@@ -11,15 +11,16 @@
  * call's record (its 202 and call id come before it runs).
  */
 
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Calls, Catalogue, Envelope, LongCalls, Spans } from "@pdr/domain"
+import { HttpApiBuilder, HttpApiError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Calls, Catalogue, Envelope, type Keys, LongCalls, Spans } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
-import { Deferred, Duration, Effect, FiberRef, Layer, Option } from "effect"
+import { Context, Deferred, Duration, Effect, FiberRef, Layer, Option, ParseResult, Tracer } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Body from "./Body.js"
 import * as CallRunner from "./CallRunner.js"
+import * as Fallback from "./Fallback.js"
 
 const jsonType = /^application\/([\w.+-]+\+)?json\s*(;|$)/i
 
@@ -27,18 +28,20 @@ const versions = { contextVersion: Api.contextVersion, engineVersion }
 
 /** The response of an outcome: a 200 as its text, an error as its D5 failure (rendered like any other). */
 const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
-  Effect.gen(function* () {
-    yield* RequestId.addHeaders(headers)
+  Effect.suspend(() => {
     // the answer's text as it is: node writes it after the headers in one write (`text` would encode it to a new
     // Uint8Array in JavaScript first, ~7 KB of heap per stored call; issue 22)
     if (o.status === 200)
-      return HttpServerResponse.raw(o.text, {
-        contentType: "application/json",
-        contentLength: Buffer.byteLength(o.text)
-      })
+      return Effect.as(
+        RequestId.addHeaders(headers),
+        HttpServerResponse.raw(o.text, { contentType: "application/json", contentLength: Buffer.byteLength(o.text) })
+      )
     const body = JSON.parse(o.text) as Failure.Body
     const failure = Failure.fromBody(body)
-    return failure === undefined ? ApiErrors.response(o.status, body.error) : yield* Effect.fail(failure)
+    return Effect.zipRight(
+      RequestId.addHeaders(headers),
+      failure === undefined ? Effect.succeed(ApiErrors.response(o.status, body.error)) : Effect.fail(failure)
+    )
   }).pipe(Spans.traced("OpsHttp.answer"))
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
@@ -49,8 +52,10 @@ const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
  * `maxAgeSeconds: N` (the shorter of it and the body's). A malformed header is a 400 naming it.
  */
 const withCacheControl = (payload: unknown, header: string | undefined) =>
+  header === undefined ? Effect.succeed(payload) : withCacheControlHeader(payload, header)
+
+const withCacheControlHeader = (payload: unknown, header: string) =>
   Effect.gen(function* () {
-    if (header === undefined) return payload
     const asked = Envelope.fromCacheControl(header)
     if ("problem" in asked)
       return yield* ApiErrors.fail("invalid_request", `invalid Cache-Control: ${asked.problem}`, [
@@ -72,9 +77,8 @@ const withCacheControl = (payload: unknown, header: string | undefined) =>
 const platformCall = Effect.gen(function* () {
   const runner = yield* CallRunner.CallRunner
 
-  return (platform: string, request: HttpServerRequest.HttpServerRequest) =>
+  return (caller: Keys.Caller, platform: string, request: HttpServerRequest.HttpServerRequest) =>
     Effect.gen(function* () {
-      const caller = yield* Security.CurrentCaller
       const contentType = request.headers["content-type"]
       if (contentType !== undefined && !jsonType.test(contentType)) {
         return yield* ApiErrors.fail("unsupported_media_type", `the body must be application/json, not ${contentType}`)
@@ -163,7 +167,8 @@ export const platformsLayer = HttpApiBuilder.group(Api.Api, "platforms", (handle
     platformCall,
     (call) =>
       Catalogue.platforms.reduce(
-        (h, p) => h.handleRaw(p.id, ({ request }) => call(p.id, request)),
+        (h, p) =>
+          h.handleRaw(p.id, ({ request }) => Effect.flatMap(Security.CurrentCaller, (c) => call(c, p.id, request))),
         handlers as unknown as AnyHandlers
       ) as unknown as HttpApiBuilder.Handlers<never, never, never>
   )
@@ -171,7 +176,72 @@ export const platformsLayer = HttpApiBuilder.group(Api.Api, "platforms", (handle
 
 /** A path under /api/v1/platforms/ that is no platform: the domain answers it (404 `unknown_platform`). */
 export const unknownPlatformLayer = HttpApiBuilder.group(Api.Served, "unknownPlatform", (handlers) =>
-  Effect.map(platformCall, (call) => handlers.handleRaw("call", ({ path, request }) => call(path.platform, request)))
+  Effect.map(platformCall, (call) =>
+    handlers.handleRaw("call", ({ path, request }) =>
+      Effect.flatMap(Security.CurrentCaller, (c) => call(c, path.platform, request))
+    )
+  )
+)
+
+/**
+ * The route the framework's router would take for a request, when this module serves it without the router (issue
+ * 22): `POST /api/v1/platforms/<segment>` with a plain lowercase segment and nothing after it but a query. Any other
+ * path (a trailing or doubled slash, upper case, an escape, `;`) goes through the router as before, so every answer
+ * stays the router's: a platform's own route, else the unknown platform's (`:platform`, the segment as it is).
+ */
+const platformPrefix = "/api/v1/platforms/"
+const plainSegment = /^[a-z0-9_-]{1,64}$/
+const byLowerId = new Map(Catalogue.platforms.map((p) => [p.id.toLowerCase(), p.id]))
+
+export const routeOf = (
+  method: string,
+  url: string
+): { readonly platform: string; readonly path: string } | undefined => {
+  if (method !== "POST" || !url.startsWith(platformPrefix)) return undefined
+  const q = url.indexOf("?", platformPrefix.length)
+  const segment = url.slice(platformPrefix.length, q === -1 ? undefined : q)
+  if (!plainSegment.test(segment)) return undefined
+  const id = byLowerId.get(segment)
+  return id === undefined
+    ? { platform: segment, path: `${platformPrefix}:platform` }
+    : { platform: id, path: `${platformPrefix}${id}` }
+}
+
+/**
+ * An op call served beside the framework's router (issue 22): the router, the group handler and the middleware of
+ * HttpApiBuilder copy the request fiber's context (~35 services) three times per request (the route's context, the
+ * handler's `Context.merge` of its build context, the `provideServiceEffect` of the caller) and decode the three call
+ * headers with a Schema that cannot fail. Here the same steps run without them, in the same order: the Authentication
+ * middleware's own effect (its errors, headers and rate limit), then the same handler with the caller it gives, the
+ * handler interruptible (the router's own) and its Schema failures refailed as the router does. The Fallback middleware
+ * around it (request id, prechecks, metrics, the log line, the span, the D5 rendering) is the one every request has.
+ * `undefined` for a request it does not serve (the router serves it).
+ */
+export const routeLayer = Layer.effect(
+  Fallback.BesideRouter,
+  Effect.gen(function* () {
+    const call = yield* platformCall
+    // the middleware's effect, as HttpApiBuilder applies it (it reads the request from the fiber's context)
+    const authenticate = (yield* Security.Authentication) as unknown as Effect.Effect<Keys.Caller, unknown>
+    return (request) => {
+      const route = routeOf(request.method, request.url)
+      if (route === undefined) return undefined
+      return Effect.interruptible(
+        Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, unknown>((fiber) => {
+          // what the router does with a traced request: the route's template on the request's span
+          const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+          if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route.path)
+          return Effect.flatMap(authenticate, (caller) =>
+            Effect.catchIf(
+              call(caller, route.platform, request),
+              ParseResult.isParseError,
+              HttpApiError.HttpApiDecodeError.refailParseError
+            )
+          )
+        })
+      )
+    }
+  })
 )
 
 /** The account group: the balance (D7). */
