@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs"
 import { HttpClientRequest } from "@effect/platform"
-import { Catalogue, Completeness, Fields, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
+import { Catalogue, Completeness, Examples, Fields, type Measurements as M, Pricing, Upstream as U } from "@pdr/domain"
 import { Config, ConfigError, Effect, Either, Exit, Option, Redacted, Schema } from "effect"
 import * as Delivered from "./Delivered.js"
 import * as Mapping from "./Mapping.js"
@@ -186,6 +186,36 @@ export const runAsks = (op: Catalogue.OpDef, m: Mapping.OpMapping, rows: number)
   items: Math.min(itemsFor(op, rows), m.maxItems ?? Number.POSITIVE_INFINITY),
   rows: Math.min(rows, m.maxItems ?? Number.POSITIVE_INFINITY)
 })
+
+/**
+ * The routed mappings that sell below their actor's price at `usdPerCredit` (issue 20 item 3, told to the operator at
+ * start, not refused: a run's charge limit is the mapping's price for the items it asks, so each run still pays for what
+ * it asks; it is the deployment that loses money): for each, what a unit of the op's most rows earns against what its run
+ * costs the provider (its items at the mapping's price per item, and its fee per run), in USD.
+ */
+export const belowCost = (
+  settings: Settings,
+  routed: ReadonlyArray<Catalogue.OpDef>,
+  usdPerCredit: number
+): ReadonlyArray<{
+  readonly op: string
+  readonly actor: string
+  readonly earnsUsd: number
+  readonly costsUsd: number
+}> =>
+  routed.flatMap((op) => {
+    const key = `${op.platform}.${op.name}`
+    const mapping = settings.ops[key]
+    if (mapping === undefined) return []
+    const asks = runAsks(op, mapping, Examples.rowsBounds(op)[1])
+    const price = Pricing.unitPrice(op.price, { rows: asks.rows, completed: true })
+    const earnsUsd = (price.n / price.d) * usdPerCredit
+    const costsUsd = mapping.usdPerRun + mapping.usdPerItem * asks.items
+    // compared in millionths of a cent, as checkExplore does
+    return Math.round(earnsUsd * 1e8) < Math.round(costsUsd * 1e8)
+      ? [{ op: key, actor: mapping.actor, earnsUsd, costsUsd }]
+      : []
+  })
 
 const Run = Schema.Struct({
   data: Schema.Struct({

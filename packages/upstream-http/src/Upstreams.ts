@@ -34,6 +34,14 @@ export const make = (spec: Spec) =>
       const checked = ProviderUpstream.checkRouted(spec.provider, routedTo(routes, ProviderUpstream.source))
       if (Either.isLeft(checked))
         return yield* Effect.fail(ConfigError.InvalidData(["PROVIDER_MAPPINGS"], checked.left))
+      // the operator is told which served ops cost more at the provider than they earn (not refused: each run pays
+      // for what it asks), in one line: the op, what a unit of its most rows earns and what its run costs, in USD
+      const rate = spec.provider.usdPerCredit
+      const losses = ProviderUpstream.belowCost(spec.provider, routedTo(routes, ProviderUpstream.source), rate)
+      if (losses.length > 0)
+        yield* Effect.logWarning(
+          `${losses.length} ops served by the provider sell below their actors' prices at PROVIDER_USD_PER_CREDIT=${rate} (a unit of the op's most rows earns / its run costs, USD): ${losses.map((l) => `${l.op} ${l.earnsUsd.toFixed(4)} / ${l.costsUsd.toFixed(4)}`).join(", ")}`
+        )
     }
     return yield* Either.match(U.route(adapters, routes), {
       onLeft: (message) => Effect.fail(ConfigError.InvalidData(["UPSTREAMS"], message)),

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Upstream } from "@pdr/domain"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
-import { ConfigProvider, Effect, Either, Layer, Option } from "effect"
+import { ConfigProvider, Effect, Either, Layer, Logger, Option } from "effect"
 import { Upstreams } from "../src/index.js"
 import * as Fixtures from "./support/Fixtures.js"
 
@@ -94,6 +94,39 @@ describe("Upstreams", () => {
         )
       )
     const message = (r: Either.Either<unknown, unknown>) => (Either.isLeft(r) ? String(r.left) : "started")
+
+    it("the start warns, in one line, of the served ops that sell below their actors' prices; none when the rate pays", async () => {
+      const warned = async (env: Record<string, string>) => {
+        const lines: Array<string> = []
+        const logger = Logger.make(({ logLevel, message }) => {
+          if (logLevel._tag === "Warning") lines.push(String(Array.isArray(message) ? message[0] : message))
+        })
+        const r = await Effect.runPromise(
+          Effect.either(
+            Effect.flatMap(Upstreams.specConfig(SyntheticUpstream.defaults), Upstreams.make).pipe(
+              Effect.withConfigProvider(
+                ConfigProvider.fromMap(
+                  new Map(Object.entries({ PROVIDER_TOKEN: "t", PROVIDER_URL: "http://127.0.0.1:9", ...env }))
+                )
+              ),
+              Effect.provide(Logger.replace(Logger.defaultLogger, logger))
+            )
+          )
+        )
+        assert.isTrue(Either.isRight(r), message(r))
+        return lines.filter((l) => l.includes("sell below"))
+      }
+      const atDefault = await warned({ UPSTREAM_DEFAULT: "provider" })
+      assert.strictEqual(atDefault.length, 1)
+      assert.match(atDefault[0]!, /PROVIDER_USD_PER_CREDIT=0\.001/)
+      assert.match(atDefault[0]!, /quick_commerce_b\.search 0\.1000 \/ 0\.4000/)
+      assert.notInclude(atDefault[0]!, "short_video.searchPosts")
+      // only the ops routed to the provider: with web_search alone on it, only its ops can be named
+      const webOnly = await warned({ UPSTREAMS: "web_search=provider" })
+      assert.strictEqual(webOnly.length, 1)
+      assert.notInclude(webOnly[0]!, "quick_commerce_b")
+      assert.deepStrictEqual(await warned({ UPSTREAM_DEFAULT: "provider", PROVIDER_USD_PER_CREDIT: "1" }), [])
+    })
 
     it("UPSTREAM_DEFAULT=provider with a token and nothing else starts: mapped ops on the provider, the rest synthetic", async () => {
       const r = await start({ UPSTREAM_DEFAULT: "provider" })
