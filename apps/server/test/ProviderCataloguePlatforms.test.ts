@@ -215,7 +215,9 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
           actor: m.actor,
           ...(store === undefined ? {} : { store }),
           ...(m.requires === undefined ? {} : { requires: m.requires }),
-          ...(m.refuses === undefined ? {} : { refuses: m.refuses })
+          ...(m.refuses === undefined ? {} : { refuses: m.refuses }),
+          // the most rows one run gives, when fewer than a request may ask (short_video.searchPosts: 50 of 100)
+          ...(m.maxItems === undefined || m.maxItems >= Examples.rowsBounds(opOf(k))[1] ? {} : { maxRows: m.maxItems })
         },
         k
       )
@@ -451,6 +453,9 @@ describe.skipIf(!serverUp)("every op of the shipped provider catalogue, end to e
       .find((p) => p.platform === "short_video")
       .ops.find((o: any) => o.op === "searchPosts")
     assert.deepStrictEqual(Object.keys(searchPosts.servedBy.refuses), ["soundUrl"])
+    // one run gives at most 50 posts: a limit above it is never filled here, and the catalogue says so
+    assert.strictEqual(searchPosts.servedBy.maxRows, 50)
+    assert.strictEqual(searchPosts.requestSchema.properties.limit.maximum, 100)
     assert.strictEqual(searchPosts.servedBy.actor, "thescrappa~tiktok-search-scraper")
     assert.isFalse("soundUrl" in searchPosts.example, "the published example gives no field refused here")
     const path = "/api/v1/platforms/short_video"

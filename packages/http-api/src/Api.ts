@@ -70,10 +70,17 @@ export const CatalogueOp = Schema.Struct({
             "optional request fields the upstream serving this op here cannot serve, each with why; a request giving one is refused 400 naming it before anything is spent"
         }),
         { exact: true }
+      ),
+      maxRows: Schema.optionalWith(
+        Schema.Int.pipe(Schema.positive()).annotations({
+          description:
+            "the most rows one fetch of this op serves here, when fewer than a request may ask: a request asking more is delivered with what came, billed for it, and its coverage is never complete"
+        }),
+        { exact: true }
       )
     }).annotations({
       description:
-        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, and which it cannot serve"
+        "which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, which it cannot serve, and the most rows one fetch serves"
     }),
     { exact: true }
   )

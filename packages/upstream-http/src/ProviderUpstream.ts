@@ -578,6 +578,15 @@ export const make = (policy: Policy.Policy, settings: Settings): U.Adapter => {
     storeForms: (platform, op) => forms.get(`${platform}.${op}`) ?? [],
     requires: (platform, op) => settings.ops[`${platform}.${op}`]?.requires,
     refuses: (platform, op) => settings.ops[`${platform}.${op}`]?.refuses,
+    maxRows: (platform, op) => {
+      const m = settings.ops[`${platform}.${op}`]
+      const def = Catalogue.findOp(platform, op)
+      if (m?.maxItems === undefined || def === undefined) return undefined
+      // the rows a run of the most items asks (pages of about ten items for an op priced per page), if fewer than a
+      // request may ask
+      const most = runAsks(def, m, Examples.rowsBounds(def)[1]).rows
+      return most < Examples.rowsBounds(def)[1] ? most : undefined
+    },
     exploreSource: (name) =>
       Effect.succeed(Option.map(Option.fromNullable(explore.get(name)), (s) => ({ name: s.actor, price: s.price }))),
     exploreSources: () => Effect.succeed(settings.explore.map((s) => ({ name: s.actor, price: s.price })))

@@ -443,6 +443,11 @@ export interface components {
          * @description a non-negative number
          */
         readonly NonNegative: number;
+        /**
+         * int
+         * @description an integer
+         */
+        readonly Int: number;
         readonly "quick_commerce_a.products.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -841,11 +846,6 @@ export interface components {
              */
             readonly postedAt: string;
         };
-        /**
-         * int
-         * @description an integer
-         */
-        readonly Int: number;
         readonly "short_video.videos.Row": {
             /** @description the canonical subject the row answers (for query ops: the row's own entity, else the query) */
             readonly subject: string;
@@ -3351,7 +3351,7 @@ export interface operations {
                                 readonly example?: {
                                     readonly [key: string]: unknown;
                                 };
-                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, and which it cannot serve */
+                                /** @description which upstream adapter serves this op in this deployment (synthetic, storefront, forum, provider), for the provider which actor, for a quick-commerce op which store locator forms it takes, which optional request fields it cannot do without, which it cannot serve, and the most rows one fetch serves */
                                 readonly servedBy?: {
                                     readonly adapter: string;
                                     readonly actor?: string;
@@ -3365,6 +3365,11 @@ export interface operations {
                                     readonly refuses?: {
                                         readonly [key: string]: string;
                                     };
+                                    /**
+                                     * positive
+                                     * @description the most rows one fetch of this op serves here, when fewer than a request may ask: a request asking more is delivered with what came, billed for it, and its coverage is never complete
+                                     */
+                                    readonly maxRows?: components["schemas"]["Int"];
                                 };
                             }[];
                         }[];

@@ -57,6 +57,7 @@ export const publish = (
     readonly store?: ReadonlyArray<F.StoreForm>
     readonly requires?: Readonly<Record<string, string>>
     readonly refuses?: Readonly<Record<string, string>>
+    readonly maxRows?: number
   },
   /** A valid example request of an op (issue 23: `Examples.minimal`, with a source served now for explore run). */
   exampleOf?: (op: OpDef, source: string | undefined) => Readonly<Record<string, unknown>>

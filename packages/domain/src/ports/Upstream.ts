@@ -102,6 +102,11 @@ export interface Adapter {
    * is refused 400 naming it before anything is spent (Plan), and the catalogue says so (`servedBy.refuses`).
    */
   readonly refuses?: (platform: string, op: string) => Readonly<Record<string, string>> | undefined
+  /**
+   * The most rows one fetch of an op serves here, when fewer than a request may ask (absent: as many as asked): a unit
+   * asking more is delivered with what came and never complete; the catalogue says so (`servedBy.maxRows`).
+   */
+  readonly maxRows?: (platform: string, op: string) => number | undefined
   /** Explore sources: required of an adapter that serves explore `run`. */
   readonly exploreSource?: (name: string) => Effect.Effect<Option.Option<ExploreSource>, UpstreamFailed>
   /** Every explore source it serves, when it can list them (D19). */
@@ -144,6 +149,8 @@ export interface ServedBy {
   readonly requires?: Readonly<Record<string, string>>
   /** Optional request fields the upstream serving the op here cannot serve, each with why. */
   readonly refuses?: Readonly<Record<string, string>>
+  /** The most rows one fetch serves here, when fewer than a request may ask. */
+  readonly maxRows?: number
 }
 
 /**
@@ -251,11 +258,13 @@ export const route = (
         const scoped = known.get(platform)?.historyScope === "store"
         const requires = a.requires?.(platform, op)
         const refuses = a.refuses?.(platform, op)
+        const maxRows = a.maxRows?.(platform, op)
         return {
           adapter: a.name,
           ...(actor === undefined ? {} : { actor }),
           ...(requires === undefined || Object.keys(requires).length === 0 ? {} : { requires }),
           ...(refuses === undefined || Object.keys(refuses).length === 0 ? {} : { refuses }),
+          ...(maxRows === undefined ? {} : { maxRows }),
           ...(scoped ? { store: a.storeForms?.(platform, op) ?? storeFormNames } : {})
         }
       }
