@@ -218,6 +218,21 @@ const storedOnly = async () => {
   }
 }
 
+/** The keys of 1,000 accounts of a million credits each (line c), made 50 at a time through the operator API. */
+const thousandKeys = async (op: ReturnType<typeof operator>) => {
+  const keys: Array<string> = []
+  for (let i = 0; i < 1000; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, async (_, j) => {
+        const a = await op("/admin/accounts", { name: `bench ${i + j}`, credits: 1_000_000 })
+        return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
+      })
+    )
+    keys.push(...batch)
+  }
+  return keys
+}
+
 /**
  * `BENCH_ONLY=c`: the paid 1-subject call over 1,000 accounts (c) and on one account (c1) against the bare server (a1)
  * in alternating rounds (BENCH_C_ROUNDS, default 3): each round's c / a1 and c1 / a1 and their medians.
@@ -227,16 +242,7 @@ const paidOnly = async () => {
   const { server, close } = await serverOnFreshSchema("benchc")
   try {
     const op = operator(server)
-    const keys: Array<string> = []
-    for (let i = 0; i < 1000; i += 50) {
-      const batch = await Promise.all(
-        Array.from({ length: 50 }, async (_, j) => {
-          const a = await op("/admin/accounts", { name: `bench ${i + j}`, credits: 1_000_000 })
-          return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
-        })
-      )
-      keys.push(...batch)
-    }
+    const keys = await thousandKeys(op)
     let n = 0
     const stamp = Date.now().toString(36)
     const paid = (pick: () => string) => ({
@@ -306,16 +312,7 @@ const main = async () => {
   const { server, admin, schema, url: serverUrl, close } = await serverOnFreshSchema("bench")
   try {
     const op = operator(server)
-    const keys: Array<string> = []
-    for (let i = 0; i < 1000; i += 50) {
-      const batch = await Promise.all(
-        Array.from({ length: 50 }, async (_, j) => {
-          const a = await op("/admin/accounts", { name: `bench ${i + j}`, credits: 1_000_000 })
-          return (await op(`/admin/accounts/${a.accountId}/keys`, { name: "bench" })).key as string
-        })
-      )
-      keys.push(...batch)
-    }
+    const keys = await thousandKeys(op)
     const api = `${server.api}/api/v1/platforms`
     const json = { "content-type": "application/json" }
 

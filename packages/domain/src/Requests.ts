@@ -216,16 +216,25 @@ export const inTwoSteps = (
   if (!isRecord(accepted) || op === undefined) return Effect.fail(refused(p, body, undefined))
   const decoded = Schema.decodeUnknownEither(op.schema, options)(request)
   if (Either.isLeft(decoded)) return Effect.fail(invalidFields(p, op, requestProblems(decoded.left)))
+  return Effect.succeed(callOf(op, decoded.right, accepted))
+}
+
+/** A decoded call: its op, its decoded request and the envelope's accepted members. */
+const callOf = (
+  op: Catalogue.OpDef,
+  request: Catalogue.OpRequest,
+  accepted: Readonly<Record<string, unknown>>
+): Call => {
   const maxCredits = accepted["maxCredits"]
   const maxAgeSeconds = accepted["maxAgeSeconds"]
-  return Effect.succeed({
+  return {
     op,
-    request: decoded.right,
+    request,
     estimateOnly: accepted["estimateOnly"] === true,
     maxCredits: typeof maxCredits === "number" ? maxCredits : undefined,
     maxAgeSeconds: typeof maxAgeSeconds === "number" ? maxAgeSeconds : undefined,
     forceFresh: accepted["forceFresh"] === true
-  })
+  }
 }
 
 const opNamed = (p: Catalogue.PlatformDef, name: unknown): Catalogue.OpDef | undefined =>
@@ -265,17 +274,7 @@ const acceptedAtOnce = (p: Catalogue.PlatformDef, body: unknown): Call | undefin
   if (Either.isLeft(envelope)) return undefined
   const decoded = opDecoder(op)(request)
   if (Either.isLeft(decoded)) return undefined
-  const accepted = envelope.right as Record<string, unknown>
-  const maxCredits = accepted["maxCredits"]
-  const maxAgeSeconds = accepted["maxAgeSeconds"]
-  return {
-    op,
-    request: decoded.right,
-    estimateOnly: accepted["estimateOnly"] === true,
-    maxCredits: typeof maxCredits === "number" ? maxCredits : undefined,
-    maxAgeSeconds: typeof maxAgeSeconds === "number" ? maxAgeSeconds : undefined,
-    forceFresh: accepted["forceFresh"] === true
-  }
+  return callOf(op, decoded.right, envelope.right as Record<string, unknown>)
 }
 
 /** The request's offending fields as the op's Schema names them (`request.` and its path). */
