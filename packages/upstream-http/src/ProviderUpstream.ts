@@ -179,13 +179,17 @@ export const itemsFor = (op: Catalogue.OpDef, rows: number) => (pages(op) ? rows
 const pages = (op: Catalogue.OpDef) => op.kind._tag === "Measure" && op.kind.paging === "pages"
 
 /**
- * What one run of a mapping is asked for a unit of `rows` rows: its items (`itemsFor`, at most the mapping's
- * `maxItems`, the most one run of its actor gives) and the rows its input's `$rows` names (at most `maxItems` too).
+ * What one run of a mapping is asked for a unit of `rows` rows (pages, for an op priced per page): its items
+ * (`itemsFor`, at most the mapping's `maxItems`, the most one run of its actor gives) and the rows its input's `$rows`
+ * names (at most `maxItems` too; for an op priced per page, the whole pages `maxItems` holds).
  */
-export const runAsks = (op: Catalogue.OpDef, m: Mapping.OpMapping, rows: number) => ({
-  items: Math.min(itemsFor(op, rows), m.maxItems ?? Number.POSITIVE_INFINITY),
-  rows: Math.min(rows, m.maxItems ?? Number.POSITIVE_INFINITY)
-})
+export const runAsks = (op: Catalogue.OpDef, m: Mapping.OpMapping, rows: number) => {
+  if (m.maxItems === undefined) return { items: itemsFor(op, rows), rows }
+  // an op priced per page asks pages of about ten items: the cap is on its items, so its pages are the whole pages
+  // the cap holds (at least one)
+  const asked = Math.min(rows, pages(op) ? Math.max(1, Math.floor(m.maxItems / 10)) : m.maxItems)
+  return { items: Math.min(itemsFor(op, asked), m.maxItems), rows: asked }
+}
 
 /**
  * The routed mappings that sell below their actor's price at `usdPerCredit` (issue 20 item 3, told to the operator at

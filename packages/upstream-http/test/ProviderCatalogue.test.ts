@@ -154,3 +154,22 @@ describe("ProviderUpstream.belowCost (issue 20 item 3: the operator told which s
     assert.deepStrictEqual(ProviderUpstream.belowCost(settings(0.001), unmapped, 0.001), [])
   })
 })
+
+describe("ProviderUpstream.runAsks: a mapping's maxItems caps a run", () => {
+  const op = (platform: string, name: string) => Catalogue.findOp(platform, name)!
+  const base = ProviderCatalogue.mappings["web_search.search"]!
+  it("an op priced per page: its pages are the whole pages the cap holds (at least one), its items at most the cap", () => {
+    const search = op("web_search", "search")
+    assert.deepStrictEqual(ProviderUpstream.runAsks(search, base, 5), { items: 50, rows: 5 })
+    assert.deepStrictEqual(ProviderUpstream.runAsks(search, { ...base, maxItems: 25 }, 5), { items: 20, rows: 2 })
+    assert.deepStrictEqual(ProviderUpstream.runAsks(search, { ...base, maxItems: 25 }, 1), { items: 10, rows: 1 })
+    assert.deepStrictEqual(ProviderUpstream.runAsks(search, { ...base, maxItems: 7 }, 3), { items: 7, rows: 1 })
+  })
+  it("an op priced per row: rows and items at most the cap", () => {
+    const posts = op("short_video", "searchPosts")
+    const m = ProviderCatalogue.mappings["short_video.searchPosts"]!
+    assert.strictEqual(m.maxItems, 50)
+    assert.deepStrictEqual(ProviderUpstream.runAsks(posts, m, 100), { items: 50, rows: 50 })
+    assert.deepStrictEqual(ProviderUpstream.runAsks(posts, m, 30), { items: 30, rows: 30 })
+  })
+})
