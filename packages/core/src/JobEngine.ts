@@ -29,6 +29,14 @@ export interface Options<A> {
   readonly backoffMs?: number
   /** How long to wait before claiming again when nothing was runnable. */
   readonly idleMs?: number
+  /**
+   * Jobs claimed together start in up to `spreadGroups` groups of `concurrency / spreadGroups` jobs, the g-th
+   * g x spreadMs / spreadGroups after the first, so a worker's jobs do not all run in step: one group's CPU work (its
+   * statements, its calls' own work) overlaps the others' waits on round trips. 0 (the default): all at once.
+   */
+  readonly spreadMs?: number
+  /** Groups of a spread (default `concurrency`: each job its own); a claim of one group's jobs or fewer starts at once. */
+  readonly spreadGroups?: number
   readonly handle: (job: JobQueue.Job) => Effect.Effect<A, JobFailed>
   /** Writes finished jobs' results before they are completed (one batch); a refused row should fail only its job. */
   readonly record?: (
@@ -71,6 +79,9 @@ export const run = <A>(options: Options<A>) =>
     const queue = yield* JobQueue.JobQueue
     const baseMs = options.backoffMs ?? 500
     const idleMs = options.idleMs ?? 200
+    const spreadGroups = Math.max(1, Math.min(options.concurrency, options.spreadGroups ?? options.concurrency))
+    const perGroup = Math.max(1, Math.ceil(options.concurrency / spreadGroups))
+    const groupDelay = (options.spreadMs ?? 0) / spreadGroups
     const inflight = new Map<string, Fiber.RuntimeFiber<void, never>>()
     // a job ended (a worker is free), or jobs were added (`wake`): the dispatcher claims again
     const finished = yield* Queue.unbounded<void>()
@@ -149,8 +160,11 @@ export const run = <A>(options: Options<A>) =>
 
     // jobs whose handler has returned (being recorded, retried or failed): their lease is no longer watched
     const ending = new Set<string>()
-    const runJob = (job: JobQueue.Job) =>
-      options.handle(job).pipe(
+    const runJob = (job: JobQueue.Job, delayMs = 0) =>
+      (delayMs > 0
+        ? Effect.zipRight(Effect.sleep(Duration.millis(delayMs)), options.handle(job))
+        : options.handle(job)
+      ).pipe(
         Effect.exit,
         Effect.tap(() => Effect.sync(() => ending.add(job.id))),
         Effect.flatMap((exit) =>
@@ -231,7 +245,9 @@ export const run = <A>(options: Options<A>) =>
           yield* Effect.sleep(Duration.millis(1000))
           continue
         }
-        for (const job of claimed) inflight.set(job.id, yield* Effect.fork(runJob(job)))
+        // jobs claimed together would run in step (their CPU work at once, then all waiting): spread out in groups
+        for (const [i, job] of claimed.entries())
+          inflight.set(job.id, yield* Effect.fork(runJob(job, Math.floor(i / perGroup) * groupDelay)))
         if (claimed.length === 0) {
           // nothing runnable now: wait for a finished job, added jobs or the idle delay
           yield* Effect.race(Queue.take(finished), Effect.sleep(Duration.millis(idleMs)))

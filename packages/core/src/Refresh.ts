@@ -54,6 +54,8 @@ export interface Settings {
    * least this many jobs, so a small pass still spreads over every worker and runner.
    */
   readonly batch: number
+  /** Jobs claimed together start in groups this many ms apart in all (0: at once); see `JobEngine.Options.spreadMs`. */
+  readonly spreadMs: number
 }
 
 /** The settings from the environment. */
@@ -77,6 +79,10 @@ export const settingsConfig = Config.all({
   batch: Config.integer("REFRESH_BATCH").pipe(
     Config.withDefault(16),
     Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  ),
+  spreadMs: Config.integer("REFRESH_SPREAD_MS").pipe(
+    Config.withDefault(200),
+    Config.validate({ message: "must be at least 0", validation: (n) => n >= 0 })
   )
 }) satisfies Config.Config<Settings>
 
@@ -1012,6 +1018,10 @@ export const make = (settings: Settings) =>
       leaseMs: settings.leaseMs,
       lanes,
       laneLimit: settings.platformConcurrency,
+      // a runner's jobs claimed together (at its start, or as many ended at once) start in groups of one call round
+      // each, apart: so one group's statements and call work overlap the other groups' waits on the upstream
+      spreadMs: settings.spreadMs,
+      spreadGroups: Math.ceil(settings.concurrency / callsPerBatch),
       handle,
       record,
       again: (a: Attempt) => a.again,
@@ -1139,7 +1149,11 @@ export const make = (settings: Settings) =>
             // while this runner's workers have nothing to run the pass is about to end (the other runners' last jobs,
             // or its own last results being written): its end is looked for every 50 ms, for up to 5 s
             if (worker.inflight() > 0) idleSince = undefined
-            else idleSince ??= now
+            else {
+              idleSince ??= now
+              // and its workers claim as often: a runner joining a pass claims its first page as soon as it is planned
+              yield* worker.wake
+            }
             yield* Effect.sleep(Duration.millis(idleSince !== undefined && now - idleSince < 5000 ? 50 : 250))
           }
           yield* retried(

@@ -23,7 +23,8 @@ const settings = (accountId: string, budget: number): Refresh.Settings => ({
   leaseMs: 3000,
   maxAttempts: 2,
   keepDays: 7,
-  batch: 64
+  batch: 64,
+  spreadMs: 200
 })
 
 for (const t of targets) {

@@ -1,0 +1,80 @@
+// The job engine's spread (issue 19, r2 / r1'): jobs claimed together start `spreadMs` apart in all, so a worker's
+// jobs do not run in step; without it they start at once. On the real server (the jobs table, the indexed claim).
+
+import { Core, JobEngine } from "@pdr/core"
+import { JobQueue } from "@pdr/domain"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Deferred, Effect, Exit, ManagedRuntime, Scope } from "effect"
+import { describe, expect, it } from "vitest"
+
+const targets = (await Testing.targets()).filter((t) => t.name !== "embedded")
+
+type T = (typeof targets)[number]
+
+/** Starts of 8 jobs claimed together by one worker of 8, in ms from the first; every job ran once. */
+const starts = async (t: T, spreadMs: number | undefined, spreadGroups?: number) => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(t.target, scope))
+  const runtime = ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
+  try {
+    return await runtime.runPromise(
+      Effect.gen(function* () {
+        const jobs = yield* JobQueue.JobQueue
+        const queue = "spread"
+        yield* jobs.offer(
+          queue,
+          Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
+        )
+        const at = new Map<string, number>()
+        const all = yield* Deferred.make<void>()
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const w = yield* JobEngine.run({
+              queue,
+              worker: "w",
+              concurrency: 8,
+              leaseMs: 5000,
+              lanes: ["l"],
+              laneLimit: 8,
+              ...(spreadMs === undefined ? {} : { spreadMs }),
+              ...(spreadGroups === undefined ? {} : { spreadGroups }),
+              handle: (job) =>
+                Effect.suspend(() => {
+                  at.set(job.key, Date.now())
+                  return at.size === 8 ? Deferred.succeed(all, undefined) : Effect.void
+                })
+            })
+            yield* Deferred.await(all)
+            yield* w.settled
+          })
+        )
+        const done = yield* jobs.group(queue, "")
+        const times = [...at.values()].sort((a, b) => a - b)
+        return { starts: times.map((x) => x - times[0]!), open: done.open }
+      })
+    )
+  } finally {
+    await runtime.dispose()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`JobEngine on ${t.name}`, () => {
+    it("jobs claimed together start spread over spreadMs (each apart, or in groups), not at once; each runs once", async () => {
+      const { starts: spread, open } = await starts(t, 800)
+      expect(open).toBe(false)
+      expect(spread).toHaveLength(8)
+      // the i-th starts i x 800 / 8 ms after the first: the last 700 ms later (timers fire late, never early)
+      expect(spread.at(-1)!).toBeGreaterThanOrEqual(650)
+      for (let i = 1; i < 8; i++) expect(spread[i]! - spread[i - 1]!).toBeGreaterThanOrEqual(60)
+      const { starts: together } = await starts(t, undefined)
+      expect(together).toHaveLength(8)
+      expect(together.at(-1)!).toBeLessThan(400)
+      // in 2 groups of 4: the second group 400 ms after the first
+      const { starts: grouped } = await starts(t, 800, 2)
+      expect(grouped.at(-1)! - grouped[4]!).toBeLessThan(300)
+      expect(grouped[4]! - grouped[3]!).toBeGreaterThanOrEqual(250)
+    }, 60_000)
+  })
+}
