@@ -285,9 +285,9 @@ export const run = async (): Promise<ReadonlyArray<string>> => {
   const slowRate2 = b.summary.refreshed / Math.max(b.summary.seconds, c.summary.seconds)
   const ok2 = s1.code === 0 && b.code === 0 && c.code === 0 && b.summary.refreshed === slowEntities
   lines.push(
-    `r1' refresh, one runner, ${slowEntities} entities, 200 ms upstream: ${slowRate1.toFixed(0)} entities/s (pass ${s1.summary.seconds} s)`,
+    `r1' refresh, one runner, ${slowEntities} entities, 200 ms upstream: ${slowRate1.toFixed(0)} entities/s (pass ${s1.summary.seconds} s, runner CPU ${((s1.cpu * 1000) / slowEntities).toFixed(2)} ms/entity)`,
     ...phasesS1,
-    `r2 refresh, two runners, ${slowEntities} entities, 200 ms upstream: ${slowRate2.toFixed(0)} entities/s (pass ${Math.max(b.summary.seconds, c.summary.seconds)} s)`,
+    `r2 refresh, two runners, ${slowEntities} entities, 200 ms upstream: ${slowRate2.toFixed(0)} entities/s (pass ${Math.max(b.summary.seconds, c.summary.seconds)} s, runners' CPU ${(((b.cpu + c.cpu) * 1000) / slowEntities).toFixed(2)} ms/entity)`,
     ...phasesS2,
     `r2 / r1' = ${(slowRate2 / slowRate1).toFixed(2)}${ok2 ? "" : "  (A RUNNER FAILED OR REFRESHED TOO FEW: see stderr)"}`
   )

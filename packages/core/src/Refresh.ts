@@ -81,7 +81,9 @@ export const settingsConfig = Config.all({
     Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
   ),
   spreadMs: Config.integer("REFRESH_SPREAD_MS").pipe(
-    Config.withDefault(200),
+    // off by default: at load average 25-30 it cost statements and runner CPU per entity and did not raise r2 / r1'
+    // (docs/benchmarks.md, stop 33); to be weighed on a quiet machine, where the waves' lost overlap shows
+    Config.withDefault(0),
     Config.validate({ message: "must be at least 0", validation: (n) => n >= 0 })
   )
 }) satisfies Config.Config<Settings>
