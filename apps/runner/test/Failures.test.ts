@@ -2,7 +2,8 @@
 // reported failed (never a stall); a dropped database connection is survived; a task longer than its lease makes one
 // point and one charge; a task run a second time is answered from its kept answer and bills nothing; a SIGKILLed
 // runner's tasks are taken over within 10 s and its holds released; a runner frozen past its lease (SIGSTOP) makes no
-// second point or charge when it wakes; SIGINT mid-pass prints a summary and exits 130.
+// second point or charge when it wakes; SIGINT or SIGTERM mid-pass prints a summary and exits 130. Each ends with the
+// pass budget's invariants (issue 19): nothing reserved or held left, reserved == charged == captured.
 import { execFileSync } from "node:child_process"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterEach, describe, expect, it } from "vitest"
@@ -89,6 +90,10 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     expect(r.output()).toContain("refused by the test")
     // its one call was made and charged once (the kept answer), the others once each
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 12, credits: 24 })
+    // the refused entity's result row cannot be written (its charge is in the ledger, not in the results): what the
+    // pass reserved is what the ledger captured, nothing is left held or reserved
+    const { capturedIsCharged: _c, reservedIsCharged: _r, ...invariants } = F.heldInvariants
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(invariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 120_000)
 
@@ -112,6 +117,7 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), s).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 30, credits: 60 })
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 120_000)
 
@@ -124,6 +130,7 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     for (const s of w.subjects) expect(points.get(s), s).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 6, credits: 12 })
     expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE attempts <> 1")).toBe(0)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 120_000)
 
@@ -174,6 +181,8 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), s).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
+    // issue 19: the pass's end: reserved == spent, nothing held or reserved left
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 
@@ -194,26 +203,33 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     for (const s of w.subjects) expect(points.get(s), `${s}\n${a.output()}`).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
     expect(await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")).toBe(0)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 
-  it("SIGINT mid-pass prints a summary and exits 130; the next run completes the pass", async () => {
-    const w = await open(20)
-    const env = w.env({ SYNTHETIC_LATENCY_MS: "300", REFRESH_CONCURRENCY: "2" })
-    const a = F.spawnRunner(["once"], env)
-    expect(
-      await waitFor(async () => (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) >= 2, 60_000)
-    ).toBe(true)
-    a.child.kill("SIGINT")
-    expect(await a.exited, a.output()).toBe(130)
-    const summary = F.lastJson(a.stdout())
-    expect(summary.outcome).toBe("interrupted")
-    expect(summary.left).toBeGreaterThan(0)
-    // its running jobs were given back at once (no lease to wait for)
-    expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'running'")).toBe(0)
-    const b = F.spawnRunner(["once"], env)
-    expect(await b.exited, b.output()).toBe(0)
-    expect(F.lastJson(b.stdout()).refreshed).toBe(20)
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 20, credits: 40 })
-  }, 120_000)
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s mid-pass prints a summary and exits 130; the next run completes the pass",
+    async (signal) => {
+      const w = await open(20)
+      const env = w.env({ SYNTHETIC_LATENCY_MS: "300", REFRESH_CONCURRENCY: "2" })
+      const a = F.spawnRunner(["once"], env)
+      expect(
+        await waitFor(async () => (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) >= 2, 60_000)
+      ).toBe(true)
+      a.child.kill(signal)
+      expect(await a.exited, a.output()).toBe(130)
+      const summary = F.lastJson(a.stdout())
+      expect(summary.outcome).toBe("interrupted")
+      expect(summary.left).toBeGreaterThan(0)
+      // its running jobs were given back at once (no lease to wait for), their rounds settled: nothing reserved or held
+      expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'running'")).toBe(0)
+      expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+      const b = F.spawnRunner(["once"], env)
+      expect(await b.exited, b.output()).toBe(0)
+      expect(F.lastJson(b.stdout()).refreshed).toBe(20)
+      expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 20, credits: 40 })
+      expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+    },
+    120_000
+  )
 })

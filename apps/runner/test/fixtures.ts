@@ -154,3 +154,52 @@ export const reconciles = async (url: string) => {
 
 /** Today's pass id, as the runner names it. */
 export const todaysPass = () => new Date().toISOString().slice(0, 10)
+
+/**
+ * Issue 19's budget invariants of an ended pass: no reservation or hold of it left; what it reserved equals what its
+ * results were charged, and what the ledger captured for it; never above its budget; no account below zero.
+ */
+export const passInvariants = async (url: string, pass: string) => {
+  const [r] = await query(
+    url,
+    `SELECT p.reserved::int AS reserved, p.budget::int AS budget,
+       (SELECT coalesce(sum(credits), 0)::int FROM refresh_results WHERE pass_id = p.id) AS charged,
+       (SELECT coalesce(-sum(credits), 0)::int FROM ledger WHERE key_id LIKE 'refresh:' || p.id || ':%'
+         AND kind = 'capture') AS captured,
+       (SELECT count(*)::int FROM refresh_reservations WHERE pass_id = p.id) AS reservations,
+       (SELECT count(*)::int FROM holds WHERE status = 'held' AND key_id LIKE 'refresh:' || p.id || ':%') AS held,
+       (SELECT count(*)::int FROM accounts WHERE balance < 0 OR balance - held < 0) AS negative
+     FROM refresh_passes p WHERE p.id = $1`,
+    [pass]
+  )
+  return {
+    ...r,
+    reservedIsCharged: r.reserved === r.charged,
+    capturedIsCharged: r.captured === r.charged,
+    reservedIsCaptured: r.reserved === r.captured,
+    withinBudget: r.reserved <= r.budget
+  } as {
+    reserved: number
+    budget: number
+    charged: number
+    captured: number
+    reservations: number
+    held: number
+    negative: number
+    reservedIsCharged: boolean
+    capturedIsCharged: boolean
+    reservedIsCaptured: boolean
+    withinBudget: boolean
+  }
+}
+
+/** `passInvariants` as they hold at an ended pass (for `toMatchObject`). */
+export const heldInvariants = {
+  reservations: 0,
+  held: 0,
+  negative: 0,
+  reservedIsCharged: true,
+  capturedIsCharged: true,
+  reservedIsCaptured: true,
+  withinBudget: true
+}

@@ -425,8 +425,8 @@ export const make = (settings: Settings) =>
     // the pass budget is reserved by the concurrent jobs of one turn together (group commit: one statement for all of
     // them while the whole batch fits, else each in turn as alone), so the pass row is not written once per entity
     // each reservation is written down (migration 0033) in its statement, named by the hold that is to hold it, until
-    // the job's runner finds it there after placing that hold (`claimReserved`): a takeover gives back what a stopped
-    // runner reserved and never held
+    // its give-back (`settle`, migration 0035): the job's runner finds it there after placing that hold
+    // (`claimReserved`), and a takeover, or the pass's end, gives back what a stopped runner left
     interface Reservation {
       readonly pass: string
       readonly credits: number
@@ -468,68 +468,75 @@ export const make = (settings: Settings) =>
       maxBatch: 64,
       maxInFlight: 1
     })
-    const giveBackAlone = ({ pass, credits }: { readonly pass: string; readonly credits: number }) =>
-      Effect.asVoid(sql`UPDATE refresh_passes SET reserved = reserved - ${credits} WHERE id = ${pass}`)
-    // the give-backs of one turn in one statement per pass (each batch gives back at its end); after a lost connection
-    // nothing is given again (it may have been: giving twice could let the pass spend above its budget)
-    const giveBackGrouped = yield* GroupCommit.make({
-      run: (asks: ReadonlyArray<{ readonly pass: string; readonly credits: number }>) =>
+    // issue 19: a round's reservation rows stay until its give-back, which deletes them in its statement
+    // (`pdr_refresh_settle`, migration 0035): what the round's hold did not capture goes back to the pass budget, once,
+    // whoever runs it (the round's runner at its end, the job's takeover, the pass's end) and whenever it was stopped
+    interface Settle {
+      readonly holds?: ReadonlyArray<string>
+      readonly job?: string
+      readonly runner?: string
+      readonly pass?: string
+    }
+    /** One settle statement: gives back the rows whose hold is not held (or was never placed); returns the held ones. */
+    const settleStatement = (of: Settle) =>
+      Effect.map(
+        sql<{ hold_id: string; open: boolean }>`SELECT hold_id, open FROM pdr_refresh_settle(
+            ${of.holds === undefined ? null : [...of.holds]}::text[], ${of.job ?? null}, ${of.runner ?? null},
+            ${of.pass ?? null})`,
+        (rows) => rows.flatMap((r) => (r.open ? [r.hold_id] : []))
+      )
+    /**
+     * These reservations given back: their holds still held are closed first, through the Ledger port (their draws
+     * captured, the rest released), then the rows go with the give-back of what the holds did not capture.
+     */
+    const settle = (of: Settle) =>
+      Effect.gen(function* () {
+        let open = yield* settleStatement(of)
+        for (let i = 0; open.length > 0 && i < 3; i++) {
+          for (const h of open) yield* ledger.close(h)
+          open = yield* settleStatement({ holds: open })
+        }
+        if (open.length > 0)
+          yield* Effect.logWarning("refresh: a round's hold kept being held; its give-back waits", open)
+      })
+    const settleAlone = (hold: string) => settle({ holds: [hold] })
+    // the settles of one turn's rounds in one statement; after a lost connection each runs alone again (whoever deletes
+    // the rows gives back: a second run finds none and gives nothing)
+    const settleGrouped = yield* GroupCommit.make({
+      run: (holds: ReadonlyArray<string>) =>
         Effect.gen(function* () {
-          for (const pass of new Set(asks.map((a) => a.pass)))
-            yield* giveBackAlone({
-              pass,
-              credits: asks.reduce((n, a) => (a.pass === pass ? n + a.credits : n), 0)
-            })
-          return asks.map(() => Either.right<void>(undefined))
+          const open = yield* settleStatement({ holds })
+          if (open.length > 0) yield* settle({ holds: open })
+          return holds.map(() => Either.right<void>(undefined))
         }),
-      alone: giveBackAlone,
-      retry: (_ask, failure) =>
-        Effect.logWarning("refresh: a give-back of the pass budget may be lost", String(failure).split("\n")[0]),
+      alone: settleAlone,
+      retry: settleAlone,
       maxBatch: 64,
       maxInFlight: 1
     })
-    const giveBack = (pass: string, credits: number) =>
-      credits <= 0 ? Effect.void : giveBackGrouped({ pass, credits })
 
-    // a runner that placed a round's hold takes its reservations out of the table (one statement for a turn's rounds):
-    // true when they were there; false when a takeover gave them back (this attempt is stale and spends nothing)
-    const claimAlone = (hold: string) =>
+    // a runner that placed a round's hold finds its reservation rows there (locked, so a settle running meanwhile is
+    // waited for): what they still reserve, 0 when a takeover gave them back (this attempt is stale and spends nothing)
+    const claimedIn = (holds: ReadonlyArray<string>) =>
       Effect.map(
-        sql`DELETE FROM refresh_reservations WHERE hold_id = ${hold} RETURNING hold_id`,
-        (rows) => rows.length > 0
+        sql<{ hold_id: string; credits: string }>`SELECT x.hold_id, sum(x.credits) AS credits FROM (
+            SELECT hold_id, credits FROM refresh_reservations WHERE hold_id IN ${sql.in(holds)} ORDER BY id FOR UPDATE
+          ) AS x GROUP BY x.hold_id`,
+        (rows) => {
+          const found = new Map(rows.map((r) => [r.hold_id, Number(r.credits)]))
+          return holds.map((h) => found.get(h) ?? 0)
+        }
       )
+    const claimAlone = (hold: string) => Effect.map(claimedIn([hold]), (r) => r[0]!)
     const claimReserved = yield* GroupCommit.make({
       run: (holds: ReadonlyArray<string>) =>
-        Effect.map(
-          sql<{
-            hold_id: string
-          }>`DELETE FROM refresh_reservations WHERE hold_id IN ${sql.in(holds)} RETURNING hold_id`,
-          (rows) => {
-            const found = new Set(rows.map((r) => r.hold_id))
-            return holds.map((h) => Either.right<boolean>(found.has(h)))
-          }
-        ),
+        Effect.map(claimedIn(holds), (found) => found.map((n) => Either.right<number>(n))),
       alone: claimAlone,
-      // after a lost connection the rows may be gone (taken by this statement): the round then counts as taken over
-      // (its hold is closed and its reservation not given back: the pass ends early, never spends more)
+      // a read: after a lost connection it is read again
       retry: claimAlone,
       maxBatch: 64,
       maxInFlight: 1
     })
-    /**
-     * The reservations of these holds that nobody took (the runner that made them stopped, or failed, before it found
-     * them after its hold) go back to the pass budget, in the statement that deletes them; returns their holds.
-     */
-    const returnReserved = (of: { readonly hold: string } | { readonly job: string; readonly runner: string }) =>
-      Effect.map(
-        sql<{ hold_id: string }>`WITH d AS (DELETE FROM refresh_reservations
-              WHERE ${"hold" in of ? sql`hold_id = ${of.hold}` : sql`job_id = ${of.job} AND runner = ${of.runner}`}
-              RETURNING pass_id, hold_id, credits),
-            g AS (UPDATE refresh_passes p SET reserved = p.reserved - x.n
-              FROM (SELECT pass_id, sum(credits) AS n FROM d GROUP BY pass_id) x WHERE p.id = x.pass_id)
-          SELECT DISTINCT hold_id FROM d`,
-        (rows) => new Set(rows.map((r) => r.hold_id))
-      )
 
     const accounts = new Map<string, string>()
     const accountOf = (pass: string) =>
@@ -550,20 +557,13 @@ export const make = (settings: Settings) =>
     ) =>
       Effect.gen(function* () {
         const key = holdKey(batch.pass, stopped, job)
-        // what the stopped runner reserved and never found after placing its hold (it stopped between the two) goes
-        // back to the pass budget whole: nothing was drawn from such a hold
-        const returned = yield* returnReserved({ job, runner: stopped })
-        const held = yield* ledger.holds(accountId)
-        // issue 19: the stopped runner's batch hold is closed (what its entities drew is captured) and what it
-        // released goes back to the pass budget; the stopped runner, if it wakes, finds its hold closed (or its
-        // reservation gone) and gives nothing back
-        let back = 0
-        for (const h of held)
-          if (h.keyId === key) {
-            const closed = yield* ledger.close(h.id)
-            if (Option.isSome(closed) && !returned.has(h.id)) back += closed.value.released
-          }
-        yield* giveBack(batch.pass, back)
+        // issue 19: the stopped runner's rounds are settled: their holds closed (what its entities drew is captured),
+        // what they did not capture given back to the pass budget, with their rows (a round it had already settled has
+        // none left: nothing twice); the stopped runner, if it wakes, finds its hold closed or its rows gone and spends
+        // nothing
+        yield* settle({ job, runner: stopped })
+        // a hold it placed with no rows left (they were given back before it was placed) is closed: it reserves nothing
+        for (const h of yield* ledger.holds(accountId)) if (h.keyId === key) yield* ledger.close(h.id)
         yield* abandon(batch.pass, todo, accountId)
       })
 
@@ -608,6 +608,20 @@ export const make = (settings: Settings) =>
       return { status, detail: first?.detail ?? null }
     }
 
+    const fingerprintOf = (platform: string, e: EntityT) =>
+      createHash("sha256")
+        .update(`${platform}\n${Freshness.canonicalJson({ request: e.request })}`)
+        .digest("hex")
+    /** A settle's kept record (the first run's, replayed) read as the answer it stands for. */
+    const keptAnswer = (kept: unknown) => {
+      const parsed: unknown = typeof kept === "string" ? JSON.parse(kept) : kept
+      const body = (Answers.isKept(parsed) ? Answers.answerOf(parsed) : parsed) as {
+        cost?: { creditsCharged?: number }
+        coverage?: unknown
+      }
+      return { charged: body.cost?.creditsCharged ?? 0, coverage: body.coverage }
+    }
+
     /**
      * One entity's call on its plan, under its idempotency key of (pass, entity): what it charged and its coverage, or
      * why it failed (transient failures may be run again).
@@ -622,9 +636,7 @@ export const make = (settings: Settings) =>
     ) =>
       Effect.gen(function* () {
         const key = idempotencyKey(pass, e.freshnessKey)
-        const fingerprint = createHash("sha256")
-          .update(`${platform}\n${Freshness.canonicalJson({ request: e.request })}`)
-          .digest("hex")
+        const fingerprint = fingerprintOf(platform, e)
         // this run's own answer, when it ran the call (read as is, not parsed back from the text the settle kept)
         let own: { readonly charged: number; readonly coverage: unknown } | undefined
         const answer = yield* idempotency
@@ -644,13 +656,7 @@ export const make = (settings: Settings) =>
           .pipe(
             Effect.map((k) => {
               if (!k.replayed && own !== undefined) return { ...own, replayed: false }
-              // a settle's kept record (the first run's, replayed) is read as the answer it stands for
-              const parsed: unknown = typeof k.body === "string" ? JSON.parse(k.body) : k.body
-              const body = (Answers.isKept(parsed) ? Answers.answerOf(parsed) : parsed) as {
-                cost?: { creditsCharged?: number }
-                coverage?: unknown
-              }
-              return { charged: body.cost?.creditsCharged ?? 0, coverage: body.coverage, replayed: k.replayed }
+              return { ...keptAnswer(k.body), replayed: k.replayed }
             }),
             Effect.catchAll((e) => {
               switch (e._tag) {
@@ -724,21 +730,18 @@ export const make = (settings: Settings) =>
      */
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
-        // reserved credits not held: given back if the job stops; the open hold is closed and what it released given
-        // back. A round's reservation is written down under its hold's id (`unclaimed`) until this runner finds it
-        // after placing that hold: a stop between the two gives it back from the table (here, or by the takeover when
-        // this process was killed), whole
-        let idle = 0
-        let open: string | undefined
-        let unclaimed: string | undefined
-        let pass: string | undefined
+        // a round's reservation is written down under its hold's id until its give-back (`settle`): at the round's
+        // end, or here when the job stops (its rounds not settled: `unsettled`), or by the takeover or the pass's end
+        // when this process was killed at any point
+        const unsettled = new Set<string>()
+        // the credits reserved under the current round's hold
+        let roundCredits = 0
         const newHold = () => `hold_${randomBytes(12).toString("hex")}`
         let roundHold = newHold()
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
             Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
           )
-          pass = batch.pass
           const accountId = yield* accountOf(batch.pass)
           if (accountId === undefined) return yield* permanent(`no pass ${batch.pass}`)
           const recorded = yield* recordedOf(batch)
@@ -746,8 +749,12 @@ export const make = (settings: Settings) =>
             recorded.size === 0 ? batch.entities : batch.entities.filter((e) => !recorded.has(e.freshnessKey))
           if (job.takenOverFrom !== null) yield* releaseStopped(batch, todo, accountId, job.takenOverFrom, job.id)
           // a retry here (the attempt before ended in this runner: a dropped connection, say) finds that attempt's
-          // claims on the keys still in flight when their end could not be written: they are stale, and dropped
-          else if (job.attempts > 1) yield* abandon(batch.pass, todo, accountId)
+          // rounds not settled when their give-back could not be written, and its claims on the keys still in flight
+          // when their end could not be written: they are stale, settled and dropped
+          else if (job.attempts > 1) {
+            yield* settle({ job: job.id, runner })
+            yield* abandon(batch.pass, todo, accountId)
+          }
           const caller = { accountId, keyId: holdKey(batch.pass, runner, job.id), prefix: "refresh" }
           const ttl = (yield* Calls.CallSettings).holdTtl
           const out: Array<Done> = []
@@ -772,8 +779,8 @@ export const make = (settings: Settings) =>
                 else if (
                   yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote, job: job.id, hold: roundHold })
                 ) {
-                  idle += it.prepared.quote
-                  unclaimed = roundHold
+                  roundCredits += it.prepared.quote
+                  unsettled.add(roundHold)
                   got.push(it)
                 } else left.push(it)
               }
@@ -784,36 +791,29 @@ export const make = (settings: Settings) =>
           let waiting: ReadonlyArray<Item> = []
           if (total > 0) {
             if (yield* reserve({ pass: batch.pass, credits: total, job: job.id, hold: roundHold })) {
-              idle += total
-              unclaimed = roundHold
+              roundCredits = total
+              unsettled.add(roundHold)
             } else [ready, waiting] = yield* reserveEach(items)
           }
           // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
           const last = job.attempts >= settings.maxAttempts
           let again: string | undefined
           while (ready.length > 0) {
-            // the round's quotes held as one hold; those the account cannot cover end failed, their budget given back;
-            // then the round's reservation found and taken out of the table (gone: a takeover gave it back, and this
-            // attempt is stale: its hold is closed, nothing spent, nothing given back)
+            // the round's quotes held as one hold; those the account cannot cover end failed (their budget given back
+            // with the round's); then the round's reservation found still there (not all of it: a takeover gave it
+            // back, and this attempt is stale: its hold is closed and what is left given back, nothing spent)
+            const hold = roundHold
             const shared = yield* Effect.uninterruptible(
               Effect.gen(function* () {
-                const s = yield* placeShared(caller, ready, ttl, roundHold)
-                open = s.hold
-                idle -= quotesOf(s.covered)
-                if (unclaimed === undefined) return s
-                const mine = yield* claimReserved(unclaimed)
-                unclaimed = undefined
-                if (mine) return s
-                idle = 0
-                open = undefined
+                const s = yield* placeShared(caller, ready, ttl, hold)
+                if (roundCredits === 0 || (yield* claimReserved(hold)) === roundCredits) return s
+                unsettled.delete(hold)
                 if (s.hold !== undefined) yield* ledger.close(s.hold)
+                yield* settle({ holds: [hold] })
                 return yield* transient("the batch's reservation was given back: the job was taken over")
               })
             )
-            let back = 0
             for (const { it, available } of shared.refused) {
-              back += it.prepared.quote
-              idle -= it.prepared.quote
               const refusal = new Calls.InsufficientCredits({ required: it.prepared.quote, available })
               out.push({ entity: it.e, result: failedResult(it.prepared.quote, refusal.message) })
             }
@@ -857,15 +857,18 @@ export const make = (settings: Settings) =>
               // the job's slots: the calls of its platform it makes at once (the platform limit counts them)
               { concurrency: Math.max(1, Math.min(callsPerBatch, settings.platformConcurrency)), discard: true }
             )
-            // the hold closed: its draws captured, the rest (failed entities' shares, replays, charges below the quote)
-            // goes back to the pass budget; none when a takeover closed it (and gave it back)
-            if (shared.hold !== undefined) {
-              const closed = yield* Effect.uninterruptible(
-                Effect.tap(ledger.close(shared.hold), () => Effect.sync(() => (open = undefined)))
+            // the round settled: its hold closed (its draws captured), the rest of its reservation (refused and failed
+            // entities' shares, replays, charges below the quote) given back to the pass budget with its rows, in one
+            // statement; nothing when a takeover settled it first
+            if (roundCredits > 0 || shared.hold !== undefined)
+              yield* Effect.uninterruptible(
+                Effect.gen(function* () {
+                  if (shared.hold !== undefined) yield* ledger.close(shared.hold)
+                  if (roundCredits > 0) yield* settleGrouped(hold)
+                  unsettled.delete(hold)
+                })
               )
-              if (Option.isSome(closed)) back += closed.value.released
-            }
-            yield* giveBack(batch.pass, back)
+            roundCredits = 0
             // what this batch gave back may cover the quotes that did not fit
             if (waiting.length === 0) break
             roundHold = newHold()
@@ -873,7 +876,9 @@ export const make = (settings: Settings) =>
           }
           if (waiting.length > 0) {
             // the budget left cannot cover these quotes; a job still running may give back what it reserved, so they
-            // wait for it (their batch comes back after a backoff, not running meanwhile) before they are cut
+            // wait for it (their batch comes back after a backoff, not running meanwhile) before they are cut; what
+            // ended jobs left reserved (their runner stopped, and nobody took them over) is given back first
+            yield* settle({ pass: batch.pass })
             const [p] = yield* sql<{ left: string; running: boolean }>`SELECT budget - reserved AS left,
                 EXISTS (SELECT 1 FROM jobs WHERE queue = ${queueName} AND grp = ${batch.pass} AND state = 'running'
                   AND id <> ${job.id}::bigint) AS running
@@ -896,26 +901,11 @@ export const make = (settings: Settings) =>
           return again === undefined ? { done: out } : { done: out, again }
         }).pipe(
           Effect.onExit((exit) =>
-            Exit.isSuccess(exit) || pass === undefined
+            Exit.isSuccess(exit) || unsettled.size === 0
               ? Effect.void
-              : Effect.ignore(
-                  Effect.gen(function* () {
-                    const p = pass!
-                    if (unclaimed !== undefined) {
-                      // the round's reservation (all of it: nothing was drawn yet) goes back with its rows, unless a
-                      // takeover took them; its hold, if placed, is closed
-                      yield* returnReserved({ hold: unclaimed })
-                      if (open !== undefined) yield* ledger.close(open)
-                      return
-                    }
-                    let back = idle
-                    if (open !== undefined) {
-                      const closed = yield* ledger.close(open)
-                      if (Option.isSome(closed)) back += closed.value.released
-                    }
-                    yield* giveBack(p, back)
-                  })
-                )
+              : // the rounds not settled: their holds closed, the rest of their reservations given back (what this
+                // fails to write is settled by the job's next attempt, its takeover or the pass's end)
+                Effect.ignore(settle({ holds: [...unsettled] }))
           )
         )
       }).pipe(
@@ -992,22 +982,64 @@ export const make = (settings: Settings) =>
         return [...refused.values()]
       })
 
-    /** A job that ends failed: its entities without a result are written failed with its reason, where they can be. */
-    const onGiveUp = (job: JobQueue.Job, reason: string) =>
+    /**
+     * A job that ends failed (its attempts spent, a permanent failure, or its lease ran out on its last attempt): each
+     * of its entities without a result is written from its kept answer when its call settled (it drew its charge: the
+     * results say what was captured), else failed with the job's reason (its unfinished idempotency record dropped).
+     * Its holds are closed before (by its handler's end, or by the pass's end), so no call of it settles after.
+     */
+    const endEntities = (payload: unknown, key: string, reason: string) =>
       Effect.gen(function* () {
-        const batch = yield* decodeJob(job.payload).pipe(Effect.option)
-        if (Option.isNone(batch)) return yield* Effect.logWarning("refresh failed", { job: job.key, reason })
+        const batch = yield* decodeJob(payload).pipe(Effect.option)
+        if (Option.isNone(batch)) return yield* Effect.logWarning("refresh failed", { job: key, reason })
         const { pass, platform, op, entities } = batch.value
         yield* Effect.logWarning("refresh failed", { pass, platform, op, entities: entities.length, reason })
-        const rows = entities.map((e) => ({
-          pass,
-          platform,
-          freshnessKey: e.freshnessKey,
-          result: failedResult(0, reason)
-        }))
+        const recorded = yield* recordedAlone(batch.value)
+        const accountId = yield* accountOf(pass)
+        const rows: Array<Row> = []
+        for (const e of entities) {
+          if (recorded.has(e.freshnessKey)) continue
+          let result = failedResult(0, reason)
+          if (accountId !== undefined) {
+            const k = { accountId, key: idempotencyKey(pass, e.freshnessKey) }
+            yield* idempotencyStore.abandon(k)
+            // only a kept answer is read: nothing is called (a key not kept is dropped again)
+            const kept = yield* Effect.either(
+              idempotency.run({ ...k, fingerprint: fingerprintOf(platform, e) }, Effect.fail("not kept" as const))
+            )
+            if (Either.isRight(kept) && kept.right.replayed) {
+              const answer = keptAnswer(kept.right.body)
+              result = { ...statusOf(answer.coverage), credits: answer.charged, quoted: 0 }
+            }
+          }
+          rows.push({ pass, platform, freshnessKey: e.freshnessKey, result })
+        }
         // a row the database refuses stays unwritten: its entity counts failed as one of a failed job's
         const written = yield* Effect.either(write(rows))
         if (Either.isLeft(written)) for (const r of rows) yield* write([r]).pipe(Effect.catchAll(() => Effect.void))
+      })
+    const onGiveUp = (job: JobQueue.Job, reason: string) => endEntities(job.payload, job.key, reason)
+
+    /**
+     * The pass's end (issue 19): what its ended jobs left is settled whoever runs it (every runner that sees the end:
+     * each step is idempotent). The reservations left (a runner killed mid-round, a job whose lease ran out on its last
+     * attempt, so no takeover ran) given back and their holds closed, any other hold of the pass closed (its draws
+     * captured), then the entities of its failed jobs without a result written (from their kept answers, or failed).
+     */
+    const endPass = (pass: string) =>
+      Effect.gen(function* () {
+        yield* settle({ pass })
+        const accountId = yield* accountOf(pass)
+        if (accountId !== undefined)
+          for (const h of yield* ledger.holds(accountId))
+            if (h.keyId?.startsWith(`refresh:${pass}:`) === true) yield* ledger.close(h.id)
+        const failed = yield* sql<{ key: string; payload: unknown; reason: string }>`SELECT j.key, j.payload,
+            coalesce(j.last_error, 'failed') AS reason FROM jobs j
+          WHERE j.queue = ${queueName} AND j.grp = ${pass} AND j.state = 'failed' AND EXISTS (
+            SELECT 1 FROM ${entitiesOf} AS e WHERE NOT EXISTS (
+              SELECT 1 FROM refresh_results r WHERE r.pass_id = ${pass} AND r.freshness_key = e->>'freshnessKey'))
+          ORDER BY j.id`
+        for (const j of failed) yield* endEntities(j.payload, j.key, j.reason)
       })
 
     const lanes = Catalogue.platforms.map((p) => p.id)
@@ -1158,6 +1190,7 @@ export const make = (settings: Settings) =>
             }
             yield* Effect.sleep(Duration.millis(idleSince !== undefined && now - idleSince < 5000 ? 50 : 250))
           }
+          yield* retried("settling the pass's end", endPass(pass))
           yield* retried(
             "ending the pass",
             sql`UPDATE refresh_passes SET ended_at = coalesce(ended_at, now()) WHERE id = ${pass}`

@@ -1088,6 +1088,48 @@ export const all = {
     );
     CREATE INDEX refresh_reservations_by_hold ON refresh_reservations (hold_id);
     CREATE INDEX refresh_reservations_by_job ON refresh_reservations (job_id, runner);
+  `),
+  // issue 19: a refresh round's reservation rows stay until its give-back, which deletes them in the statement that
+  // gives back what the round's hold did not capture: whoever deletes the rows gives back (the round's runner at its
+  // end, a takeover, the pass's end, after any stop), so it happens once. The rows are locked first, so a runner
+  // finding them after placing its hold waits and then sees them gone; a hold still held is answered `open` and its
+  // rows kept (the caller closes it through the Ledger port and settles again): a held hold's draws are not final.
+  "0035_refresh_settle": migration(`
+    CREATE INDEX refresh_reservations_by_pass ON refresh_reservations (pass_id);
+    CREATE FUNCTION pdr_refresh_settle(p_holds text[], p_job text, p_runner text, p_pass text)
+    RETURNS TABLE (hold_id text, pass_id text, credits bigint, captured bigint, open boolean) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      v_holds text[];
+    BEGIN
+      -- these rounds' rows, or a job's rows of a runner, or the rows of a pass's ended jobs
+      IF p_holds IS NOT NULL THEN
+        SELECT array_agg(DISTINCT x.hold_id) INTO v_holds FROM (
+          SELECT r.hold_id FROM refresh_reservations r WHERE r.hold_id = ANY (p_holds) ORDER BY r.id FOR UPDATE) AS x;
+      ELSIF p_job IS NOT NULL THEN
+        SELECT array_agg(DISTINCT x.hold_id) INTO v_holds FROM (
+          SELECT r.hold_id FROM refresh_reservations r WHERE r.job_id = p_job AND r.runner = p_runner
+          ORDER BY r.id FOR UPDATE) AS x;
+      ELSE
+        SELECT array_agg(DISTINCT x.hold_id) INTO v_holds FROM (
+          SELECT r.hold_id FROM refresh_reservations r WHERE r.pass_id = p_pass AND NOT EXISTS (
+            SELECT 1 FROM jobs j WHERE j.id = r.job_id::bigint AND j.state IN ('pending', 'running'))
+          ORDER BY r.id FOR UPDATE OF r) AS x;
+      END IF;
+      IF v_holds IS NULL THEN RETURN; END IF;
+      -- a new statement, a new snapshot: a hold placed before its runner found the rows is seen here
+      RETURN QUERY WITH o AS (SELECT h.id FROM holds h WHERE h.id = ANY (v_holds) AND h.status = 'held'),
+        d AS (DELETE FROM refresh_reservations r WHERE r.hold_id = ANY (v_holds) AND r.hold_id NOT IN (SELECT o.id FROM o)
+              RETURNING r.pass_id, r.hold_id, r.credits),
+        s AS (SELECT d.pass_id, d.hold_id, sum(d.credits)::bigint AS credits FROM d GROUP BY d.pass_id, d.hold_id),
+        b AS (SELECT s.pass_id, s.hold_id, s.credits, least(s.credits, coalesce(h.captured, 0))::bigint AS captured
+              FROM s LEFT JOIN holds h ON h.id = s.hold_id),
+        g AS (UPDATE refresh_passes p SET reserved = p.reserved - x.n
+              FROM (SELECT b.pass_id, sum(b.credits - b.captured) AS n FROM b GROUP BY b.pass_id) AS x
+              WHERE p.id = x.pass_id)
+        SELECT b.hold_id, b.pass_id, b.credits, b.captured, false FROM b
+        UNION ALL SELECT o.id, NULL::text, 0::bigint, 0::bigint, true FROM o;
+    END $$;
   `)
 }
 
