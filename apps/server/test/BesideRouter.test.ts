@@ -6,7 +6,7 @@ import { request as httpRequest } from "node:http"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration } from "effect"
 import * as Fallback from "../src/http/Fallback.js"
-import { account, balance, post, type Running, request, start } from "./harness.js"
+import { account, balance, post, type Running, request, start, startWithDatabase } from "./harness.js"
 
 const stored = { request: { op: "places", subjects: ["ChIJbesiderouter0", "ChIJbesiderouter1"] } }
 
@@ -363,6 +363,37 @@ describe("op calls answered from node's request event (issue 22)", () => {
       assert.strictEqual(await balance(slow, k.key), b0 - after.body.cost.creditsCharged)
     } finally {
       await slow.close()
+    }
+  }, 60_000)
+})
+
+describe("a defect on the op path (issue 22)", () => {
+  it("is answered 500 internal in the D5 shape both ways, and not billed", async () => {
+    const { server, db, close } = await startWithDatabase({
+      options: { rateLimit: { perSecond: 1_000, burst: 1_000 } }
+    })
+    try {
+      const k = await account(server, 1_000, "defect")
+      assert.strictEqual((await post(server, "/api/v1/platforms/maps", stored, k.key)).status, 200)
+      const before = await balance(server, k.key)
+      // the stored rows' table gone from under the server: its read dies (a defect, not an answer of the domain)
+      await db.query("ALTER TABLE measurements RENAME TO measurements_gone")
+      const init = {
+        headers: { "content-type": "application/json", "x-api-key": k.key },
+        body: JSON.stringify({ request: { op: "places", subjects: ["ChIJdefect1"] } })
+      }
+      const counted = Fallback.answeredHere.count
+      const plain = await shape(await send(server, "/api/v1/platforms/maps", init))
+      assert.strictEqual(Fallback.answeredHere.count, counted + 1)
+      const routed = await shape(await send(server, "/api/v1/platforms/maps/", init))
+      await db.query("ALTER TABLE measurements_gone RENAME TO measurements")
+      assert.strictEqual(plain.status, 500, JSON.stringify(plain.body))
+      assert.strictEqual((plain.body as any).error.code, "internal")
+      assert.match((plain.body as any).error.message, /not billed/)
+      assert.deepStrictEqual(routed, plain)
+      assert.strictEqual(await balance(server, k.key), before)
+    } finally {
+      await close()
     }
   }, 60_000)
 })
