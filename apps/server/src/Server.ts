@@ -120,9 +120,12 @@ const apiLive = (options: Options) =>
     Layer.provide(Authentication.layer)
   )
 
-/** The public API, the dashboard (D20) and the MCP server at `/mcp`, on the HttpServer it is given. */
-export const publicHttp = (options: Options) =>
-  HttpApiBuilder.serve().pipe(
+/**
+ * The public API, the dashboard (D20) and the MCP server at `/mcp`, on the HttpServer it is given; with a slot, the
+ * handler of the op calls the listener answers from node's `request` event (issue 22: Fallback.fastLayer).
+ */
+export const publicHttp = (options: Options, fast?: Fallback.FastSlot) =>
+  (fast === undefined ? HttpApiBuilder.serve() : Layer.merge(HttpApiBuilder.serve(), Fallback.fastLayer(fast))).pipe(
     Layer.provide(HttpApiSwagger.layer({ path: "/docs" })),
     Layer.provide(
       McpHttp.layer(
@@ -133,7 +136,8 @@ export const publicHttp = (options: Options) =>
     Layer.provide(Discovery.layer),
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HealthHttp.layer),
-    Layer.provide(Fallback.layer.pipe(Layer.provide(OpsHttp.routeLayer), Layer.provide(Authentication.layer))),
+    Layer.provide(Fallback.layer),
+    Layer.provide(OpsHttp.routeLayer.pipe(Layer.provide(Authentication.layer))),
     Layer.provide(
       Observability.layer(Document.api(engineVersion), {
         log: options.logRequests ?? false,
@@ -213,7 +217,7 @@ const urlOf = Effect.map(HttpServer.HttpServer, (server) =>
  * An http.Server whose close (on shutdown) also closes each keep-alive connection as soon as it is idle, so calls in
  * flight finish and the process exits without waiting for clients' idle connections to time out.
  */
-const closingServer = (timeouts: ListenerTimeouts) => () => {
+const closingServer = (timeouts: ListenerTimeouts, fast?: Fallback.FastSlot) => () => {
   const server = createServer({
     headersTimeout: timeouts.headersMs,
     requestTimeout: Math.max(timeouts.requestMs, timeouts.headersMs),
@@ -223,6 +227,8 @@ const closingServer = (timeouts: ListenerTimeouts) => () => {
   })
   // Expect: 100-continue with a body over the limit: an immediate 413, not 100 Continue
   server.on("checkContinue", Fallback.checkContinue(server))
+  // the op calls answered from node's `request` event, before platform-node's handler (issue 22)
+  if (fast !== undefined) Fallback.withFastPath(server, fast)
   const close = server.close.bind(server)
   server.close = ((callback?: (error?: Error) => void) => {
     close(callback)
@@ -238,6 +244,8 @@ const closingServer = (timeouts: ListenerTimeouts) => () => {
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) => {
   const listener = closingServer(options.timeouts ?? listenerTimeouts)
+  const fast: Fallback.FastSlot = { handler: undefined }
+  const publicListener = closingServer(options.timeouts ?? listenerTimeouts, fast)
   // built after the listeners, so its finalizer runs first: /readyz turns 503, then (after drainMs) they close
   const drain = Layer.scopedDiscard(
     Effect.flatMap(HealthHttp.Readiness, (readiness) =>
@@ -247,8 +255,8 @@ export const layer = (options: Options) => {
   return drain.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        Layer.merge(publicHttp(options).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
-          Layer.provide(NodeHttpServer.layer(listener, { port: options.port, host: options.host }))
+        Layer.merge(publicHttp(options, fast).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
+          Layer.provide(NodeHttpServer.layer(publicListener, { port: options.port, host: options.host }))
         ),
         Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
           Layer.provide(NodeHttpServer.layer(listener, { port: options.adminPort, host: options.adminHost }))

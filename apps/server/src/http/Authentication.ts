@@ -7,7 +7,7 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Keys, RateLimits } from "@pdr/domain"
 import { Security } from "@pdr/http-api"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Discovery from "./Discovery.js"
@@ -22,9 +22,17 @@ const limitHeaders = (policy: RateLimits.Policy, decision: RateLimits.Decision) 
   return headers
 }
 
-/** The middleware's implementation. */
-export const layer = Layer.effect(
-  Security.Authentication,
+/**
+ * The middleware's effect as a function of the request (issue 22): the op calls answered from node's `request` event
+ * (Fallback.fastLayer) run it with their request object, without the request in the fiber's context.
+ */
+export class Authenticate extends Context.Tag("@pdr/server/Authenticate")<
+  Authenticate,
+  (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Keys.Caller, unknown>
+>() {}
+
+const authenticateLayer = Layer.effect(
+  Authenticate,
   Effect.gen(function* () {
     const keys = yield* Keys.Keys
     const limits = yield* RateLimits.RateLimits
@@ -40,7 +48,7 @@ export const layer = Layer.effect(
       "too many failed authentications from this address; retry after Retry-After seconds"
     )
     // issue 22: a chain of flatMaps rather than a generator (every request passes here: fewer steps and allocations)
-    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    return (request: HttpServerRequest.HttpServerRequest) => {
       const address = Forwarding.clientAddress(request)
       return Effect.flatMap(limits.failedAuth.peek(address), (gate) =>
         !gate.allowed
@@ -69,7 +77,13 @@ export const layer = Layer.effect(
                   )
                 )
               )
-      )
-    }) as never
+      ) as Effect.Effect<Keys.Caller, unknown>
+    }
   })
 )
+
+/** The middleware's implementation (the same effect, the request read from the fiber's context), and `Authenticate`. */
+export const layer = Layer.effect(
+  Security.Authentication,
+  Effect.map(Authenticate, (authenticate) => Effect.flatMap(HttpServerRequest.HttpServerRequest, authenticate) as never)
+).pipe(Layer.provideMerge(authenticateLayer))

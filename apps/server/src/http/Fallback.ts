@@ -6,15 +6,16 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import {
+  Cookies,
   HttpApiBuilder,
   type HttpApp,
-  HttpIncomingMessage,
+  HttpServerError,
   HttpServerRequest,
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Api, Failure } from "@pdr/http-api"
-import { Context, Effect, FiberRef, Option } from "effect"
+import { Context, Effect, type Exit, FiberRef, Layer, Option, Runtime } from "effect"
 import * as DashboardHttp from "../dashboard/DashboardHttp.js"
 import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -164,9 +165,10 @@ const refusals = (request: HttpServerRequest.HttpServerRequest, requestId: strin
         lingeringClose(source.socket)
         return HttpServerResponse.setHeader(tooLarge(requestId), "connection", "close")
       }
-      const text = yield* request.text.pipe(HttpIncomingMessage.withMaxBodySize(Option.some(drainCap)), Effect.option)
-      if (Option.isNone(text) || Buffer.byteLength(text.value) > maxBodyBytes) return tooLarge(requestId)
-      return undefined
+      // node delivers exactly the declared bytes, so the read is over the limit: it is read (and dropped) to the end
+      // so the client can read its 413
+      yield* readCapped(source)
+      return tooLarge(requestId)
     }
     // chunked: read here, capped; the handler reuses the text (Body)
     if (source.readableEnded) return undefined
@@ -194,48 +196,189 @@ export class BesideRouter extends Context.Tag("@pdr/server/BesideRouter")<
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown> | undefined
 >() {}
 
+/** What the API-level middleware does around the app that answers a request (the router, or `BesideRouter`'s). */
+const around =
+  (observe: Observability.Observer["Type"]) =>
+  <R>(
+    incoming: HttpServerRequest.HttpServerRequest,
+    served: (
+      incoming: HttpServerRequest.HttpServerRequest
+    ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>
+  ) => {
+    const request = RequestId.start()
+    // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
+    // there keeps the JSON 401 / 429 of any bad key (D20)
+    const dashboard =
+      incoming.url === "/dashboard" || incoming.url.startsWith("/dashboard/") || incoming.url.startsWith("/dashboard?")
+    return observe(
+      incoming,
+      request,
+      Effect.gen(function* () {
+        const check = precheck(incoming, request.id)
+        const refused = check === undefined ? undefined : yield* check
+        if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
+        // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
+        // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
+        yield* FiberRef.set(RequestId.current, request)
+        // every answer of the API leaves through here, errors included: its headers are applied once, at the end
+        return yield* served(incoming).pipe(
+          Effect.catchAllCause((cause) =>
+            dashboard
+              ? Effect.map(render(cause, request.id), (r) =>
+                  r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
+                )
+              : render(cause, request.id)
+          ),
+          Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
+        )
+      })
+    )
+  }
+
 /** The API-level middleware layer. */
 export const layer = HttpApiBuilder.middleware(
   Api.Served,
-  Effect.map(
-    Effect.all([Observability.Observer, BesideRouter]),
-    ([observe, beside]) =>
-      (app: HttpApp.Default) =>
-        Effect.gen(function* () {
-          const request = RequestId.start()
-          const incoming = yield* HttpServerRequest.HttpServerRequest
-          // a dashboard address answers its errors as a page with the dashboard's headers (issue 24); an API key sent
-          // there keeps the JSON 401 / 429 of any bad key (D20)
-          const dashboard =
-            incoming.url === "/dashboard" ||
-            incoming.url.startsWith("/dashboard/") ||
-            incoming.url.startsWith("/dashboard?")
-          return yield* observe(
-            incoming,
-            request,
-            Effect.gen(function* () {
-              const check = precheck(incoming, request.id)
-              const refused = check === undefined ? undefined : yield* check
-              if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
-              // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
-              // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
-              yield* FiberRef.set(RequestId.current, request)
-              // an op call is served beside the router (issue 22: BesideRouter); any other request by it
-              // (its failures are caught below like the router's: `app` declares none, the catch takes any)
-              const served = (beside(incoming) as typeof app | undefined) ?? app
-              // every answer of the API leaves through here, errors included: its headers are applied once, at the end
-              return yield* served.pipe(
-                Effect.catchAllCause((cause) =>
-                  dashboard
-                    ? Effect.map(render(cause, request.id), (r) =>
-                        r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
-                      )
-                    : render(cause, request.id)
-                ),
-                Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
-              )
+  Effect.map(Effect.all([Observability.Observer, BesideRouter]), ([observe, beside]) => {
+    const serve = around(observe)
+    return (app: HttpApp.Default) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (incoming) =>
+        // an op call is served beside the router (issue 22: BesideRouter; when it was not answered from node's
+        // `request` event: `fastLayer`); any other request by it (its failures are caught like the router's: `app`
+        // declares none, the catch takes any)
+        serve(incoming, (request) => (beside(request) as typeof app | undefined) ?? app)
+      )
+  })
+)
+
+/**
+ * The request of an op call answered from node's `request` event (issue 22, `fastLayer`): what the middleware, the
+ * Authentication middleware and the body reader read of a request (method, URL, headers, the client's address, node's
+ * IncomingMessage), without platform-node's request object. The body is read from `source` (Body, `readCapped`).
+ */
+class OpRequest {
+  readonly [HttpServerRequest.TypeId]: HttpServerRequest.TypeId = HttpServerRequest.TypeId
+  readonly method: string
+  readonly url: string
+  readonly originalUrl: string
+  readonly headers: IncomingMessage["headers"]
+  constructor(readonly source: IncomingMessage) {
+    this.method = source.method!
+    this.url = source.url!
+    this.originalUrl = this.url
+    this.headers = source.headers
+  }
+  get remoteAddress(): Option.Option<string> {
+    return Option.fromNullable(this.source.socket.remoteAddress)
+  }
+  /** The body as text (only when nothing has read it yet: the readers here read `source` directly). */
+  get text(): Effect.Effect<string, HttpServerError.RequestError> {
+    return Effect.flatMap(readCapped(this.source), (read) =>
+      read.text === undefined || read.error !== undefined
+        ? Effect.fail(
+            new HttpServerError.RequestError({
+              request: this as never,
+              reason: "Decode",
+              cause: read.error ?? new Error("the body is over the limit or was read")
             })
           )
+        : Effect.succeed(read.text)
+    )
+  }
+}
+
+/** How many requests `fastLayer` has taken (the tests read it to know which way a request went). */
+export const answeredHere = { count: 0 }
+
+/** Where the public listener finds the handler of the op calls it answers itself (set by `fastLayer`). */
+export interface FastSlot {
+  handler: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined
+}
+
+/** A node listener's `emit`, with its `request` events offered to the slot's handler first (which takes op calls). */
+export const withFastPath = (server: Server, slot: FastSlot) => {
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string | symbol, ...args: Array<unknown>) =>
+    event === "request" &&
+    slot.handler !== undefined &&
+    slot.handler(args[0] as IncomingMessage, args[1] as ServerResponse)
+      ? true
+      : emit(event, ...args)) as typeof server.emit
+}
+
+/** Writes a response to node as platform-node's handler does (status, headers, cookies, the body). */
+const write = (res: ServerResponse, response: HttpServerResponse.HttpServerResponse): void => {
+  if (res.writableEnded) return
+  let headers = response.headers as Record<string, string | Array<string>>
+  if (!Cookies.isEmpty(response.cookies)) {
+    headers = { ...headers }
+    const toSet = Cookies.toSetCookieHeaders(response.cookies)
+    if (headers["set-cookie"] !== undefined) toSet.push(headers["set-cookie"] as string)
+    headers["set-cookie"] = toSet
+  }
+  res.writeHead(response.status, headers)
+  const body = response.body
+  switch (body._tag) {
+    case "Empty":
+      res.end()
+      return
+    case "Raw":
+      if (typeof body.body === "string" || body.body instanceof Uint8Array) res.end(body.body)
+      else res.end(String(body.body))
+      return
+    case "Uint8Array":
+      res.end(body.body)
+      return
+    default:
+      // no answer of an op call is a stream or a form (OpsHttp, ApiErrors)
+      res.end()
+  }
+}
+
+/**
+ * Issue 22: the op calls (`POST /api/v1/platforms/<plain segment>`, `BesideRouter`) answered straight from node's
+ * `request` event, without @effect/platform's serve pipeline (platform-node's request object and handler,
+ * `HttpApp.toHandled`'s scope, pre-response handlers, tracer and error wrappers, the wait for `end`'s callback: about a
+ * third of the Effect operations of a stored call). Each call runs the same steps as through the platform: this
+ * middleware (request id, the prechecks, the request's metrics, span and log line, the D5 rendering of every failure,
+ * the answer's headers) around the same `BesideRouter` effect (the Authentication middleware's effect and the op
+ * handler), in a fiber of the listener's runtime, uninterruptible but for the handler (as `toHandled` makes it), which
+ * a client's disconnect interrupts as platform-node does; the answer is written to node as platform-node writes it.
+ * Every other request goes to the platform as before.
+ */
+export const fastLayer = (slot: FastSlot) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const serve = around(yield* Observability.Observer)
+      const beside = yield* BesideRouter
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const onExit = (res: ServerResponse) => (exit: Exit.Exit<void, unknown>) => {
+        // what escapes the middleware (an interruption: the client is gone): answered as platform-node answers it
+        if (exit._tag === "Failure" && !res.writableEnded)
+          Effect.runFork(Effect.map(HttpServerError.causeResponse(exit.cause), ([response]) => write(res, response)))
+      }
+      slot.handler = (req, res) => {
+        const incoming = new OpRequest(req) as unknown as HttpServerRequest.HttpServerRequest
+        const served = beside(incoming)
+        if (served === undefined) return false
+        answeredHere.count++
+        const fiber = runFork(
+          Effect.uninterruptible(
+            Effect.map(
+              serve(incoming, () => served),
+              (response) => write(res, response)
+            )
+          )
+        )
+        fiber.addObserver(onExit(res))
+        res.on("close", () => {
+          if (!res.writableEnded) fiber.unsafeInterruptAsFork(HttpServerError.clientAbortFiberId)
         })
+        return true
+      }
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          slot.handler = undefined
+        })
+      )
+    })
   )
-)

@@ -18,6 +18,7 @@ import { Context, Deferred, Duration, Effect, FiberRef, Layer, Option, ParseResu
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
+import * as Authentication from "./Authentication.js"
 import * as Body from "./Body.js"
 import * as CallRunner from "./CallRunner.js"
 import * as Fallback from "./Fallback.js"
@@ -221,8 +222,9 @@ export const routeLayer = Layer.effect(
   Fallback.BesideRouter,
   Effect.gen(function* () {
     const call = yield* platformCall
-    // the middleware's effect, as HttpApiBuilder applies it (it reads the request from the fiber's context)
-    const authenticate = (yield* Security.Authentication) as unknown as Effect.Effect<Keys.Caller, unknown>
+    // the middleware's effect, as HttpApiBuilder applies it, given the request (it is not in the fiber's context when
+    // the call is answered from node's `request` event: Fallback.fastLayer)
+    const authenticate = yield* Authentication.Authenticate
     return (request) => {
       const route = routeOf(request.method, request.url)
       if (route === undefined) return undefined
@@ -231,7 +233,7 @@ export const routeLayer = Layer.effect(
           // what the router does with a traced request: the route's template on the request's span
           const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
           if (span._tag === "Some" && span.value._tag === "Span") span.value.attribute("http.route", route.path)
-          return Effect.flatMap(authenticate, (caller) =>
+          return Effect.flatMap(authenticate(request), (caller) =>
             Effect.catchIf(
               call(caller, route.platform, request),
               ParseResult.isParseError,
