@@ -6,8 +6,9 @@
 import { Predicate } from "effect"
 
 /**
- * The JSON of answer rows served from the store: a stored view's rows are frozen and shared by every call that reads
- * them (Coverage.storedView), so each is serialized once; any other row is serialized each time.
+ * The JSON of answer rows and coverage items served from the store: a stored view's rows and its coverage item are
+ * frozen and shared by every call that reads them (Coverage.storedView, Measure's stored unit), so each is serialized
+ * once; any other is serialized each time.
  */
 const rowJson = new WeakMap<object, string>()
 const jsonOfRow = (row: object): string => {
@@ -20,16 +21,34 @@ const jsonOfRow = (row: object): string => {
   return json
 }
 
+/** An array member's JSON as JSON.stringify writes it inside the array (a frozen object's kept text). */
+const jsonOfItem = (item: unknown): string =>
+  typeof item === "object" && item !== null && !("toJSON" in item) ? jsonOfRow(item) : (JSON.stringify(item) ?? "null")
+
 /**
- * A 200 op answer's JSON text: `data` first, then the other members in their order. The answer is built by the domain
- * to the `OpResponse` shape the API publishes and written as it is (the e2e tests validate every answer against the
- * OpenAPI document), its stored rows from their kept JSON.
+ * A 200 op answer's JSON text: `data` first, then the other members in their order, as JSON.stringify writes the
+ * object. The answer is built by the domain to the `OpResponse` shape the API publishes and written as it is (the e2e
+ * tests validate every answer against the OpenAPI document), its stored rows and `coverage` items from their kept JSON
+ * (issue 22: the coverage of a stored 10-subject call was written anew on every call).
  */
 export const text = (body: { readonly data: ReadonlyArray<object> } & Readonly<Record<string, unknown>>): string => {
-  const { data, ...rest } = body
-  const tail = JSON.stringify(rest)
-  const rows = data.map(jsonOfRow).join(",")
-  return tail === "{}" ? `{"data":[${rows}]}` : `{"data":[${rows}],${tail.slice(1)}`
+  let out = '{"data":['
+  const data = body.data
+  for (let i = 0; i < data.length; i++) out += i === 0 ? jsonOfItem(data[i]) : `,${jsonOfItem(data[i])}`
+  out += "]"
+  for (const key of Object.keys(body)) {
+    if (key === "data") continue
+    const value = body[key]
+    let json: string | undefined
+    if (key === "coverage" && Array.isArray(value)) {
+      json = "["
+      for (let i = 0; i < value.length; i++) json += i === 0 ? jsonOfItem(value[i]) : `,${jsonOfItem(value[i])}`
+      json += "]"
+    } else json = JSON.stringify(value)
+    // JSON.stringify leaves out a member it cannot write (undefined, a function, a symbol)
+    if (json !== undefined) out += `,${JSON.stringify(key)}:${json}`
+  }
+  return `${out}}`
 }
 
 /** The answer without its cost, as the settle keeps it (`coverage` and the envelope follow `data`). */

@@ -198,8 +198,86 @@ export const decode = (
  * platform is D5's `unknown_op`.
  */
 const decodeFor = (p: Catalogue.PlatformDef, body: unknown): Effect.Effect<Call, InvalidRequest | UnknownOp> => {
-  const atOnce = acceptedAtOnce(p, body)
+  const atOnce = acceptedRemembered(p, body)
   return atOnce === undefined ? inTwoSteps(p, body) : Effect.succeed(atOnce)
+}
+
+/**
+ * The JSON text of a body made only of what JSON.parse makes (plain objects and arrays, strings, booleans, null and
+ * numbers that JSON writes back as the same number), else undefined. Two bodies with the same such text are the same
+ * value, so they decode alike: an infinite number (written `null`), -0 (written `0`), an undefined member (left out),
+ * a Date or any other object (written by its `toJSON` or as a plain object), a symbol key (left out) all make it
+ * undefined.
+ */
+export const plainJsonKey = (body: unknown): string | undefined => {
+  let plain = true
+  const text = JSON.stringify(body, function (this: unknown, key: string, value: unknown) {
+    const raw = (this as Record<string, unknown>)[key]
+    switch (typeof raw) {
+      case "string":
+      case "boolean":
+        return value
+      case "number":
+        if (!Number.isFinite(raw) || Object.is(raw, -0)) plain = false
+        return value
+      case "object": {
+        if (raw === null) return value
+        const proto = Object.getPrototypeOf(raw)
+        if (
+          !(Array.isArray(raw) ? proto === Array.prototype : proto === Object.prototype || proto === null) ||
+          Object.getOwnPropertySymbols(raw).length > 0 ||
+          Object.hasOwn(raw, "toJSON")
+        )
+          plain = false
+        return value
+      }
+      default:
+        // undefined, a function, a symbol, a bigint (which JSON.stringify cannot write)
+        plain = false
+        return null
+    }
+  })
+  return plain ? text : undefined
+}
+
+/** The most bodies remembered per platform, and the longest body text remembered. */
+const rememberedMost = 256
+const rememberedLongest = 4096
+
+const remembered = new WeakMap<Catalogue.PlatformDef, Map<string, Call>>()
+
+/** Freezes the plain objects and arrays of a decoded request (never a class instance's own state). */
+const freezePlain = <A>(value: A): A => {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value
+  const proto = Object.getPrototypeOf(value)
+  if (Array.isArray(value) ? proto !== Array.prototype : proto !== Object.prototype && proto !== null) return value
+  for (const v of Object.values(value)) freezePlain(v)
+  return Object.freeze(value)
+}
+
+/**
+ * `acceptedAtOnce`, remembered per platform by the body's JSON text (issue 22: a re-served call sends the same body
+ * every time, and its decode was the largest part of the domain's work on a stored call, about 30 KB of heap and 25
+ * us). The decode is a function of the body alone (no clock, no state), so the remembered call is the one a new
+ * decode would make; it is frozen, shared by the calls that send that body. Only a body both Schemas accept is
+ * remembered (a refused one is decoded again, to name its fields), and only a plain JSON one (`plainJsonKey`).
+ */
+const acceptedRemembered = (p: Catalogue.PlatformDef, body: unknown): Call | undefined => {
+  const key = plainJsonKey(body)
+  if (key === undefined || key.length > rememberedLongest) return acceptedAtOnce(p, body)
+  let known = remembered.get(p)
+  const hit = known?.get(key)
+  if (hit !== undefined) return hit
+  const call = acceptedAtOnce(p, body)
+  if (call === undefined) return undefined
+  const frozen = Object.freeze({ ...call, request: freezePlain(call.request) })
+  if (known === undefined) {
+    known = new Map()
+    remembered.set(p, known)
+  }
+  if (known.size >= rememberedMost) known.delete(known.keys().next().value as string)
+  known.set(key, frozen)
+  return frozen
 }
 
 /** The two-step decode (the payload Schema, then the op's): what `decode` answers for every body (tests compare). */
@@ -265,7 +343,7 @@ const opDecoder = (op: Catalogue.OpDef) => {
  * accepted here is accepted, with the same result, by the two-step decode below. Anything refused here (or not an
  * object naming an op of the platform) goes that way, which names what is wrong.
  */
-const acceptedAtOnce = (p: Catalogue.PlatformDef, body: unknown): Call | undefined => {
+export const acceptedAtOnce = (p: Catalogue.PlatformDef, body: unknown): Call | undefined => {
   if (!isRecord(body)) return undefined
   const request = body["request"]
   const op = isRecord(request) ? opNamed(p, request["op"]) : undefined

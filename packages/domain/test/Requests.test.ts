@@ -99,3 +99,84 @@ describe("Requests.decode and the two-step decode", () => {
       same(maps, body)
   })
 })
+
+// issue 22: a body both Schemas accept is remembered by its JSON text (the call frozen and shared); only a body made of
+// what JSON.parse makes is, so a body that writes the same text but is another value decodes as it would alone
+describe("Requests.decode remembers accepted bodies by their JSON text", () => {
+  const maps = Catalogue.findPlatform("maps")!
+  const decoded = (body: unknown) => Effect.runSync(Effect.either(Requests.decode("maps", body)))
+  const alone = (body: unknown) => Effect.runSync(Effect.either(Requests.inTwoSteps(maps, body)))
+  const shown = (e: ReturnType<typeof decoded>) =>
+    Either.isRight(e)
+      ? { ok: { ...e.right, op: e.right.op.name } }
+      : { error: { tag: e.left._tag, details: JSON.stringify(e.left) } }
+
+  it("plainJsonKey: the text of a plain JSON value, else undefined", () => {
+    assert.strictEqual(
+      Requests.plainJsonKey({ a: [1, "x", true, null, { b: 2.5 }] }),
+      '{"a":[1,"x",true,null,{"b":2.5}]}'
+    )
+    assert.strictEqual(Requests.plainJsonKey(JSON.parse('{"__proto__":{"x":1}}')), '{"__proto__":{"x":1}}')
+    for (const body of [
+      { a: Number.POSITIVE_INFINITY },
+      { a: Number.NaN },
+      { a: -0 },
+      { a: undefined },
+      { a: [undefined] },
+      // biome-ignore lint/suspicious/noSparseArray: a hole is what is refused here
+      { a: [1, , 2] },
+      { a: new Date(0) },
+      { a: { toJSON: () => "x" } },
+      { a: new (class {})() },
+      { a: 1n },
+      { [Symbol("s")]: 1, a: 1 },
+      { a: Object.create({ inherited: 1 }) }
+    ])
+      assert.isUndefined(Requests.plainJsonKey(body), String(Object.keys(body)))
+  })
+
+  it("a remembered body decodes to what a new decode makes, frozen; equal texts of other values are decoded alone", () => {
+    const request = { op: "places", subjects: ["ChIJremembered0", "ChIJremembered1"] }
+    const first = decoded({ request, maxCredits: 0 })
+    const again = decoded(JSON.parse(JSON.stringify({ request, maxCredits: 0 })))
+    assert.isTrue(Either.isRight(first))
+    assert.deepStrictEqual(shown(again), shown(alone({ request, maxCredits: 0 })))
+    if (Either.isRight(first) && Either.isRight(again)) {
+      assert.strictEqual(again.right, first.right, "the second decode is the remembered call")
+      assert.isTrue(Object.isFrozen(again.right.request))
+    }
+    // the same JSON text, other values: each decoded as it would be alone (not from what was remembered)
+    const subjectLike = new (class {
+      toJSON() {
+        return "ChIJremembered0"
+      }
+    })()
+    for (const body of [
+      { request: { op: "places", subjects: [subjectLike, "ChIJremembered1"] }, maxCredits: 0 },
+      { request, maxCredits: 0, forceFresh: undefined },
+      { request, maxCredits: -0 },
+      { request: { ...request, extra: undefined }, maxCredits: 0 }
+    ])
+      assert.deepStrictEqual(shown(decoded(body)), shown(alone(body)))
+  })
+
+  it("any encoded request of any op, decoded again from what was remembered, is what a new decode makes", () => {
+    for (const platform of Catalogue.platforms) {
+      for (const op of platform.ops) {
+        const requests = Arbitrary.make(Schema.encodedSchema(op.request))
+        fc.assert(
+          fc.property(requests, (request) => {
+            const body = JSON.parse(JSON.stringify({ request }))
+            const fresh = Requests.acceptedAtOnce(platform, body)
+            const once = Effect.runSync(Effect.either(Requests.decode(platform.id, body)))
+            const twice = Effect.runSync(Effect.either(Requests.decode(platform.id, JSON.parse(JSON.stringify(body)))))
+            const plain = (e: typeof once) => (Either.isRight(e) ? { ...e.right, op: e.right.op.name } : e.left._tag)
+            assert.deepStrictEqual(plain(twice), plain(once))
+            if (fresh !== undefined) assert.deepStrictEqual(plain(twice), { ...fresh, op: fresh.op.name })
+          }),
+          { numRuns: 10 }
+        )
+      }
+    }
+  })
+})

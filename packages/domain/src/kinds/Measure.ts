@@ -5,7 +5,7 @@
  */
 import { Effect, Either } from "effect"
 import { rowsAnswered } from "../Completeness.js"
-import { cover, shapeRows, storedView } from "../Coverage.js"
+import { type CoverageItem, cover, shapeRows, storedView } from "../Coverage.js"
 import * as History from "../History.js"
 import type { Plan } from "../Plan.js"
 import * as Pricing from "../Pricing.js"
@@ -22,13 +22,25 @@ export interface Kind {
 const noRows: ReadonlyArray<Row> = []
 const noParts: ReadonlyArray<never> = []
 
+/**
+ * The coverage item of a stored view, made once and frozen (issue 22): it depends only on what the view was made for
+ * (the unit's subject or query and rows asked, the measurement), so every call served from the view shows the same
+ * item, and its JSON is written once (Answers.text).
+ */
+const storedItems = new WeakMap<object, CoverageItem>()
+
 /** Measured rows: a stored unit's frozen view of the rows it keeps, a delivered unit's rows (kept by its fetch). */
 const measured = (kept: (rows: ReadonlyArray<Row>, asked: number) => ReadonlyArray<Row>): Shaping => ({
   stored: (p, u) => {
     const s = u.stored!
     const view = storedView(p, u, s, kept)
-    // a stored measurement is served only when it covers the rows asked or is all there is (Completeness.ts)
-    return { rows: view.rows, item: { ...cover(u, "stored", view.at, view.rows.length, 0, s.source), complete: true } }
+    let item = storedItems.get(view)
+    if (item === undefined) {
+      // a stored measurement is served only when it covers the rows asked or is all there is (Completeness.ts)
+      item = Object.freeze({ ...cover(u, "stored", view.at, view.rows.length, 0, s.source), complete: true })
+      storedItems.set(view, item)
+    }
+    return { rows: view.rows, item }
   },
   omitted: () => noRows,
   fetched: (p, u, f) => shapeRows(p, u, f.outcome.rows, f.at, f.outcome.source),
