@@ -29,6 +29,11 @@ const waitFor = async (what: () => Promise<boolean>, ms: number) => {
   }
   return false
 }
+/** The holds and capture entries, for a failure's message. */
+const holdsOf = (url: string) =>
+  F.query(url, "SELECT id, key_id, status, amount, captured FROM holds ORDER BY created_at").then((r) =>
+    JSON.stringify(r)
+  )
 /** The entities each job of the pass carries. */
 const batchSizes = async (url: string) =>
   (await F.query(url, "SELECT jsonb_array_length(payload->'entities') AS n FROM jobs ORDER BY id")).map(
@@ -129,8 +134,14 @@ describe.skipIf(!server)("batches of entities per job on PostgreSQL", () => {
     expect(await batchSizes(w.url)).toEqual([4, 4, 4, 4])
     const points = await F.pointsPerSubject(w.url)
     for (const s of w.subjects) expect(points.get(s), `${s}\n${a.output()}`).toBe(2)
-    // one entry per batch hold, and one for the frozen runner's hold (its two draws, captured by the takeover)
-    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 5, credits: 32 })
+    // one entry per batch hold that was drawn from, the frozen runner's included (its two draws, captured by the
+    // takeover): at least the 4 batches' and the frozen one's; more only when a loaded machine let another lease run
+    // out (a round run again under a new hold: stop 33's CI), never a hold captured twice, never more credits
+    const drawn = await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE key_id LIKE $1 AND captured > 0", [
+      `refresh:${F.todaysPass()}:%`
+    ])
+    expect(drawn).toBeGreaterThanOrEqual(5)
+    expect(await F.captures(w.url, F.todaysPass()), await holdsOf(w.url)).toEqual({ n: drawn, credits: 32 })
     expect(await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")).toBe(0)
     expect(await F.query(w.url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")).toEqual([
       { status: "refreshed", n: 16 }
