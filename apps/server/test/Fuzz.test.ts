@@ -229,7 +229,12 @@ describe.skipIf(!serverUp)("fuzzing the op endpoint", () => {
   let db: pg.Client
   let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    const started = await startWithDatabase()
+    // the test's client shares the server's event loop: a large paid call (seconds of work after its answer, stop 33's
+    // open defect) would let node's 5 s keep-alive close the client's idle connection as it sends its next request
+    // (ECONNRESET); the server's keep-alive is made longer than any call here, so only answers are under test
+    const started = await startWithDatabase({
+      options: { timeouts: { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 240_000 } }
+    })
     server = started.server
     db = started.db
     close = started.close

@@ -280,12 +280,32 @@ const acceptedRemembered = (p: Catalogue.PlatformDef, body: unknown): Call | und
   return frozen
 }
 
+/**
+ * The body as the payload Schema's union may read it: Effect 3's union parser looks its candidates up by `String(op)`,
+ * which throws for an object whose `toString` and `valueOf` are not functions (`{"op": {"toString": "x"}}`, a 500
+ * found by the fuzz test in stop 33); such an `op` is read as an empty object, which the union refuses alike ("must be
+ * a string"), so the answer is the same 400 as for any other object.
+ */
+const unionSafe = (body: unknown): unknown => {
+  if (!isRecord(body)) return body
+  const request = body["request"]
+  if (!isRecord(request)) return body
+  const op = request["op"]
+  if (typeof op !== "object" || op === null) return body
+  try {
+    String(op)
+    return body
+  } catch {
+    return { ...body, request: { ...request, op: {} } }
+  }
+}
+
 /** The two-step decode (the payload Schema, then the op's): what `decode` answers for every body (tests compare). */
 export const inTwoSteps = (
   p: Catalogue.PlatformDef,
   body: unknown
 ): Effect.Effect<Call, InvalidRequest | UnknownOp> => {
-  const envelope = payloadDecoder(p)(body)
+  const envelope = payloadDecoder(p)(unionSafe(body))
   if (Either.isLeft(envelope)) return Effect.fail(refused(p, body, envelope.left))
   // accepted by the payload Schema: an object whose `request` names an op of the platform
   const accepted = envelope.right

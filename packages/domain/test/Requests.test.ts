@@ -180,3 +180,16 @@ describe("Requests.decode remembers accepted bodies by their JSON text", () => {
     }
   })
 })
+
+describe("an op that cannot be made a string (stop 33: a 500 found by the fuzz test)", () => {
+  it("`{op: {toString: ...}}` is the 400 of any other object, naming request.op", () => {
+    for (const op of [{ toString: "x" }, { toString: "x", valueOf: 1 }, { a: "x" }]) {
+      const r = Effect.runSync(Effect.either(Requests.decode("travel_reviews", { request: { op, subjects: ["x"] } })))
+      assert.isTrue(Either.isLeft(r))
+      if (Either.isLeft(r)) {
+        assert.strictEqual(r.left._tag, "InvalidRequest")
+        assert.include(JSON.stringify(r.left), "request.op")
+      }
+    }
+  })
+})
