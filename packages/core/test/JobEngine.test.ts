@@ -65,9 +65,12 @@ for (const t of targets) {
       const { starts: spread, open } = await starts(t, 800)
       expect(open).toBe(false)
       expect(spread).toHaveLength(8)
-      // the i-th starts i x 800 / 8 ms after the first: the last 700 ms later (timers fire late, never early)
+      // the i-th is planned i x 800 / 8 ms after the claim: the last 700 ms after the first (timers fire late, never
+      // early). Each timer is late by its own amount on a loaded machine (a fresh-clone CI saw two neighbours 50 ms
+      // apart), so each start is checked against its planned offset, allowing the first start to be late by up to
+      // one step, not the gap between neighbours
       expect(spread.at(-1)!).toBeGreaterThanOrEqual(650)
-      for (let i = 1; i < 8; i++) expect(spread[i]! - spread[i - 1]!).toBeGreaterThanOrEqual(60)
+      for (let i = 1; i < 8; i++) expect(spread[i]!, `start ${i} of ${spread}`).toBeGreaterThanOrEqual(i * 100 - 100)
       const { starts: together } = await starts(t, undefined)
       expect(together).toHaveLength(8)
       expect(together.at(-1)!).toBeLessThan(400)
