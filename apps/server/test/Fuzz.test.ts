@@ -229,9 +229,11 @@ describe.skipIf(!serverUp)("fuzzing the op endpoint", () => {
   let db: pg.Client
   let close: () => Promise<void> = async () => {}
   beforeAll(async () => {
-    // the test's client shares the server's event loop: a large paid call (seconds of work after its answer, stop 33's
-    // open defect) would let node's 5 s keep-alive close the client's idle connection as it sends its next request
-    // (ECONNRESET); the server's keep-alive is made longer than any call here, so only answers are under test
+    // the test's client shares the server's event loop, and its contract check of a large answer (ajv over the
+    // platform's published answer schema: about 1 s for a 270 KB, 864-row short_video comments answer, which the
+    // server itself writes in 20-85 ms, measured stop 34) keeps that loop busy for seconds under 16 workers; node's
+    // 5 s keep-alive could then close the client's idle connection as it sends its next request (ECONNRESET). The
+    // server's keep-alive is made longer than any call here, so only answers are under test
     const started = await startWithDatabase({
       options: { timeouts: { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 240_000 } }
     })
