@@ -3,7 +3,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as ForumUpstream from "../src/ForumUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import { decodeRow, delivered, failed, policy, run, tight, unit } from "./support/Adapters.js"
 import * as Fixtures from "./support/Fixtures.js"
 
 let host: Awaited<ReturnType<typeof Fixtures.forum>>
@@ -107,7 +107,8 @@ describe("ForumUpstream", () => {
     assert.strictEqual(host.hits.get("/r/flaky/hot"), 2)
     assert.match(failed((await community("malformed")).result).detail, /malformed JSON/)
     assert.match(failed((await community("html")).result).detail, /content type text\/html, not JSON/)
-    const hang = await community("hang")
+    const short = await Effect.runPromise(ForumUpstream.make(await policy(tight), settings(host.url)))
+    const hang = await run(short.fetch(unit("forum", "subreddit", { subject: "hang", sort: "hot", limit: 10 }, "hang")))
     assert.match(failed(hang.result).detail, /^timeout/)
   })
 

@@ -5,7 +5,7 @@ import { Either, Redacted, Schema } from "effect"
 import * as Mapping from "../src/Mapping.js"
 import * as ProviderCatalogue from "../src/ProviderCatalogue.js"
 import * as ProviderUpstream from "../src/ProviderUpstream.js"
-import { delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import { delivered, failed, policy, run, tight, unit } from "./support/Adapters.js"
 import { recorded } from "./support/Catalogue.js"
 import * as Fixtures from "./support/Fixtures.js"
 
@@ -141,7 +141,7 @@ describe("ProviderUpstream", () => {
   })
 
   it("a run that outlasts the unit's budget is aborted by its id, not left spending", async () => {
-    const slow = ProviderUpstream.make(await policy(), settings(host.url, "fixture~slow"))
+    const slow = ProviderUpstream.make(await policy(tight), settings(host.url, "fixture~slow"))
     const { result, ms } = await run(slow.fetch(unit("maps", "places", { subjects: [place] }, place)))
     assert.match(failed(result).detail, /^timeout/)
     assert.isBelow(ms, 2500)
@@ -158,7 +158,7 @@ describe("ProviderUpstream", () => {
       ["fixture~malformed", /malformed JSON/],
       ["fixture~html", /not JSON/]
     ] as const) {
-      const a = ProviderUpstream.make(await policy(), settings(host.url, actor))
+      const a = ProviderUpstream.make(await policy(actor === "fixture~hang" ? tight : {}), settings(host.url, actor))
       const r = (await run(a.fetch(unit("maps", "places", { subjects: [place] }, place)))).result
       if (expect === "rows") assert.strictEqual(delivered(r).rows.length, 1, actor)
       else assert.match(failed(r).detail, expect, actor)

@@ -1,7 +1,7 @@
 // D15 / issue 10: the native storefront adapter through the real HttpClient against a loopback products.json host.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as StorefrontUpstream from "../src/StorefrontUpstream.js"
-import { decodeRow, delivered, failed, policy, run, unit } from "./support/Adapters.js"
+import { decodeRow, delivered, failed, policy, run, tight, unit } from "./support/Adapters.js"
 import * as Fixtures from "./support/Fixtures.js"
 
 let host: Fixtures.Fixture
@@ -23,9 +23,9 @@ const stores = [
   "loop-40",
   "again-40"
 ]
-const fetchStore = (store: string, limit = 25) =>
+const fetchStore = (store: string, limit = 25, through = adapter) =>
   run(
-    adapter.fetch(
+    through.fetch(
       unit(
         "storefronts",
         "products",
@@ -133,7 +133,9 @@ describe("StorefrontUpstream", () => {
   })
 
   it("a hang runs into the unit's time budget and fails as a timeout", async () => {
-    const { result, ms } = await fetchStore("hang")
+    const origins = Object.fromEntries(stores.map((s) => [`https://${s}.shop.example`, `${host.url}/${s}`]))
+    const short = StorefrontUpstream.make(await policy(tight), { origins, pageSize: 10 })
+    const { result, ms } = await fetchStore("hang", 25, short)
     assert.match(failed(result).detail, /^timeout/)
     assert.isAtLeast(ms, 1400)
     assert.isBelow(ms, 3000)
