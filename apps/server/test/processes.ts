@@ -61,12 +61,27 @@ export const spawnServer = async (
   child.stderr!.on("data", (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const api = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 200; i++) {
+  // both listeners must answer (the admin one opens after the public one: a test's first admin call on a loaded
+  // machine met ECONNREFUSED); a server that never does fails here, naming what it printed
+  const admin = `http://127.0.0.1:${adminPort}`
+  const deadline = Date.now() + 120_000
+  const answers = async (url: string) => {
     try {
-      if ((await fetch(`${api}/api/v1/platforms`)).ok) break
-    } catch {}
+      await (await fetch(url)).arrayBuffer()
+      return true
+    } catch {
+      return false
+    }
+  }
+  for (let up = false; !up; ) {
+    up = (await answers(`${api}/api/v1/platforms`)) && (await answers(`${admin}/`))
+    if (up) break
     if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL")
+      throw new Error(`server did not answer on both ports within 120 s: ${output.slice(-2000)}`)
+    }
     await new Promise((r) => setTimeout(r, 100))
   }
-  return { api, admin: `http://127.0.0.1:${adminPort}`, token, child, output: () => output, exited }
+  return { api, admin, token, child, output: () => output, exited }
 }
