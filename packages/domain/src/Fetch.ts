@@ -3,6 +3,7 @@
  * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
  */
 import {
+  Cause,
   Clock,
   Context,
   DateTime,
@@ -306,7 +307,7 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
    * and serves it as stored, free; a lease given back with nothing stored (that fetch failed) is taken here. A lease
    * store that does not answer never blocks a call: it fetches as it would alone.
    */
-  const leased = (p: Plan, u: Unit, key: string): Effect.Effect<FetchResult> =>
+  const leased = (p: Plan, u: Unit, key: string, taken: { lease?: HeldLease }): Effect.Effect<FetchResult> =>
     // the call's settings, control and clock read in one step (issue 22)
     Effect.withFiberRuntime((fiber) => {
       const settings = Context.get(fiber.currentContext, CallSettings)
@@ -329,9 +330,15 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
         // that never gives it back (interrupted before its settle) lets it run out
         const now = clock.unsafeCurrentTimeMillis()
         const lease: HeldLease = { key, token, renewedAt: now, until: now + fetchMs + 30_000 }
-        const fetchedHere = fetchUnitWith(p, u, settings, control).pipe(
-          Effect.map((f): FetchResult => ({ f, shared: false, lease })),
-          Effect.onInterrupt(() => Effect.sync(() => held.delete(lease)))
+        // an interrupted fetch's lease is renewed no more (`fetchShared`, which knows it by `taken`)
+        taken.lease = lease
+        const fetchedHere = Effect.map(
+          fetchUnitWith(p, u, settings, control),
+          (f): FetchResult => ({
+            f,
+            shared: false,
+            lease
+          })
         )
         return startHolding(lease) ? Effect.zipRight(Effect.forkDaemon(renewals), fetchedHere) : fetchedHere
       }
@@ -393,13 +400,16 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       }
       const deferred = Deferred.unsafeMake<FetchResult>(FiberId.none)
       inflight.set(key, deferred)
-      // its result given to the calls waiting on it, then no longer in flight, in one step (issue 22)
-      return Effect.onExit(leased(p, u, key), (exit) => {
+      const taken: { lease?: HeldLease } = {}
+      // its result given to the calls waiting on it, then no longer in flight, in one step (issue 22); interrupted, its
+      // lease (when it took one) is renewed no more
+      return Effect.onExit(leased(p, u, key, taken), (exit) => {
         if (Exit.isSuccess(exit))
           return Effect.sync(() => {
             Deferred.unsafeDone(deferred, exit)
             if (inflight.get(key) === deferred) inflight.delete(key)
           })
+        if (taken.lease !== undefined && Cause.isInterruptedOnly(exit.cause)) held.delete(taken.lease)
         return Effect.zipRight(
           Deferred.interrupt(deferred),
           Effect.sync(() => {
