@@ -242,19 +242,22 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
                       )
                     : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
                         Effect.zipRight(
-                          ledger.settle({
-                            holdId: null,
-                            accountId: caller.accountId,
-                            capture: 0,
-                            reason,
-                            records: written,
-                            kept
-                          })
+                          ledger
+                            .settle({
+                              holdId: null,
+                              accountId: caller.accountId,
+                              capture: 0,
+                              reason,
+                              records: written,
+                              kept
+                            })
+                            .pipe(
+                              // a settle without a hold is never refused as not held
+                              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+                            )
                         )
                       )
-                ),
-                // a settle without a hold is never refused as not held
-                Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+                )
               )
         const answered = Effect.flatMap(settling, (settled) => {
           const answer = {
