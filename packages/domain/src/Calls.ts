@@ -6,7 +6,7 @@
  * `Coverage` (the answer assembled from its units: coverage items, rows, stored views, contact rows) and `Settle`
  * (delivered price, records, kept answer).
  */
-import { DateTime, Effect, Option } from "effect"
+import { Clock, Context, Effect, Exit, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import { assemble, type CoverageItem, estimated } from "./Coverage.js"
@@ -91,42 +91,75 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
     const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
     /** D8 steps 2-4 and the answer. */
-    const execute = (caller: Caller, p: Plan, steps: OpKind.Fetches, keep: Keep | undefined, options: RunOptions) =>
+    const execute = (
+      caller: Caller,
+      p: Plan,
+      steps: OpKind.Fetches,
+      keep: Keep | undefined,
+      options: RunOptions,
+      settings: CallSettings["Type"],
+      control: CallControl["Type"]
+    ) =>
       options.hold === undefined
-        ? holds.holding(caller, p, (holdId) => deliver(caller, p, steps, holdId, keep, options.fenced === true, false))
+        ? holds.holding(caller, p, (holdId) =>
+            deliver(caller, p, steps, holdId, keep, options.fenced === true, false, settings, control)
+          )
         : // issue 19: the call draws from a hold its caller placed for several calls (a refresh batch's) and closes:
           // a failure leaves its share in that hold, released when the hold is closed
-          deliver(caller, p, steps, p.quote > 0 ? options.hold : null, keep, options.fenced === true, true)
+          deliver(
+            caller,
+            p,
+            steps,
+            p.quote > 0 ? options.hold : null,
+            keep,
+            options.fenced === true,
+            true,
+            settings,
+            control
+          )
 
-    /** D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. */
-    const deliver = Effect.fnUntraced(function* (
+    /**
+     * D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. (Issue 22: chains, not generators,
+     * on the paid path; the call's settings and control read once, by `run`.)
+     */
+    const deliver = (
       caller: Caller,
       p: Plan,
       steps: OpKind.Fetches,
       holdId: string | null,
       keep: Keep | undefined,
       fenced: boolean,
-      draw: boolean
-    ) {
-      const toFetch = p.units.filter((u) => steps.fetches(u))
-      const settings = yield* CallSettings
-      const results = yield* fetcher.fetchAll(p, toFetch, settings.concurrency)
-      // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results: by the
-      // settle itself, in its transaction, when the store can; else here
-      const leases = results.flatMap((r) => (r.lease === undefined ? [] : [r.lease]))
-      if (leases.length === 0) return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, [])
-      let released = false
-      return yield* settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, leases).pipe(
-        Effect.tap((answer) => {
-          released = answer.leasesReleased === true
-        }),
-        Effect.map(({ leasesReleased: _, ...answer }): Answer => answer),
-        Effect.ensuring(Effect.suspend(() => (released ? fetcher.forget(results) : fetcher.release(results))))
+      draw: boolean,
+      settings: CallSettings["Type"],
+      control: CallControl["Type"]
+    ): Effect.Effect<Answer, CallError> =>
+      Effect.flatMap(
+        Effect.suspend(() =>
+          fetcher.fetchAll(
+            p,
+            p.units.filter((u) => steps.fetches(u)),
+            settings.concurrency
+          )
+        ),
+        (results) => {
+          // the leases this call's fetches hold (issue 22) are given back once its settle has stored their results: by
+          // the settle itself, in its transaction, when the store can; else here
+          const leases = results.flatMap((r) => (r.lease === undefined ? [] : [r.lease]))
+          if (leases.length === 0)
+            return settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, [], control)
+          return settleFetched(caller, p, steps, holdId, keep, fenced, draw, results, leases, control).pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) && exit.value.leasesReleased === true
+                ? fetcher.forget(results)
+                : fetcher.release(results)
+            ),
+            Effect.map(({ leasesReleased: _, ...answer }): Answer => answer)
+          )
+        }
       )
-    })
 
     /** D8 step 4 for the fetched units, and the answer. */
-    const settleFetched = Effect.fnUntraced(function* (
+    const settleFetched = (
       caller: Caller,
       p: Plan,
       steps: OpKind.Fetches,
@@ -135,101 +168,117 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       fenced: boolean,
       draw: boolean,
       results: ReadonlyArray<FetchResult>,
-      leases: ReadonlyArray<{ readonly key: string; readonly token: string }>
-    ) {
-      const control = yield* CallControl
-      // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
-      const sharedStored = new Map<Unit, Unit>()
-      const fetched: Array<Fetched> = []
-      for (const r of results) {
-        if (r.stored !== undefined) sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: r.stored }))
-        else if (r.shared && !("omitted" in r.f))
-          sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: asMeasurement(p, r.f) }))
-        else fetched.push(r.f)
-      }
-      const byUnit = new Map(fetched.map((f) => [f.unit, f]))
-      const { data, coverage } = assemble(
-        p,
-        steps.shaping,
-        sharedStored.size === 0 ? p.units : p.units.map((u) => sharedStored.get(u) ?? u),
-        (u) => byUnit.get(u),
-        (f) => deliveredPrice(p, f),
-        fetcher.sourceOf(p)
-      )
-      const failed = fetched.filter(
-        (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
-      )
-      // the failure releases the hold (`holding`)
-      if (fetched.length > 0 && failed.length === p.units.length) return yield* new EveryUnitFailed({ coverage })
-      const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
-      const charge = Math.min(exact, p.quote)
-      if (exact > p.quote)
-        yield* Effect.logError("delivered price above the quote; capped at the quote", { exact, quote: p.quote })
-      const recorded = records(caller, p, fetched)
-      const written = { ...recorded, measurements: recorded.measurements.map((m) => ({ ...m, holdId })) }
-      const reason = reasonOf(p)
-      const nothingToWrite =
-        holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
-      // a call served entirely from the store has nothing to settle: one read of the balance
-      // the kind says what the settle captures: contact parts are charged by the settle itself, per part (D10)
-      const capture = holdId === null ? 0 : steps.capture(charge)
-      // an idempotent call's answer is kept by the settle, in its transaction (D16)
-      const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
-      const settled: {
-        readonly account: { readonly spendable: number }
-        readonly captured: number
-        readonly kept?: string
-        readonly leasesReleased?: boolean
-      } = nothingToWrite
-        ? { account: { spendable: yield* unspent(caller) }, captured: 0 }
-        : yield* ledger
-            .settle({
-              holdId,
-              accountId: caller.accountId,
-              capture,
-              reason,
-              records: written,
-              kept,
-              draw,
-              ...(leases.length === 0 ? {} : { leases })
-            })
-            .pipe(
-              Effect.catchTag("HoldNotHeld", (e) =>
-                // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a process
-                // that took the call over: this attempt is stale and settles nothing (the fence); the new one answers.
-                // A fenced run (a refresh job's: its holds are released when the job is taken over) is the same
-                control.long || fenced
-                  ? Effect.zipRight(
-                      Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
-                      Effect.die(e)
-                    )
-                  : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                      Effect.zipRight(
-                        ledger.settle({
-                          holdId: null,
-                          accountId: caller.accountId,
-                          capture: 0,
-                          reason,
-                          records: written,
-                          kept
-                        })
+      leases: ReadonlyArray<{ readonly key: string; readonly token: string }>,
+      control: CallControl["Type"]
+    ): Effect.Effect<Answer & { readonly leasesReleased?: boolean }, CallError> =>
+      Effect.suspend(() => {
+        // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
+        const sharedStored = new Map<Unit, Unit>()
+        const fetched: Array<Fetched> = []
+        for (const r of results) {
+          if (r.stored !== undefined) sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: r.stored }))
+          else if (r.shared && !("omitted" in r.f))
+            sharedStored.set(r.f.unit, Object.assign({}, r.f.unit, { stored: asMeasurement(p, r.f) }))
+          else fetched.push(r.f)
+        }
+        const byUnit = new Map(fetched.map((f) => [f.unit, f]))
+        const { data, coverage } = assemble(
+          p,
+          steps.shaping,
+          sharedStored.size === 0 ? p.units : p.units.map((u) => sharedStored.get(u) ?? u),
+          (u) => byUnit.get(u),
+          (f) => deliveredPrice(p, f),
+          fetcher.sourceOf(p)
+        )
+        const failed = fetched.filter(
+          (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
+        )
+        // the failure releases the hold (`holding`)
+        if (fetched.length > 0 && failed.length === p.units.length)
+          return Effect.fail(new EveryUnitFailed({ coverage }))
+        const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
+        const charge = Math.min(exact, p.quote)
+        const recorded = records(caller, p, fetched)
+        const written = { ...recorded, measurements: recorded.measurements.map((m) => ({ ...m, holdId })) }
+        const reason = reasonOf(p)
+        const nothingToWrite =
+          holdId === null && written.measurements.length + written.points.length + written.reveals.length === 0
+        // a call served entirely from the store has nothing to settle: one read of the balance
+        // the kind says what the settle captures: contact parts are charged by the settle itself, per part (D10)
+        const capture = holdId === null ? 0 : steps.capture(charge)
+        // an idempotent call's answer is kept by the settle, in its transaction (D16)
+        const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
+        const settling: Effect.Effect<
+          {
+            readonly account: { readonly spendable: number }
+            readonly captured: number
+            readonly kept?: string
+            readonly leasesReleased?: boolean
+          },
+          CallError
+        > = nothingToWrite
+          ? Effect.map(unspent(caller), (spendable) => ({ account: { spendable }, captured: 0 }))
+          : ledger
+              .settle({
+                holdId,
+                accountId: caller.accountId,
+                capture,
+                reason,
+                records: written,
+                kept,
+                draw,
+                ...(leases.length === 0 ? {} : { leases })
+              })
+              .pipe(
+                Effect.catchTag("HoldNotHeld", (e) =>
+                  // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a
+                  // process that took the call over: this attempt is stale and settles nothing (the fence); the new
+                  // one answers. A fenced run (a refresh job's: its holds are released when the job is taken over) is
+                  // the same
+                  control.long || fenced
+                    ? Effect.zipRight(
+                        Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
+                        Effect.die(e)
                       )
-                    )
-              ),
-              // a settle without a hold is never refused as not held
-              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+                    : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                        Effect.zipRight(
+                          ledger
+                            .settle({
+                              holdId: null,
+                              accountId: caller.accountId,
+                              capture: 0,
+                              reason,
+                              records: written,
+                              kept
+                            })
+                            .pipe(
+                              // a settle without a hold is never refused as not held
+                              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+                            )
+                        )
+                      )
+                )
+              )
+        const answered = Effect.flatMap(settling, (settled) => {
+          const answer = {
+            data,
+            cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
+            coverage,
+            ...(settled.kept === undefined ? {} : { kept: settled.kept }),
+            ...(settled.leasesReleased === true ? { leasesReleased: true } : {})
+          } satisfies Answer & { readonly leasesReleased?: boolean }
+          // issue 21: a cache in front of the store serves what was just stored (a forced fetch replaces its copy)
+          return measurements.stored !== undefined && written.measurements.length > 0
+            ? Effect.as(measurements.stored(written.measurements), answer)
+            : Effect.succeed(answer)
+        })
+        return exact > p.quote
+          ? Effect.zipRight(
+              Effect.logError("delivered price above the quote; capped at the quote", { exact, quote: p.quote }),
+              answered
             )
-      // issue 21: a cache in front of the store serves what was just stored (a forced fetch replaces its copy)
-      if (measurements.stored !== undefined && written.measurements.length > 0)
-        yield* measurements.stored(written.measurements)
-      return {
-        data,
-        cost: { creditsCharged: settled.captured, creditsRemaining: settled.account.spendable },
-        coverage,
-        ...(settled.kept === undefined ? {} : { kept: settled.kept }),
-        ...(settled.leasesReleased === true ? { leasesReleased: true } : {})
-      } satisfies Answer & { readonly leasesReleased?: boolean }
-    })
+          : answered
+      })
 
     /**
      * Plans one call (D8 step 1) and gives its quote and the rest of the call, to run on that plan: `estimateOnly`
@@ -256,24 +305,30 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       }
       // issue 25: the plan's span (a no-op while the tracer is off)
       const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Spans.traced("Calls.plan"))
-      const run = Effect.fnUntraced(function* (keep: Keep | undefined, options: RunOptions) {
-        // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
-        if (!decoded.estimateOnly && Demand.trackable(p.op))
-          yield* demand.note(caller.accountId, Demand.entriesOf(p, DateTime.toDate(yield* DateTime.now)))
-        // issue 21: a long call reports its quote and its units (those stored count as done)
-        if (!decoded.estimateOnly) {
-          const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
-          ;(yield* CallControl).planned(p.quote, p.units.length, p.units.length - toFetch)
-        }
-        if (decoded.estimateOnly) {
-          const quoted = yield* estimate(caller, p, steps)
-          return { ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) } satisfies Answer
-        }
-        // D18: the cap is checked on the quote, before anything is held or fetched
-        if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
-          return yield* new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
-        return yield* execute(caller, p, steps, keep, options)
-      })
+      // issue 22: the call's control, settings and clock read in one step; chains rather than generators
+      const run = (keep: Keep | undefined, options: RunOptions): Effect.Effect<Answer, CallError> =>
+        decoded.estimateOnly
+          ? Effect.map(
+              estimate(caller, p, steps),
+              (quoted) => ({ ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) }) satisfies Answer
+            )
+          : Effect.withFiberRuntime((fiber) => {
+              const control = Context.get(fiber.currentContext, CallControl)
+              const settings = Context.get(fiber.currentContext, CallSettings)
+              const paid = Effect.suspend(() => {
+                // issue 21: a long call reports its quote and its units (those stored count as done)
+                const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
+                control.planned(p.quote, p.units.length, p.units.length - toFetch)
+                // D18: the cap is checked on the quote, before anything is held or fetched
+                if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
+                  return Effect.fail(new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits }))
+                return execute(caller, p, steps, keep, options, settings, control)
+              })
+              // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
+              if (!Demand.trackable(p.op)) return paid
+              const now = new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+              return Effect.zipRight(demand.note(caller.accountId, Demand.entriesOf(p, now)), paid)
+            })
       return {
         quote: p.quote,
         run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> => run(keep, options ?? {})

@@ -2,7 +2,21 @@
  * Fetching the units of a plan (D8 step 3, D2): each unit's upstream fetch with its timeout, a failure or a defect
  * as an omitted unit with its reason, and identical concurrent fetches of stored ops shared by one upstream call.
  */
-import { Clock, type Context, DateTime, Deferred, Duration, Effect, Either, Exit, FiberId, Option } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  DateTime,
+  DefaultServices,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Fiber,
+  FiberId,
+  Option
+} from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { measurementOf } from "./kinds/Measure.js"
 import { CallControl, isCancelled } from "./LongCalls.js"
@@ -54,23 +68,97 @@ type Failure =
   | { readonly _tag: "Defect" }
   | { readonly _tag: "Cancelled" }
 
+const timedOut: Failure = { _tag: "Timeout" }
+
+/** The live clock (the one every fiber has unless a test or the app gives it another). */
+const liveClock = Context.get(DefaultServices.liveServices, Clock.Clock)
+
+/**
+ * The host's timers, which the live clock's `sleep` sets (every JavaScript host has them; the domain names only these
+ * two), and the longest delay they take: the live clock never wakes a sleep longer than that.
+ */
+const timers = globalThis as unknown as {
+  readonly setTimeout: (f: () => void, ms: number) => unknown
+  readonly clearTimeout: (handle: unknown) => void
+}
+const maxTimerMillis = 2 ** 31 - 1
+
+/**
+ * `Effect.timeoutFail` with one fiber instead of two (issue 22: the race forks the effect and a sleeping fiber, then
+ * interrupts the sleeper: about a tenth of a paid call's Effect work). Under the live clock the effect is forked and
+ * the timer the live clock's own `sleep` would set interrupts it; the outcome is the race's: the effect's exit (its
+ * fiber refs inherited when it succeeds), or, past `duration`, the effect interrupted (and awaited) and `onTimeout`.
+ * An interruption of the caller interrupts the effect. Under any other clock (a test's) it is `Effect.timeoutFail`.
+ */
+const timeoutFail = <A, E, E1, R>(
+  self: Effect.Effect<A, E, R>,
+  duration: Duration.Duration,
+  onTimeout: () => E1
+): Effect.Effect<A, E | E1, R> =>
+  Effect.withFiberRuntime((parent) => {
+    if (Context.get(parent.currentDefaultServices, Clock.Clock) !== liveClock)
+      return Effect.timeoutFail(self, { duration, onTimeout })
+    return Effect.flatMap(Effect.fork(self), (child) =>
+      Effect.async<A, E | E1>((resume) => {
+        let settled = false
+        const millis = Duration.toMillis(duration)
+        const timer =
+          millis > maxTimerMillis
+            ? undefined
+            : timers.setTimeout(() => {
+                if (settled) return
+                settled = true
+                resume(Effect.zipRight(Fiber.interrupt(child), Effect.failSync(onTimeout)))
+              }, millis)
+        const cancel = () => {
+          if (timer !== undefined) timers.clearTimeout(timer)
+        }
+        child.addObserver((exit) => {
+          if (settled) return
+          settled = true
+          cancel()
+          resume(Exit.isSuccess(exit) ? Effect.as(child.inheritAll, exit.value) : exit)
+        })
+        return Effect.suspend(() => {
+          settled = true
+          cancel()
+          return Fiber.interrupt(child)
+        })
+      })
+    )
+  })
+
 /** The fetching of units over the Upstream port; fetches in flight are shared per process (and across, with leases). */
 export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: CrossInstance) => {
   /** One unit's fetch: delivered (rows kept as asked), or omitted with its reason; never fails. */
   const fetchUnit = (p: Plan, u: Unit) =>
-    Effect.gen(function* () {
-      const settings = yield* CallSettings
+    Effect.withFiberRuntime<Fetched>((fiber) =>
+      fetchUnitWith(
+        p,
+        u,
+        Context.get(fiber.currentContext, CallSettings),
+        Context.get(fiber.currentContext, CallControl)
+      )
+    )
+
+  /** `fetchUnit` with the call's settings and control already read (issue 22: read once per unit, in one step). */
+  const fetchUnitWith = (
+    p: Plan,
+    u: Unit,
+    settings: CallSettings["Type"],
+    control: CallControl["Type"]
+  ): Effect.Effect<Fetched> =>
+    Effect.suspend(() => {
       const steps = OpKind.fetching(p.op)
       // issue 21: a cancelled call fetches no more units and cuts the ones in flight; a long call has its own budget
-      const control = yield* CallControl
       if (isCancelled(control)) {
         const source = upstream.sourceFor(p.op.platform, p.op.name)
-        return {
+        return Effect.succeed<Fetched>({
           unit: u,
           omitted: "cancelled",
           detail: "the call was cancelled before this unit was fetched",
           source
-        } as const
+        })
       }
       // issue 21: only a run (a provider actor) of a long call gets the run budget; a per-request adapter keeps its
       // request timeout, long call or not
@@ -78,41 +166,59 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
         control.long && upstream.runs?.(p.op.platform, p.op.name) === true
           ? settings.longUnitTimeout
           : settings.unitTimeout
-      const fetching: Effect.Effect<Either.Either<UnitOutcome, Failure>> = upstream
-        .fetch({
-          platform: p.op.platform,
-          op: p.op.name,
-          request: p.request,
-          subject: "subject" in u.label ? u.label.subject : undefined,
-          rows: u.asked,
-          store: p.store,
-          parts: steps.fetchParts(u),
-          // issue 21: a long call keeps the runs its units start, so a process that takes it over polls them again
-          ...(control.long
-            ? {
-                run: {
-                  resume: control.runs?.get(u.freshnessKey),
-                  started: (runId: string) => control.runStarted(u.freshnessKey, runId),
-                  budgetMs: Duration.toMillis(unitTimeout)
-                }
+      const upstreamFetch = upstream.fetch({
+        platform: p.op.platform,
+        op: p.op.name,
+        request: p.request,
+        subject: "subject" in u.label ? u.label.subject : undefined,
+        rows: u.asked,
+        store: p.store,
+        parts: steps.fetchParts(u),
+        // issue 21: a long call keeps the runs its units start, so a process that takes it over polls them again
+        ...(control.long
+          ? {
+              run: {
+                resume: control.runs?.get(u.freshnessKey),
+                started: (runId: string) => control.runStarted(u.freshnessKey, runId),
+                budgetMs: Duration.toMillis(unitTimeout)
               }
-            : {})
-        })
-        .pipe(
-          Effect.timeoutFail({ duration: unitTimeout, onTimeout: (): Failure => ({ _tag: "Timeout" }) }),
-          Effect.either,
-          Effect.catchAllDefect((defect) =>
-            Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
-          )
+            }
+          : {})
+      })
+      const fetching: Effect.Effect<Either.Either<UnitOutcome, Failure>> = timeoutFail(
+        upstreamFetch,
+        unitTimeout,
+        (): Failure => timedOut
+      ).pipe(
+        Effect.either,
+        Effect.catchAllDefect((defect) =>
+          Effect.logWarning("upstream defect", defect).pipe(Effect.as(Either.left<Failure>({ _tag: "Defect" })))
         )
-      const outcome: Either.Either<UnitOutcome, Failure> =
+      )
+      // the outcome and the clock read in one step (issue 22: `DateTime.now` is four)
+      const outcome =
         control.cancelled === undefined
-          ? yield* fetching
-          : yield* Effect.raceFirst(
+          ? fetching
+          : Effect.raceFirst(
               fetching,
               Effect.as(Deferred.await(control.cancelled), Either.left<Failure>({ _tag: "Cancelled" }))
             ).pipe(Effect.ensuring(Effect.sync(control.unitDone)))
-      const at = DateTime.toDate(yield* DateTime.now)
+      return Effect.flatMap(outcome, (outcome) =>
+        Effect.clockWith((clock) => Effect.succeed(settle(p, u, steps, unitTimeout, outcome, clock)))
+      )
+    })
+
+  /** A unit's fetch outcome as the unit fetched (delivered, or omitted with its reason), measured now. */
+  const settle = (
+    p: Plan,
+    u: Unit,
+    steps: OpKind.Fetches,
+    unitTimeout: Duration.Duration,
+    outcome: Either.Either<UnitOutcome, Failure>,
+    clock: Clock.Clock
+  ): Fetched => {
+    const at = new Date(clock.unsafeCurrentTimeMillis())
+    {
       if (Either.isLeft(outcome)) {
         const e = outcome.left
         const source = e._tag === "UpstreamFailed" ? e.source : upstream.sourceFor(p.op.platform, p.op.name)
@@ -133,7 +239,8 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
       if (o._tag === "InvalidSubject")
         return { unit: u, omitted: "invalid_subject", detail: o.detail, source: o.source } as const
       return { unit: u, outcome: { ...o, rows: steps.kept(o.rows, u.asked) }, at } as const
-    })
+    }
+  }
 
   /** Fetches in flight, by freshness key and rows asked: identical concurrent fetches share one (D2). */
   const inflight = new Map<string, Deferred.Deferred<FetchResult>>()
@@ -186,14 +293,13 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
           )
         )
 
-  /** Adds a taken lease to the renewals, starting their loop when it is not running. */
-  const hold = (lease: HeldLease) =>
-    Effect.suspend(() => {
-      held.add(lease)
-      if (renewing) return Effect.void
-      renewing = true
-      return Effect.asVoid(Effect.forkDaemon(renewals))
-    })
+  /** Adds a taken lease to the renewals; true when their loop is not running (the caller starts it). */
+  const startHolding = (lease: HeldLease): boolean => {
+    held.add(lease)
+    if (renewing) return false
+    renewing = true
+    return true
+  }
 
   /**
    * The fetch of a unit under a cross-instance lease (issue 22): with the lease taken, fetched here (the lease goes with
@@ -201,10 +307,15 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
    * and serves it as stored, free; a lease given back with nothing stored (that fetch failed) is taken here. A lease
    * store that does not answer never blocks a call: it fetches as it would alone.
    */
-  const leased = (p: Plan, u: Unit, key: string): Effect.Effect<FetchResult> => {
-    if (cross === undefined) return Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-    const { leases, measurements, pollMs, leaseMs } = cross
-    return Effect.flatMap(Effect.all([CallSettings, CallControl]), ([settings, control]) => {
+  const leased = (p: Plan, u: Unit, key: string, taken: { lease?: HeldLease }): Effect.Effect<FetchResult> =>
+    // the call's settings, control and clock read in one step (issue 22)
+    Effect.withFiberRuntime((fiber) => {
+      const settings = Context.get(fiber.currentContext, CallSettings)
+      const control = Context.get(fiber.currentContext, CallControl)
+      const fetched = Effect.map(fetchUnitWith(p, u, settings, control), (f): FetchResult => ({ f, shared: false }))
+      if (cross === undefined) return fetched
+      const { leases, measurements, pollMs, leaseMs } = cross
+      const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
       // the longest a holder may have been fetching: what it stores is measured at most this long before a wait began
       const fetchMs =
         Duration.toMillis(
@@ -213,21 +324,24 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
             : settings.unitTimeout
         ) + leaseMs
       const take = leases.take(key, leaseMs).pipe(Effect.orElseSucceed(() => Option.some("")))
-      const own = (token: string) =>
-        token === ""
-          ? Effect.map(fetchUnit(p, u), (f): FetchResult => ({ f, shared: false }))
-          : Effect.flatMap(Clock.currentTimeMillis, (now) => {
-              // renewed until the call gives it back (after its settle), or its fetch is interrupted; bounded: a call
-              // that never gives it back (interrupted before its settle) lets it run out
-              const lease: HeldLease = { key, token, renewedAt: now, until: now + fetchMs + 30_000 }
-              return Effect.zipRight(
-                hold(lease),
-                fetchUnit(p, u).pipe(
-                  Effect.map((f): FetchResult => ({ f, shared: false, lease })),
-                  Effect.onInterrupt(() => Effect.sync(() => held.delete(lease)))
-                )
-              )
-            })
+      const own = (token: string): Effect.Effect<FetchResult> => {
+        if (token === "") return fetched
+        // renewed until the call gives it back (after its settle), or its fetch is interrupted; bounded: a call
+        // that never gives it back (interrupted before its settle) lets it run out
+        const now = clock.unsafeCurrentTimeMillis()
+        const lease: HeldLease = { key, token, renewedAt: now, until: now + fetchMs + 30_000 }
+        // an interrupted fetch's lease is renewed no more (`fetchShared`, which knows it by `taken`)
+        taken.lease = lease
+        const fetchedHere = Effect.map(
+          fetchUnitWith(p, u, settings, control),
+          (f): FetchResult => ({
+            f,
+            shared: false,
+            lease
+          })
+        )
+        return startHolding(lease) ? Effect.zipRight(Effect.forkDaemon(renewals), fetchedHere) : fetchedHere
+      }
       const storedSince = (since: Date) =>
         measurements
           .fresh({ keys: [u.freshnessKey], since, minRows: u.asked })
@@ -258,7 +372,6 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
         })
       })
     })
-  }
 
   /**
    * A unit's fetch, shared with an identical one in flight when its op's kind allows it (results kept for everyone:
@@ -266,8 +379,8 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
    */
   const fetchShared = (p: Plan, u: Unit): Effect.Effect<FetchResult> =>
     Effect.suspend(() => {
-      const own = Effect.map(fetchUnit(p, u), (f) => ({ f, shared: false }))
-      if (!OpKind.fetching(p.op).shares) return own
+      const own = () => Effect.map(fetchUnit(p, u), (f): FetchResult => ({ f, shared: false }))
+      if (!OpKind.fetching(p.op).shares) return own()
       const key = `${u.freshnessKey}#${u.asked}`
       const running = inflight.get(key)
       if (running !== undefined) {
@@ -275,27 +388,35 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
           // a fetch its own call cancelled is not this call's answer: fetch it here
           Effect.flatMap((r) =>
             "omitted" in r.f && r.f.omitted === "cancelled"
-              ? own
+              ? own()
               : Effect.succeed<FetchResult>(
                   r.stored === undefined
                     ? { f: { ...r.f, unit: u }, shared: true }
                     : { f: { ...r.f, unit: u }, shared: true, stored: r.stored }
                 )
           ),
-          Effect.catchAllCause(() => own)
+          Effect.catchAllCause(() => own())
         )
       }
       const deferred = Deferred.unsafeMake<FetchResult>(FiberId.none)
       inflight.set(key, deferred)
-      return leased(p, u, key).pipe(
-        Effect.tap((r) => Deferred.succeed(deferred, r)),
-        Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Deferred.interrupt(deferred))),
-        Effect.ensuring(
+      const taken: { lease?: HeldLease } = {}
+      // its result given to the calls waiting on it, then no longer in flight, in one step (issue 22); interrupted, its
+      // lease (when it took one) is renewed no more
+      return Effect.onExit(leased(p, u, key, taken), (exit) => {
+        if (Exit.isSuccess(exit))
+          return Effect.sync(() => {
+            Deferred.unsafeDone(deferred, exit)
+            if (inflight.get(key) === deferred) inflight.delete(key)
+          })
+        if (taken.lease !== undefined && Cause.isInterruptedOnly(exit.cause)) held.delete(taken.lease)
+        return Effect.zipRight(
+          Deferred.interrupt(deferred),
           Effect.sync(() => {
             if (inflight.get(key) === deferred) inflight.delete(key)
           })
         )
-      )
+      })
     })
 
   /** Gives back the cross-instance leases of these results (after their call's settle stored what they fetched). */

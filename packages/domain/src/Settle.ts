@@ -3,7 +3,7 @@
  * transaction writes, and the answer an idempotent call keeps with it.
  */
 
-import { type Context, DateTime, Duration, Effect, Exit } from "effect"
+import { Clock, Context, Duration, Effect, Exit } from "effect"
 import * as Answers from "./Answers.js"
 import { InsufficientCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
@@ -64,31 +64,41 @@ export const holdsOf = (
 ) => {
   // issue 24: a key's monthly credit limit, checked with its hold (only a key that has one asks the KeySpend port)
   const limited = spend === undefined ? undefined : KeyLimits.gate(spend)
-  /** D8 step 2: the hold for the quote, or null for a call that costs nothing. */
-  const placeHold = Effect.fnUntraced(function* (caller: Caller, p: Plan) {
-    let holdId: string | null = null
-    if (p.quote > 0) {
-      const settings = yield* CallSettings
-      const now = DateTime.toDate(yield* DateTime.now)
-      const place = ledger
-        .placeHold({
-          id: yield* Ids.make(crypto, "hold"),
-          accountId: caller.accountId,
-          keyId: caller.keyId,
-          amount: p.quote,
-          expiresAt: new Date(now.getTime() + Duration.toMillis(settings.holdTtl))
+  /**
+   * D8 step 2: the hold for the quote, or null for a call that costs nothing; a long call is told of its hold (issue
+   * 21). The settings, the clock and the call's control are read in the step that places it (issue 22).
+   */
+  const placeHold = (
+    caller: Caller,
+    p: Plan
+  ): Effect.Effect<string | null, InsufficientCredits | KeyLimits.KeyCreditLimitReached> =>
+    p.quote <= 0
+      ? Effect.succeed(null)
+      : Effect.withFiberRuntime((fiber) => {
+          const settings = Context.get(fiber.currentContext, CallSettings)
+          const control = Context.get(fiber.currentContext, CallControl)
+          const now = Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+          return Effect.flatMap(Ids.make(crypto, "hold"), (id) => {
+            const place = ledger
+              .placeHold({
+                id,
+                accountId: caller.accountId,
+                keyId: caller.keyId,
+                amount: p.quote,
+                expiresAt: new Date(now + Duration.toMillis(settings.holdTtl))
+              })
+              .pipe(
+                Effect.catchTag(
+                  "HoldRefused",
+                  (e) => new InsufficientCredits({ required: e.required, available: e.available })
+                )
+              )
+            return Effect.map(limited === undefined ? place : limited(caller, p.quote, place), (hold) => {
+              control.held(hold.id)
+              return hold.id
+            })
+          })
         })
-        .pipe(
-          Effect.catchTag(
-            "HoldRefused",
-            (e) => new InsufficientCredits({ required: e.required, available: e.available })
-          )
-        )
-      const hold = yield* limited === undefined ? place : limited(caller, p.quote, place)
-      holdId = hold.id
-    }
-    return holdId
-  })
 
   // ---- issue 14: an error never leaves a hold behind (D8) ----
   /**
@@ -103,10 +113,8 @@ export const holdsOf = (
     use: (holdId: string | null) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | InsufficientCredits | KeyLimits.KeyCreditLimitReached, R> =>
     Effect.acquireUseRelease(
-      // issue 21: a long call records its hold, so a process that takes it over can release it at once
-      Effect.tap(placeHold(caller, p), (holdId) =>
-        holdId === null ? Effect.void : Effect.map(CallControl, (control) => control.held(holdId))
-      ),
+      // issue 21: a long call records its hold (`placeHold`), so a process that takes it over can release it at once
+      placeHold(caller, p),
       use,
       (holdId, exit) =>
         holdId === null || Exit.isSuccess(exit)

@@ -1,7 +1,7 @@
 // D8 step 3, D2, D12: a unit's fetch, its timeout, a failed or crashing adapter as an omitted unit, and identical
 // concurrent fetches shared by one upstream call.
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Option } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Supervisor } from "effect"
 import { CallSettings } from "../src/CallSettings.js"
 import { fetcherOf } from "../src/Fetch.js"
 import * as Upstream from "../src/ports/Upstream.js"
@@ -25,6 +25,17 @@ const upstreamOf = (fetch: Upstream.Adapter["fetch"]) =>
   })
 
 const fast = Effect.provideService(CallSettings, { ...CallSettings.defaultValue(), unitTimeout: Duration.millis(50) })
+
+/** Counts the fibers started under it. */
+class CountStarts extends Supervisor.AbstractSupervisor<number> {
+  started = 0
+  get value() {
+    return Effect.sync(() => this.started)
+  }
+  override onStart() {
+    this.started++
+  }
+}
 
 describe("Fetch", () => {
   const op = opOf("maps", "places")
@@ -92,6 +103,45 @@ describe("Fetch", () => {
       )
       assert.strictEqual(calls, 3)
       assert.isTrue(both.every((r) => !r.shared))
+    })
+  )
+
+  it.live("D12: an interrupted call interrupts its unit's fetch, which ends before the call's own finalizers", () =>
+    Effect.gen(function* () {
+      const seen: Array<string> = []
+      const hanging = upstreamOf(() =>
+        Effect.never.pipe(
+          Effect.onInterrupt(() =>
+            Effect.zipRight(
+              Effect.sleep("20 millis"),
+              Effect.sync(() => seen.push("fetch"))
+            )
+          )
+        )
+      )
+      const call = yield* Effect.fork(
+        fetcherOf(hanging)
+          .fetchUnit(p, u)
+          .pipe(Effect.onExit(() => Effect.sync(() => seen.push("call"))))
+      )
+      yield* Effect.sleep("10 millis")
+      yield* Fiber.interrupt(call)
+      assert.deepStrictEqual(seen, ["fetch", "call"])
+      // past its timeout, the fetch is interrupted and awaited before the unit is omitted
+      const omitted = yield* fetcherOf(hanging).fetchUnit(p, u).pipe(fast)
+      assert.deepInclude(omitted, { omitted: "upstream_timeout" })
+      assert.deepStrictEqual(seen, ["fetch", "call", "fetch"])
+    })
+  )
+
+  it.live("issue 22: a unit's fetch under the live clock forks one fiber (its timeout's race forked two)", () =>
+    Effect.gen(function* () {
+      const starts = new CountStarts()
+      const f = yield* fetcherOf(upstreamOf(() => Effect.succeed(delivered(1))))
+        .fetchUnit(p, u)
+        .pipe(Effect.supervised(starts))
+      assert.isTrue("outcome" in f)
+      assert.strictEqual(starts.started, 1)
     })
   )
 

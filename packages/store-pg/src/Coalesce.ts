@@ -4,7 +4,7 @@
  * the database after it was asked, so nothing is answered from before it (a key revoked before a request arrived is
  * read as revoked); it only shares the round trip with its neighbours.
  */
-import { type Cause, Deferred, Effect, Exit, FiberId, Runtime } from "effect"
+import { type Cause, Effect, Exit, Runtime } from "effect"
 
 /** Answers `asks` in one statement, one answer per ask, in the same order. */
 export type Run<A, R> = (asks: ReadonlyArray<A>) => Effect.Effect<ReadonlyArray<R>>
@@ -14,7 +14,8 @@ export const make = <A, R>(run: Run<A, R>) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const fork = Runtime.runFork(runtime)
     let asks: Array<A> = []
-    let waiting: Array<Deferred.Deferred<R>> = []
+    // each read's waiting fiber, resumed with its answer (issue 22: a bare callback, as GroupCommit's)
+    let waiting: Array<(exit: Exit.Exit<R>) => void> = []
 
     const flush = () => {
       const batch = asks
@@ -27,8 +28,7 @@ export const make = <A, R>(run: Run<A, R>) =>
           (exit) =>
             Effect.sync(() => {
               for (let i = 0; i < answers.length; i++) {
-                Deferred.unsafeDone(
-                  answers[i]!,
+                answers[i]!(
                   Exit.isSuccess(exit) ? Exit.succeed(exit.value[i]!) : Exit.failCause(exit.cause as Cause.Cause<never>)
                 )
               }
@@ -38,11 +38,9 @@ export const make = <A, R>(run: Run<A, R>) =>
     }
 
     return (ask: A): Effect.Effect<R> =>
-      Effect.suspend(() => {
-        const deferred = Deferred.unsafeMake<R>(FiberId.none)
+      Effect.async<R>((resume) => {
         if (asks.length === 0) setImmediate(flush)
         asks.push(ask)
-        waiting.push(deferred)
-        return Deferred.await(deferred)
+        waiting.push(resume)
       })
   })

@@ -9,7 +9,8 @@
  * batch's failure, so one write's failure (a refused write, a lost connection) is answered to that write as it would
  * have been alone and only delays the others by their retry; the next batch goes on.
  */
-import { type Cause, Deferred, Effect, Either, Exit, FiberId, Runtime } from "effect"
+import type { Cause } from "effect"
+import { Effect, Either, Exit, Runtime } from "effect"
 
 /** How a batch is answered and how a write runs alone. */
 export interface Options<A, R, E, F> {
@@ -28,11 +29,14 @@ export const make = <A, R, E, F>(options: Options<A, R, E, F>) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const fork = Runtime.runFork(runtime)
     let asks: Array<A> = []
-    let waiting: Array<Deferred.Deferred<R, E>> = []
+    // each write's waiting fiber, resumed with its answer (issue 22: a bare callback, not a Deferred: awaiting one is
+    // an interruptible async with a canceler, about eight steps of the fiber's runtime; an interrupted write's late
+    // answer is dropped by its fiber, as a Deferred's would be)
+    let waiting: Array<(exit: Exit.Exit<R, E>) => void> = []
     let inFlight = 0
     let scheduled = false
 
-    const answer = (deferred: Deferred.Deferred<R, E>, exit: Exit.Exit<R, E>) => Deferred.unsafeDone(deferred, exit)
+    const answer = (resume: (exit: Exit.Exit<R, E>) => void, exit: Exit.Exit<R, E>) => resume(exit)
 
     const settled = () => {
       inFlight--
@@ -97,11 +101,9 @@ export const make = <A, R, E, F>(options: Options<A, R, E, F>) =>
     }
 
     return (ask: A): Effect.Effect<R, E> =>
-      Effect.suspend(() => {
-        const deferred = Deferred.unsafeMake<R, E>(FiberId.none)
+      Effect.async<R, E>((resume) => {
         asks.push(ask)
-        waiting.push(deferred)
+        waiting.push(resume)
         if (!scheduled && inFlight < options.maxInFlight) schedule()
-        return Deferred.await(deferred)
       })
   })

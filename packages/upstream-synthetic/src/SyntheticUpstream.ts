@@ -4,7 +4,7 @@
  * failure rate, hang, and a subject pattern that is never found.
  */
 import { Catalogue, Upstream as U } from "@pdr/domain"
-import { Config, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { Config, Duration, Effect, Layer, Option, Random } from "effect"
 import * as G from "./Generate.js"
 
 /** The name this adapter reports as `source`. */
@@ -93,21 +93,28 @@ export const make = (knobs: Knobs) =>
       }
     }
 
+    /** The answer, measured now (one step of the fiber's runtime: issue 22). */
+    const answer = (unit: U.UnitRequest): Effect.Effect<U.UnitOutcome, U.UpstreamFailed> =>
+      Effect.clockWith((clock) => {
+        const def = Catalogue.findOp(unit.platform, unit.op)
+        if (def === undefined || !G.serves(def)) return failed(`no synthetic data for ${unit.platform} ${unit.op}`)
+        return Effect.succeed(produce(def, unit, clock.unsafeCurrentTimeMillis()))
+      })
+    const neutral = !knobs.hang && Duration.toMillis(knobs.latency) <= 0 && !(knobs.failureRate > 0)
+
     return {
       name: source,
-      fetch: (unit) =>
-        Effect.gen(function* () {
-          if (knobs.hang) return yield* Effect.never
-          if (Duration.toMillis(knobs.latency) > 0) yield* Effect.sleep(knobs.latency)
-          if (knobs.failureRate > 0 && (yield* Random.next) < knobs.failureRate) {
-            return yield* failed("synthetic failure (the failure-rate knob)")
-          }
-          const def = Catalogue.findOp(unit.platform, unit.op)
-          if (def === undefined || !G.serves(def))
-            return yield* failed(`no synthetic data for ${unit.platform} ${unit.op}`)
-          const now = DateTime.toEpochMillis(yield* DateTime.now)
-          return produce(def, unit, now)
-        }),
+      fetch: neutral
+        ? answer
+        : (unit) =>
+            Effect.gen(function* () {
+              if (knobs.hang) return yield* Effect.never
+              if (Duration.toMillis(knobs.latency) > 0) yield* Effect.sleep(knobs.latency)
+              if (knobs.failureRate > 0 && (yield* Random.next) < knobs.failureRate) {
+                return yield* failed("synthetic failure (the failure-rate knob)")
+              }
+              return yield* answer(unit)
+            }),
       resolveStore: (_platform, _op, locator) =>
         Effect.sync(() => {
           if (typeof locator["storeId"] === "string") return Option.some(`store:${locator["storeId"]}`)
