@@ -18,7 +18,7 @@ import { type ExportResult, ExportResultCode } from "@opentelemetry/core"
 import { PrometheusExporter, PrometheusSerializer } from "@opentelemetry/exporter-prometheus"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base"
-import { Config, Context, Effect, FiberRef, HashSet, Layer, Logger, Metric, Option } from "effect"
+import { Cause, Config, Context, Effect, FiberId, FiberRef, HashSet, Layer, List, Logger, Metric, Option } from "effect"
 import * as Metrics from "./Metrics.js"
 
 /** The telemetry settings of an app. */
@@ -146,8 +146,27 @@ const stdoutLines = (() => {
   }
 })()
 
+/**
+ * `Logger.jsonLogger`'s line, written directly when the line is only text (issue 22: the request's line): a string
+ * message, no cause, no log span, and annotations that are strings, numbers or booleans. The generic path copies the
+ * line into an object and walks it for redactable values, which none of these can be; any other line is its.
+ */
+export const jsonLogger = Logger.make<unknown, string>((options) => {
+  const { annotations, cause, date, fiberId, logLevel, message, spans } = options
+  const text = Array.isArray(message) ? (message.length === 1 ? message[0] : undefined) : message
+  if (typeof text !== "string" || !Cause.isEmpty(cause) || List.isCons(spans)) return Logger.jsonLogger.log(options)
+  let fields = ""
+  for (const [key, value] of annotations) {
+    const type = typeof value
+    if ((type !== "string" && type !== "number" && type !== "boolean") || key === "__proto__")
+      return Logger.jsonLogger.log(options)
+    fields += `${fields === "" ? "" : ","}${JSON.stringify(key)}:${JSON.stringify(value)}`
+  }
+  return `{"message":${JSON.stringify(text)},"logLevel":${JSON.stringify(logLevel.label)},"timestamp":"${date.toISOString()}","annotations":{${fields}},"spans":{},"fiberId":${JSON.stringify(FiberId.threadName(fiberId))}}`
+})
+
 // one JSON object per line on stdout (jsonLogger only formats)
-const jsonLines = Logger.map(Logger.jsonLogger, stdoutLines)
+const jsonLines = Logger.map(jsonLogger, stdoutLines)
 
 /** Logs as JSON lines: the default and the pretty logger (NodeRuntime.runMain's) are replaced by the JSON one. */
 export const jsonLogs = Layer.scopedDiscard(

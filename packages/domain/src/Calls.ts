@@ -90,6 +90,24 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
 
     const holds = holdsOf(ledger, crypto, yield* KeySpend)
 
+    /**
+     * The answer of a call with nothing to fetch and nothing to pay (every unit served from the store, D2): what
+     * `deliver` answers with no fetched unit (no hold, nothing to record or keep, one read of the balance), without
+     * its steps (issue 22: a stored call's hold, fetch and settle steps were about a fifth of its Effect operations).
+     */
+    const servedFromStore = (caller: Caller, p: Plan, steps: OpKind.Fetches) =>
+      Effect.map(unspent(caller), (spendable): Answer => {
+        const { data, coverage } = assemble(
+          p,
+          steps.shaping,
+          p.units,
+          () => undefined,
+          (f) => deliveredPrice(p, f),
+          fetcher.sourceOf(p)
+        )
+        return { data, cost: { creditsCharged: 0, creditsRemaining: spendable }, coverage }
+      })
+
     /** D8 steps 2-4 and the answer. */
     const execute = (
       caller: Caller,
@@ -100,23 +118,25 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       settings: CallSettings["Type"],
       control: CallControl["Type"]
     ) =>
-      options.hold === undefined
-        ? holds.holding(caller, p, (holdId) =>
-            deliver(caller, p, steps, holdId, keep, options.fenced === true, false, settings, control)
-          )
-        : // issue 19: the call draws from a hold its caller placed for several calls (a refresh batch's) and closes:
-          // a failure leaves its share in that hold, released when the hold is closed
-          deliver(
-            caller,
-            p,
-            steps,
-            p.quote > 0 ? options.hold : null,
-            keep,
-            options.fenced === true,
-            true,
-            settings,
-            control
-          )
+      p.quote === 0 && !p.units.some((u) => steps.fetches(u))
+        ? servedFromStore(caller, p, steps)
+        : options.hold === undefined
+          ? holds.holding(caller, p, (holdId) =>
+              deliver(caller, p, steps, holdId, keep, options.fenced === true, false, settings, control)
+            )
+          : // issue 19: the call draws from a hold its caller placed for several calls (a refresh batch's) and closes:
+            // a failure leaves its share in that hold, released when the hold is closed
+            deliver(
+              caller,
+              p,
+              steps,
+              p.quote > 0 ? options.hold : null,
+              keep,
+              options.fenced === true,
+              true,
+              settings,
+              control
+            )
 
     /**
      * D8 steps 3-4 under the hold (null when nothing is to be paid), and the answer. (Issue 22: chains, not generators,

@@ -10,7 +10,8 @@ const noStack = { captureStackTrace: false } as const
 /** `Effect.withSpan(name)` (no stack capture) when the fiber's tracer is enabled, else the effect itself. */
 export const traced =
   (name: string) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-    const spanned = Effect.withSpan(self, name, noStack)
-    return Effect.withFiberRuntime((fiber) => (fiber.getFiberRef(FiberRef.currentTracerEnabled) ? spanned : self))
-  }
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    // the span's effect is made only when it is used (about 1 KB per call made for nothing with the tracer off)
+    Effect.withFiberRuntime((fiber) =>
+      fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(self, name, noStack) : self
+    )

@@ -127,19 +127,24 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       envelope: { readonly requestId: string; readonly callId: string }
     ): Effect.Effect<Outcome> => {
       const full = { requestId: envelope.requestId, callId: envelope.callId, ...versions }
-      const answer = Effect.gen(function* () {
-        const { kept, ...result } = yield* calls.call(
+      // (issue 22: a chain of flatMaps rather than a generator: every op call passes here)
+      const answer = Effect.flatMap(
+        calls.call(
           caller,
           platform,
           payload,
           idempotencyKey === undefined ? undefined : { key: idempotencyKey, envelope: full }
-        )
-        yield* RequestId.note({ credits: result.cost.creditsCharged })
-        // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer
-        const op = opOf(platform, payload)
-        if (op !== null) yield* keys.recordOp(caller.keyId, platform, op)
-        return { body: { ...result, ...full }, kept }
-      })
+        ),
+        ({ kept, ...result }) => {
+          const answered = { body: { ...result, ...full }, kept }
+          // D20 usage: the answered call counted per key, day, platform and op in the key usage buffer
+          const op = opOf(platform, payload)
+          return Effect.zipRight(
+            RequestId.note({ credits: result.cost.creditsCharged }),
+            op === null ? Effect.succeed(answered) : Effect.as(keys.recordOp(caller.keyId, platform, op), answered)
+          )
+        }
+      )
       const asError = (e: ErrorCodes.Answered) =>
         Effect.map(
           Effect.flip(ApiErrors.fromDomain(e)),
