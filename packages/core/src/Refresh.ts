@@ -25,7 +25,21 @@ import {
   Ledger
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
-import { Config, Cron, DateTime, Duration, Effect, Either, Exit, Layer, Option, Schedule, Schema } from "effect"
+import {
+  Config,
+  Cron,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  FiberId,
+  Layer,
+  Option,
+  Schedule,
+  Schema
+} from "effect"
 import * as JobEngine from "./JobEngine.js"
 
 /** The runner's settings. */
@@ -539,13 +553,30 @@ export const make = (settings: Settings) =>
     })
 
     const accounts = new Map<string, string>()
-    const accountOf = (pass: string) =>
-      accounts.has(pass)
-        ? Effect.succeed(accounts.get(pass))
-        : Effect.map(sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${pass}`, ([row]) => {
+    // the jobs claimed together at a pass's start ask at once: one read answers them all (uninterruptible, so a job
+    // stopped meanwhile never hands the others an interruption; a failure is each one's, as its own read's would be)
+    const lookingUp = new Map<string, Deferred.Deferred<string | undefined, SqlError>>()
+    const accountOf = (pass: string): Effect.Effect<string | undefined, SqlError> =>
+      Effect.suspend(() => {
+        if (accounts.has(pass)) return Effect.succeed(accounts.get(pass))
+        const pending = lookingUp.get(pass)
+        if (pending !== undefined) return Deferred.await(pending)
+        const answered = Deferred.unsafeMake<string | undefined, SqlError>(FiberId.none)
+        lookingUp.set(pass, answered)
+        return Effect.uninterruptible(
+          Effect.map(sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${pass}`, ([row]) => {
             if (row !== undefined) accounts.set(pass, row.account_id)
             return row?.account_id
-          })
+          }).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                lookingUp.delete(pass)
+                Deferred.unsafeDone(answered, exit)
+              })
+            )
+          )
+        )
+      })
 
     /** The holds a runner that stopped mid-job placed for it, and its batch's unfinished idempotency records, go. */
     const releaseStopped = (
@@ -728,6 +759,9 @@ export const make = (settings: Settings) =>
      * back with the batch's next attempt (its entities with a result skipped), and on its last attempt end failed or
      * over budget.
      */
+    // the jobs of each pass this runner is handling now: while one of a pass's is, that job is open (its lease is
+    // renewed, or it was lost and the job runs again elsewhere), so the pass has not ended and its end is not looked for
+    const active = new Map<string, number>()
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
         // a round's reservation is written down under its hold's id until its give-back (`settle`): at the round's
@@ -738,10 +772,13 @@ export const make = (settings: Settings) =>
         let roundCredits = 0
         const newHold = () => `hold_${randomBytes(12).toString("hex")}`
         let roundHold = newHold()
+        let activeIn: string | undefined
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
             Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
           )
+          activeIn = batch.pass
+          active.set(batch.pass, (active.get(batch.pass) ?? 0) + 1)
           const accountId = yield* accountOf(batch.pass)
           if (accountId === undefined) return yield* permanent(`no pass ${batch.pass}`)
           const recorded = yield* recordedOf(batch)
@@ -906,6 +943,14 @@ export const make = (settings: Settings) =>
               : // the rounds not settled: their holds closed, the rest of their reservations given back (what this
                 // fails to write is settled by the job's next attempt, its takeover or the pass's end)
                 Effect.ignore(settle({ holds: [...unsettled] }))
+          ),
+          Effect.ensuring(
+            Effect.sync(() => {
+              if (activeIn === undefined) return
+              const n = (active.get(activeIn) ?? 1) - 1
+              if (n > 0) active.set(activeIn, n)
+              else active.delete(activeIn)
+            })
           )
         )
       }).pipe(
@@ -1170,7 +1215,8 @@ export const make = (settings: Settings) =>
           let reported = 0
           let idleSince: number | undefined
           while (true) {
-            const done = yield* retried("reading progress", ended(pass))
+            // a job of the pass being handled here is open: the pass has not ended (no statement to ask)
+            const done = active.has(pass) ? false : yield* retried("reading progress", ended(pass))
             if (done) break
             const now = Date.now()
             // progress (the live line, once a second) and whether a planner that stopped mid-way is to be taken over
