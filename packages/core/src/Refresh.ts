@@ -759,9 +759,6 @@ export const make = (settings: Settings) =>
      * back with the batch's next attempt (its entities with a result skipped), and on its last attempt end failed or
      * over budget.
      */
-    // the jobs of each pass this runner is handling now: while one of a pass's is, that job is open (its lease is
-    // renewed, or it was lost and the job runs again elsewhere), so the pass has not ended and its end is not looked for
-    const active = new Map<string, number>()
     const handle = (job: JobQueue.Job): Effect.Effect<Attempt, JobEngine.JobFailed> =>
       Effect.suspend(() => {
         // a round's reservation is written down under its hold's id until its give-back (`settle`): at the round's
@@ -772,13 +769,10 @@ export const make = (settings: Settings) =>
         let roundCredits = 0
         const newHold = () => `hold_${randomBytes(12).toString("hex")}`
         let roundHold = newHold()
-        let activeIn: string | undefined
         return Effect.gen(function* () {
           const batch = yield* decodeJob(job.payload).pipe(
             Effect.mapError(() => permanent("the job's payload is not a refresh batch"))
           )
-          activeIn = batch.pass
-          active.set(batch.pass, (active.get(batch.pass) ?? 0) + 1)
           const accountId = yield* accountOf(batch.pass)
           if (accountId === undefined) return yield* permanent(`no pass ${batch.pass}`)
           const recorded = yield* recordedOf(batch)
@@ -943,14 +937,6 @@ export const make = (settings: Settings) =>
               : // the rounds not settled: their holds closed, the rest of their reservations given back (what this
                 // fails to write is settled by the job's next attempt, its takeover or the pass's end)
                 Effect.ignore(settle({ holds: [...unsettled] }))
-          ),
-          Effect.ensuring(
-            Effect.sync(() => {
-              if (activeIn === undefined) return
-              const n = (active.get(activeIn) ?? 1) - 1
-              if (n > 0) active.set(activeIn, n)
-              else active.delete(activeIn)
-            })
           )
         )
       }).pipe(
@@ -1215,8 +1201,7 @@ export const make = (settings: Settings) =>
           let reported = 0
           let idleSince: number | undefined
           while (true) {
-            // a job of the pass being handled here is open: the pass has not ended (no statement to ask)
-            const done = active.has(pass) ? false : yield* retried("reading progress", ended(pass))
+            const done = yield* retried("reading progress", ended(pass))
             if (done) break
             const now = Date.now()
             // progress (the live line, once a second) and whether a planner that stopped mid-way is to be taken over
