@@ -78,6 +78,18 @@ const cpuSeconds = (pid: number) => {
   }
 }
 
+/**
+ * BENCH_REFRESH_DB_OPTIONS: settings for the runners' sessions only, e.g. `-c log_min_duration_statement=0` to count
+ * their statements in PostgreSQL's log (no other session logs).
+ */
+const runnerUrl = (url: string) => {
+  const extra = process.env["BENCH_REFRESH_DB_OPTIONS"]
+  if (extra === undefined || extra === "") return url
+  const u = new URL(url)
+  u.searchParams.set("options", `${u.searchParams.get("options") ?? ""} ${extra}`.trim())
+  return u.toString()
+}
+
 const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra: Record<string, string> = {}) =>
   new Promise<{
     code: number | null
@@ -93,7 +105,7 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
       {
         env: {
           ...process.env,
-          DATABASE_URL: url,
+          DATABASE_URL: runnerUrl(url),
           DATABASE_POOL: "10",
           REFRESH_ACCOUNT_ID: accountId,
           REFRESH_BUDGET: String(n * 10),
@@ -156,7 +168,9 @@ const phases = async (url: string, spawnedAt: number, exits: ReadonlyArray<numbe
        (SELECT extract(epoch FROM max(at)) * 1000 FROM refresh_results) AS last_result,
        (SELECT extract(epoch FROM percentile_disc(0.1) WITHIN GROUP (ORDER BY at)) * 1000 FROM refresh_results) AS p10,
        (SELECT extract(epoch FROM percentile_disc(0.9) WITHIN GROUP (ORDER BY at)) * 1000 FROM refresh_results) AS p90,
-       (SELECT count(*) FROM refresh_results) AS n
+       (SELECT count(*) FROM refresh_results) AS n,
+       (SELECT array_agg(extract(epoch FROM x) * 1000) FROM unnest((SELECT percentile_disc(ARRAY[0.1, 0.2, 0.3, 0.4,
+         0.5, 0.6, 0.7, 0.8, 0.9, 1.0]) WITHIN GROUP (ORDER BY at) FROM refresh_results)) AS x) AS deciles
      FROM refresh_passes p`
   )
   const s = (ms: unknown) => ((Number(ms) - spawnedAt) / 1000).toFixed(2)
@@ -164,7 +178,7 @@ const phases = async (url: string, spawnedAt: number, exits: ReadonlyArray<numbe
   // is its fixed time (start-up to the first results, the tail, the end's detection)
   const steady = (0.8 * Number(r.n)) / ((Number(r.p90) - Number(r.p10)) / 1000)
   const pass = (Number(r.ended) - Number(r.pass)) / 1000
-  return `  phases (s from spawn): pass row ${s(r.pass)}, jobs planned ${s(r.first_job)}-${s(r.last_job)}, results ${s(r.first_result)}-${s(r.last_result)}, pass ended ${s(r.ended)}, exits ${exits.map(s).join(" / ")}; steady ${steady.toFixed(0)}/s, pass row to end ${pass.toFixed(2)} s of which beyond the steady rate ${(pass - Number(r.n) / steady).toFixed(2)} s`
+  return `  phases (s from spawn): pass row ${s(r.pass)}, jobs planned ${s(r.first_job)}-${s(r.last_job)}, results ${s(r.first_result)}-${s(r.last_result)}, pass ended ${s(r.ended)}, exits ${exits.map(s).join(" / ")}; steady ${steady.toFixed(0)}/s, pass row to end ${pass.toFixed(2)} s of which beyond the steady rate ${(pass - Number(r.n) / steady).toFixed(2)} s; each tenth of the results by ${(r.deciles as Array<number>).map(s).join(" ")}`
 }
 const showPhases = process.env["BENCH_REFRESH_PHASES"] === "1"
 

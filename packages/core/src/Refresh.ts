@@ -25,7 +25,21 @@ import {
   Ledger
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
-import { Config, Cron, DateTime, Duration, Effect, Either, Exit, Layer, Option, Schedule, Schema } from "effect"
+import {
+  Config,
+  Cron,
+  DateTime,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  FiberId,
+  Layer,
+  Option,
+  Schedule,
+  Schema
+} from "effect"
 import * as JobEngine from "./JobEngine.js"
 
 /** The runner's settings. */
@@ -539,13 +553,30 @@ export const make = (settings: Settings) =>
     })
 
     const accounts = new Map<string, string>()
-    const accountOf = (pass: string) =>
-      accounts.has(pass)
-        ? Effect.succeed(accounts.get(pass))
-        : Effect.map(sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${pass}`, ([row]) => {
+    // the jobs claimed together at a pass's start ask at once: one read answers them all (uninterruptible, so a job
+    // stopped meanwhile never hands the others an interruption; a failure is each one's, as its own read's would be)
+    const lookingUp = new Map<string, Deferred.Deferred<string | undefined, SqlError>>()
+    const accountOf = (pass: string): Effect.Effect<string | undefined, SqlError> =>
+      Effect.suspend(() => {
+        if (accounts.has(pass)) return Effect.succeed(accounts.get(pass))
+        const pending = lookingUp.get(pass)
+        if (pending !== undefined) return Deferred.await(pending)
+        const answered = Deferred.unsafeMake<string | undefined, SqlError>(FiberId.none)
+        lookingUp.set(pass, answered)
+        return Effect.uninterruptible(
+          Effect.map(sql<{ account_id: string }>`SELECT account_id FROM refresh_passes WHERE id = ${pass}`, ([row]) => {
             if (row !== undefined) accounts.set(pass, row.account_id)
             return row?.account_id
-          })
+          }).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                lookingUp.delete(pass)
+                Deferred.unsafeDone(answered, exit)
+              })
+            )
+          )
+        )
+      })
 
     /** The holds a runner that stopped mid-job placed for it, and its batch's unfinished idempotency records, go. */
     const releaseStopped = (
