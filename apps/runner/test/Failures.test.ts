@@ -203,7 +203,15 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     for (const s of w.subjects) expect(points.get(s), `${s}\n${a.output()}`).toBe(2)
     expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 16, credits: 32 })
     expect(await count(w.url, "SELECT count(*)::int AS n FROM holds WHERE status = 'held'")).toBe(0)
-    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+    const invariants = await F.passInvariants(w.url, F.todaysPass())
+    const results = await F.query(
+      w.url,
+      "SELECT freshness_key, status, credits, detail, runner FROM refresh_results WHERE pass_id = $1 ORDER BY freshness_key",
+      [F.todaysPass()]
+    )
+    expect(invariants, `${JSON.stringify(invariants)}\n${JSON.stringify(results)}\n${a.output()}`).toMatchObject(
+      F.heldInvariants
+    )
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 
