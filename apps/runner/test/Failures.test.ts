@@ -209,9 +209,23 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
       "SELECT freshness_key, status, credits, detail, runner FROM refresh_results WHERE pass_id = $1 ORDER BY freshness_key",
       [F.todaysPass()]
     )
-    expect(invariants, `${JSON.stringify(invariants)}\n${JSON.stringify(results)}\n${a.output()}`).toMatchObject(
-      F.heldInvariants
-    )
+    const diag = invariants.capturedIsCharged
+      ? ""
+      : JSON.stringify({
+          idem: await F.query(w.url, "SELECT key, state, left(body, 0) AS b, started_at FROM idempotency ORDER BY key"),
+          ms: await F.query(
+            w.url,
+            "SELECT freshness_key, hold_id, measured_at FROM measurements ORDER BY freshness_key, measured_at"
+          ),
+          holds: await F.query(
+            w.url,
+            "SELECT id, key_id, status, amount, captured, settled_at FROM holds ORDER BY key_id"
+          )
+        })
+    expect(
+      invariants,
+      `${JSON.stringify(invariants)}\n${JSON.stringify(results)}\nDIAG${diag}\n${a.output()}`
+    ).toMatchObject(F.heldInvariants)
     expect(await F.reconciles(w.url)).toBe(true)
   }, 180_000)
 

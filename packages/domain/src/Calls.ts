@@ -238,47 +238,54 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           CallError
         > = nothingToWrite
           ? Effect.map(unspent(caller), (spendable) => ({ account: { spendable }, captured: 0 }))
-          : ledger
-              .settle({
-                holdId,
-                accountId: caller.accountId,
-                capture,
-                reason,
-                records: written,
-                kept,
-                draw,
-                ...(leases.length === 0 ? {} : { leases })
-              })
-              .pipe(
-                Effect.catchTag("HoldNotHeld", (e) =>
-                  // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a
-                  // process that took the call over: this attempt is stale and settles nothing (the fence); the new
-                  // one answers. A fenced run (a refresh job's: its holds are released when the job is taken over) is
-                  // the same
-                  control.long || fenced
-                    ? Effect.zipRight(
-                        Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
-                        Effect.die(e)
-                      )
-                    : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
-                        Effect.zipRight(
-                          ledger
-                            .settle({
-                              holdId: null,
-                              accountId: caller.accountId,
-                              capture: 0,
-                              reason,
-                              records: written,
-                              kept
-                            })
-                            .pipe(
-                              // a settle without a hold is never refused as not held
-                              Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
-                            )
+          : // a settle once begun is waited for, never left behind by an interruption (a client's abort, a refresh job
+            // stopped because its lease was lost): its statement may still commit (a group commit's batch runs on, a
+            // sent statement is not cancelled), and the interrupted call's idempotency claim would then be dropped
+            // before the settle wrote its kept answer, so the charge would be made with no kept answer to replay (the
+            // refresh then reported the entity "fresh", 0 credits, against a hold that captured it: stop 34)
+            Effect.uninterruptible(
+              ledger
+                .settle({
+                  holdId,
+                  accountId: caller.accountId,
+                  capture,
+                  reason,
+                  records: written,
+                  kept,
+                  draw,
+                  ...(leases.length === 0 ? {} : { leases })
+                })
+                .pipe(
+                  Effect.catchTag("HoldNotHeld", (e) =>
+                    // issue 21: a long call's hold is renewed with its lease, so one that is gone was released by a
+                    // process that took the call over: this attempt is stale and settles nothing (the fence); the new
+                    // one answers. A fenced run (a refresh job's: its holds are released when the job is taken over) is
+                    // the same
+                    control.long || fenced
+                      ? Effect.zipRight(
+                          Effect.logWarning("the call's hold was released by a takeover: this attempt settles nothing"),
+                          Effect.die(e)
                         )
-                      )
+                      : Effect.logWarning("hold expired before settle; delivered without charge").pipe(
+                          Effect.zipRight(
+                            ledger
+                              .settle({
+                                holdId: null,
+                                accountId: caller.accountId,
+                                capture: 0,
+                                reason,
+                                records: written,
+                                kept
+                              })
+                              .pipe(
+                                // a settle without a hold is never refused as not held
+                                Effect.catchTag("HoldNotHeld", (e) => Effect.die(e))
+                              )
+                          )
+                        )
+                  )
                 )
-              )
+            )
         const answered = Effect.flatMap(settling, (settled) => {
           const answer = {
             data,

@@ -1,6 +1,6 @@
 // D1, D2, D8, D9, D10, D11: billing invariants of op calls, over in-memory fakes of the ports.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either, Fiber, FastCheck as fc, Layer, TestClock } from "effect"
+import { Deferred, Effect, Either, Fiber, FastCheck as fc, Layer, TestClock } from "effect"
 import {
   Calls,
   KeySpend,
@@ -87,6 +87,47 @@ const scriptOf =
   }
 
 describe("Calls", () => {
+  it.effect(
+    "stop 34: a call interrupted while its settle runs waits for the settle before it ends (the settle's statement commits anyway; its idempotency claim must not be dropped first)",
+    () =>
+      Effect.gen(function* () {
+        const { store, calls, caller } = yield* world(1_000)
+        const op = Samples.paidOps.find((o) => o.units === "subjects" && o.price._tag === "PerSubject")!
+        const order: Array<string> = []
+        const entered = yield* Deferred.make<void>()
+        const gate = yield* Deferred.make<void>()
+        const settle = store.ledger.settle
+        // a settle as a database runs it: once sent it completes, whether or not its caller still waits for it
+        ;(store.ledger as { settle: typeof settle }).settle = (input) =>
+          Effect.flatMap(
+            Effect.forkDaemon(
+              Effect.gen(function* () {
+                order.push("settle sent")
+                yield* Deferred.succeed(entered, undefined)
+                yield* Deferred.await(gate)
+                const out = yield* settle(input)
+                order.push("settle committed")
+                return out
+              })
+            ),
+            Fiber.join
+          )
+        const fiber = yield* Effect.fork(
+          call(calls, caller, op.platform, { ...Samples.minimal(op), subjects: [Samples.subject(op, 3)] }).pipe(
+            Effect.onExit(() => Effect.sync(() => order.push("call ended")))
+          )
+        )
+        yield* Deferred.await(entered)
+        const interrupting = yield* Effect.fork(Fiber.interrupt(fiber))
+        yield* Effect.yieldNow()
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(interrupting)
+        assert.deepStrictEqual(order, ["settle sent", "settle committed", "call ended"])
+        // the hold was captured by the settle, not released around it
+        assert.isTrue(store.state.entries.some((e) => e.kind === "capture"))
+      })
+  )
+
   it.effect(
     "a hold released mid-call: an ordinary call is delivered free; a long call's attempt settles nothing (the fence)",
     () =>
