@@ -148,6 +148,10 @@ export const run = <A>(options: Options<A>) =>
       )
       for (const r of [...refused, ...again]) yield* giveBack(r.job, { reason: r.reason, transient: true })
       yield* Ref.update(flushed, (n) => n + batch.length)
+      // a job's lane room is given back only now (a finished job is running until it is completed): a claim that found
+      // its lane full since the job ended is made again at once, not after the idle wait (a lane at its limit, as the
+      // refresh's platforms are, waited the idle wait after each job)
+      yield* Queue.offer(finished, undefined)
     })
 
     const flusher = Effect.gen(function* () {

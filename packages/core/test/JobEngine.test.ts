@@ -1,5 +1,6 @@
 // The job engine's spread (issue 19, r2 / r1'): jobs claimed together start `spreadMs` apart in all, so a worker's
-// jobs do not run in step; without it they start at once. On the real server (the jobs table, the indexed claim).
+// jobs do not run in step; without it they start at once. And a lane at its limit: the next job is claimed as soon as
+// a finished job is completed, not after the idle wait. On the real server (the jobs table, the indexed claim).
 
 import { Core, JobEngine } from "@pdr/core"
 import { JobQueue } from "@pdr/domain"
@@ -59,6 +60,58 @@ const starts = async (t: T, spreadMs: number | undefined, spreadGroups?: number)
   }
 }
 
+/**
+ * Starts of 4 jobs of one lane whose limit is one job at a time, run by one worker of 2 whose idle wait is 5 s: in ms
+ * from the first; every job ran once.
+ */
+const laneStarts = async (t: T) => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(t.target, scope))
+  const runtime = ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
+  try {
+    return await runtime.runPromise(
+      Effect.gen(function* () {
+        const jobs = yield* JobQueue.JobQueue
+        const queue = "lanefull"
+        yield* jobs.offer(
+          queue,
+          Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
+        )
+        const at: Array<number> = []
+        const all = yield* Deferred.make<void>()
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const w = yield* JobEngine.run({
+              queue,
+              worker: "w",
+              concurrency: 2,
+              leaseMs: 20_000,
+              lanes: ["l"],
+              laneLimit: 1,
+              idleMs: 5000,
+              handle: () =>
+                Effect.suspend(() => {
+                  at.push(Date.now())
+                  return Effect.zipRight(
+                    Effect.sleep("50 millis"),
+                    at.length === 4 ? Deferred.succeed(all, undefined) : Effect.void
+                  )
+                })
+            })
+            yield* Deferred.await(all)
+            yield* w.settled
+          })
+        )
+        const done = yield* jobs.group(queue, "")
+        return { starts: at.map((x) => x - at[0]!), open: done.open }
+      })
+    )
+  } finally {
+    await runtime.dispose()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`JobEngine on ${t.name}`, () => {
     it("jobs claimed together start spread over spreadMs (each apart, or in groups), not at once; each runs once", async () => {
@@ -78,6 +131,16 @@ for (const t of targets) {
       const { starts: grouped } = await starts(t, 800, 2)
       expect(grouped.at(-1)! - grouped[4]!).toBeLessThan(300)
       expect(grouped[4]! - grouped[3]!).toBeGreaterThanOrEqual(250)
+    }, 60_000)
+
+    it("a lane at its limit: the next job is claimed once a finished job is completed, not after the idle wait", async () => {
+      // the finished job holds its lane's room until it is completed (the flusher's batch); the claim made when it
+      // ended finds the lane full, and the one made after its completion takes the next job. Without that second
+      // claim each next job waited for the 5 s idle wait (checked: 5.0-5.1 s apart)
+      const { starts, open } = await laneStarts(t)
+      expect(open).toBe(false)
+      expect(starts).toHaveLength(4)
+      for (let i = 1; i < 4; i++) expect(starts[i]! - starts[i - 1]!, `starts ${starts}`).toBeLessThan(2500)
     }, 60_000)
   })
 }
