@@ -289,6 +289,54 @@ describe.skipIf(!serverUp)("long calls survive a killed process", () => {
     assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 996, held: 0, captures: 1 })
   }, 60_000)
 
+  it("a long call that outlasts HOLD_TTL_MS keeps its idempotency claim: the same key sent again runs nothing more, one charge", async () => {
+    // the claim on a key is taken over as stale after HOLD_TTL_MS without news of its call (its process died); a long
+    // call alive past that (a provider run takes minutes) renews it with its heartbeat, so a client that sends the same
+    // key again (an agent retrying) is not let run the call a second time and be charged twice
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const server = await spawnServer({
+      DATABASE_URL: schema.url,
+      SYNTHETIC_LATENCY_MS: "4000",
+      CALL_LEASE_MS: "1500",
+      HOLD_TTL_MS: "1500",
+      HOLD_SWEEP_MS: "200"
+    })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "again", credits: 1000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "again" })
+    const send = () =>
+      fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": key.key,
+          prefer: "respond-async",
+          "idempotency-key": "agent-retry-1"
+        },
+        body: JSON.stringify({ request: { op: "places", subjects: ["ChIJagain-1"] } })
+      })
+    const r1 = await send()
+    const b1 = (await r1.json()) as any
+    assert.strictEqual(r1.status, 202, JSON.stringify(b1))
+    // past HOLD_TTL_MS, while the first call still waits on its upstream
+    await sleep(2500)
+    const r2 = await send()
+    const t2 = await r2.text()
+    const first = await collect(server, key.key, b1.callId)
+    assert.strictEqual(first.status, 200, first.text)
+    assert.strictEqual(JSON.parse(first.text).cost.creditsCharged, 4)
+    // the second is refused as in flight (as a synchronous call with the key is), not run again (before: 202, then a
+    // second run answered with 0 credits under another call id, its fetch shared with the first's)
+    assert.strictEqual(r2.status, 409, t2)
+    assert.strictEqual(JSON.parse(t2).error.code, "idempotency_in_flight")
+    await sleep(500)
+    assert.deepStrictEqual(await moneyOf(db, account.accountId), { balance: 996, held: 0, captures: 1 })
+  }, 60_000)
+
   it("a provider run survives its process: the takeover polls the run it started, never starts another, one charge", async () => {
     const provider = await Fixtures.provider({ items: 3, runSeconds: 5 })
     cleanups.push(async () => provider.close())

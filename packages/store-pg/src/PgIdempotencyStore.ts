@@ -78,6 +78,12 @@ export const make = Effect.gen(function* () {
     complete: ({ accountId, key, status, body }) =>
       sql`UPDATE idempotency SET state = 'done', status = ${status}, body = ${JSON.stringify(body)}
           WHERE account_id = ${accountId} AND key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
+    renew: ({ accountId, key, now }) =>
+      sql`UPDATE idempotency SET started_at = ${now}
+          WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight' RETURNING 1 AS renewed`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      ),
     abandon: ({ accountId, key }) =>
       sql`DELETE FROM idempotency WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight'`.pipe(
         Effect.asVoid,

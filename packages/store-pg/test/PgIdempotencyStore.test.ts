@@ -64,6 +64,26 @@ for (const t of targets) {
         })
       )
 
+      it.effect("a renewed in-flight claim is not stale: its key stays in flight; a completed one is not renewed", () =>
+        Effect.gen(function* () {
+          yield* withAccount
+          const store = yield* IdempotencyStore.IdempotencyStore
+          const now = Date.now()
+          // begun two minutes ago (past a 60 s stale bound), renewed now: the same key asked again is in flight
+          assert.strictEqual((yield* store.begin(ask("renewed", "f", now - 120_000)))._tag, "Started")
+          assert.isTrue(yield* store.renew({ accountId: "acct_idem", key: "renewed", now: new Date(now) }))
+          assert.strictEqual((yield* store.begin(ask("renewed", "f", now)))._tag, "InFlight")
+          // not renewed: the stale claim is taken by the next ask (what a long call's key met before)
+          assert.strictEqual((yield* store.begin(ask("left", "f", now - 120_000)))._tag, "Started")
+          assert.strictEqual((yield* store.begin(ask("left", "f", now)))._tag, "Started")
+          // completed: nothing to renew, and it replays
+          yield* store.complete({ accountId: "acct_idem", key: "renewed", status: 200, body: { ok: 1 } })
+          assert.isFalse(yield* store.renew({ accountId: "acct_idem", key: "renewed", now: new Date(now) }))
+          assert.strictEqual((yield* store.begin(ask("renewed", "f", now)))._tag, "Replay")
+          assert.isFalse(yield* store.renew({ accountId: "acct_idem", key: "never", now: new Date(now) }))
+        })
+      )
+
       it.effect("a completed key replays; an expired record and a stale in-flight claim are claimed again", () =>
         Effect.gen(function* () {
           yield* withAccount

@@ -288,6 +288,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           runs: Object.fromEntries(made.runs)
         })
         if (beat.cancelRequested) yield* made.cancel
+        // the key's claim renewed with the call's lease: a call alive past HOLD_TTL_MS (its stale bound) keeps its key,
+        // so the same key sent again finds it in flight and is not run a second time
+        if (beat.held) yield* idempotencyStore.renew({ accountId: l.accountId, key: l.idempotencyKey, now })
         if (!beat.held) yield* Deferred.succeed(lost, undefined)
         // the hold lives as long as the call is this worker's (a provider run may outlast HOLD_TTL_MS); a hold already
         // gone (settled, or released by a takeover) is left as it is: the settle is what refuses a stale attempt

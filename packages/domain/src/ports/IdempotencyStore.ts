@@ -31,6 +31,16 @@ export class IdempotencyStore extends Context.Tag("@pdr/domain/IdempotencyStore"
       readonly status: number
       readonly body: unknown
     }) => Effect.Effect<void>
+    /**
+     * Renews an in-flight claim (its `started_at` set to `now`): a call still running past the stale bound (a long
+     * call's provider run takes minutes) keeps its key, so the same key sent again is in flight, never run twice.
+     * False when the claim is no longer in flight (completed, or dropped).
+     */
+    readonly renew: (input: {
+      readonly accountId: string
+      readonly key: string
+      readonly now: Date
+    }) => Effect.Effect<boolean>
     /** Forgets a claim whose call did not complete (so a retry runs again). */
     readonly abandon: (input: { readonly accountId: string; readonly key: string }) => Effect.Effect<void>
     /** Deletes records past their retention; returns how many. */
