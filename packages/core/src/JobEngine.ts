@@ -85,6 +85,8 @@ export const run = <A>(options: Options<A>) =>
     const inflight = new Map<string, Fiber.RuntimeFiber<void, never>>()
     // a job ended (a worker is free), or jobs were added (`wake`): the dispatcher claims again
     const finished = yield* Queue.unbounded<void>()
+    // wakes the flusher: a job's result to record, or a caller of `settled` waiting
+    const toFlush = yield* Queue.unbounded<void>()
     const toRecord: Array<{ readonly job: JobQueue.Job; readonly value: A }> = []
     const flushed = yield* Ref.make(0)
     let recording: Deferred.Deferred<void> | undefined
@@ -154,9 +156,13 @@ export const run = <A>(options: Options<A>) =>
       yield* Queue.offer(finished, undefined)
     })
 
+    // results are recorded as soon as a job ends (those that end while a batch is written go in the next one): a
+    // finished job holds its lane's room until it is completed, so waiting to batch more (it slept 20 ms) kept a lane
+    // at its limit short of a job for that long after each end
     const flusher = Effect.gen(function* () {
       while (true) {
-        yield* Effect.sleep(Duration.millis(20))
+        yield* Queue.take(toFlush)
+        yield* Queue.takeAll(toFlush)
         if (toRecord.length > 0) yield* flush
         if (recording !== undefined && toRecord.length === 0) yield* Deferred.succeed(recording, undefined)
       }
@@ -175,6 +181,7 @@ export const run = <A>(options: Options<A>) =>
           Exit.isSuccess(exit)
             ? Effect.sync(() => {
                 toRecord.push({ job, value: exit.value })
+                toFlush.unsafeOffer(undefined)
               })
             : Exit.isInterrupted(exit)
               ? Effect.void
@@ -306,6 +313,7 @@ export const run = <A>(options: Options<A>) =>
     const settled = Effect.gen(function* () {
       const d = yield* Deferred.make<void>()
       recording = d
+      yield* Queue.offer(toFlush, undefined)
       yield* Deferred.await(d)
     })
     /** Claims at once (jobs were just added), rather than after the idle wait. */
