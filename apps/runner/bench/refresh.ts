@@ -21,6 +21,9 @@ const dbUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1
 const entities = Number(process.env["BENCH_REFRESH_ENTITIES"] ?? 10_000)
 const slowEntities = Number(process.env["BENCH_REFRESH_SLOW_ENTITIES"] ?? 2_000)
 const planned = Number(process.env["BENCH_REFRESH_PLAN"] ?? 1_000_000)
+// the runners' per-platform limit (REFRESH_PLATFORM_CONCURRENCY, across runners); BENCH_REFRESH_PLATFORM_LIMIT=8 runs
+// the passes at the runner's default, where the limit, not the runners, sets the pace
+const platformLimit = process.env["BENCH_REFRESH_PLATFORM_LIMIT"] ?? "128"
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 // the node options of `pnpm runner` (its heap bound: without it V8 lets garbage grow to twice the resident memory)
 const runnerNode = [
@@ -112,7 +115,7 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
           REFRESH_CONCURRENCY: "16",
           // the per-platform limit holds across runners: high enough here for two runners to add up (a runner makes
           // up to 16 jobs x 4 calls at once)
-          REFRESH_PLATFORM_CONCURRENCY: "128",
+          REFRESH_PLATFORM_CONCURRENCY: platformLimit,
           SYNTHETIC_LATENCY_MS: String(latencyMs),
           ...extra
         },
