@@ -25,6 +25,12 @@ const planned = Number(process.env["BENCH_REFRESH_PLAN"] ?? 1_000_000)
 // the passes at the runner's default, where the limit, not the runners, sets the pace
 const platformLimit = process.env["BENCH_REFRESH_PLATFORM_LIMIT"] ?? "128"
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
+// BENCH_REFRESH_RUNNER=dist: the runner bundle `pnpm build` writes (apps/runner/dist/main.js, plain node: no
+// TypeScript compiled at each start) instead of `pnpm runner`'s sources through tsx
+const runnerEntry =
+  process.env["BENCH_REFRESH_RUNNER"] === "dist"
+    ? [fileURLToPath(new URL("../dist/main.js", import.meta.url))]
+    : ["--import", "tsx", "--conditions=@pdr/source", main]
 // the node options of `pnpm runner` (its heap bound: without it V8 lets garbage grow to twice the resident memory)
 const runnerNode = [
   "--max-old-space-size=160",
@@ -102,26 +108,22 @@ const runner = (url: string, accountId: string, n: number, latencyMs = 0, extra:
   }>((resolve) => {
     let out = ""
     let cpu = 0
-    const child = spawn(
-      process.execPath,
-      [...runnerNode, "--import", "tsx", "--conditions=@pdr/source", main, "once"],
-      {
-        env: {
-          ...process.env,
-          DATABASE_URL: runnerUrl(url),
-          DATABASE_POOL: "10",
-          REFRESH_ACCOUNT_ID: accountId,
-          REFRESH_BUDGET: String(n * 10),
-          REFRESH_CONCURRENCY: "16",
-          // the per-platform limit holds across runners: high enough here for two runners to add up (a runner makes
-          // up to 16 jobs x 4 calls at once)
-          REFRESH_PLATFORM_CONCURRENCY: platformLimit,
-          SYNTHETIC_LATENCY_MS: String(latencyMs),
-          ...extra
-        },
-        stdio: ["ignore", "pipe", "inherit"]
-      }
-    )
+    const child = spawn(process.execPath, [...runnerNode, ...runnerEntry, "once"], {
+      env: {
+        ...process.env,
+        DATABASE_URL: runnerUrl(url),
+        DATABASE_POOL: "10",
+        REFRESH_ACCOUNT_ID: accountId,
+        REFRESH_BUDGET: String(n * 10),
+        REFRESH_CONCURRENCY: "16",
+        // the per-platform limit holds across runners: high enough here for two runners to add up (a runner makes
+        // up to 16 jobs x 4 calls at once)
+        REFRESH_PLATFORM_CONCURRENCY: platformLimit,
+        SYNTHETIC_LATENCY_MS: String(latencyMs),
+        ...extra
+      },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     child.stdout.on("data", (d) => {
       out += d
     })
@@ -208,7 +210,7 @@ const planning = async () => {
      FROM generate_series(1, ${planned}) AS i`
   )
   await query(world.url, "ANALYZE tracked")
-  const child = spawn(process.execPath, [...runnerNode, "--import", "tsx", "--conditions=@pdr/source", main, "once"], {
+  const child = spawn(process.execPath, [...runnerNode, ...runnerEntry, "once"], {
     env: {
       ...process.env,
       DATABASE_URL: world.url,
