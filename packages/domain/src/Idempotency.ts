@@ -7,6 +7,8 @@
 import { DateTime, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { WireId, wire } from "./ErrorCodes.js"
+import * as Ids from "./Ids.js"
+import { Crypto } from "./ports/Crypto.js"
 import { IdempotencyStore } from "./ports/IdempotencyStore.js"
 
 /** How long a completed answer is kept. */
@@ -56,6 +58,7 @@ const keyPattern = /^[\x21-\x7e]{1,255}$/
 export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idempotency", {
   effect: Effect.gen(function* () {
     const store = yield* IdempotencyStore
+    const crypto = yield* Crypto
 
     const run = Effect.fnUntraced(function* <E, R>(
       input: { readonly accountId: string; readonly key: string; readonly fingerprint: string },
@@ -64,8 +67,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
       if (!keyPattern.test(input.key)) return yield* new IdempotencyKeyInvalid()
       const now = DateTime.toDate(yield* DateTime.now)
       const settings = yield* CallSettings
+      // this run's claim: its end acts only while the claim is still this run's (a run that stalled past the stale
+      // bound, whose key another request took over meanwhile, wakes and drops or overwrites nothing)
+      const claimant = yield* Ids.make(crypto, "clm")
       const begin = yield* store.begin({
         ...input,
+        claimant,
         now,
         staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
         expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
@@ -78,7 +85,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
         case "Replay":
           return { status: begin.status, body: begin.body, replayed: true }
         case "Started": {
-          const claim = { accountId: input.accountId, key: input.key }
+          const claim = { accountId: input.accountId, key: input.key, claimant }
           const kept = yield* answer.pipe(
             Effect.onExit((exit) =>
               Exit.isSuccess(exit) && exit.value.status < 500

@@ -1130,6 +1130,11 @@ export const all = {
         SELECT b.hold_id, b.pass_id, b.credits, b.captured, false FROM b
         UNION ALL SELECT o.id, NULL::text, 0::bigint, 0::bigint, true FROM o;
     END $$;
+  `),
+  // an idempotency claim's claimant (a run's own id): the end of a claim by a run that stalled past the stale bound
+  // acts only on its own claim, never on the one another request took over since (0036: the group commit's tables)
+  "0037_idempotency_claimant": migration(`
+    ALTER TABLE idempotency ADD COLUMN claimant text;
   `)
 }
 

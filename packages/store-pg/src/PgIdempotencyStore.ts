@@ -15,11 +15,12 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const claimAlone = (input: Claim) =>
-    sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
-        VALUES (${input.accountId}, ${input.key}, ${input.fingerprint}, 'in_flight', ${input.now}, ${input.expiresAt})
+    sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+        VALUES (${input.accountId}, ${input.key}, ${input.fingerprint}, 'in_flight', ${input.now}, ${input.expiresAt},
+          ${input.claimant})
         ON CONFLICT (account_id, key) DO UPDATE SET
           fingerprint = EXCLUDED.fingerprint, state = 'in_flight', status = NULL, body = NULL,
-          started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+          started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at, claimant = EXCLUDED.claimant
         WHERE idempotency.expires_at <= ${input.now}
            OR (idempotency.state = 'in_flight' AND idempotency.started_at < ${input.staleBefore})
         RETURNING 1 AS claimed`.pipe(Effect.map((rows) => rows.length > 0))
@@ -33,12 +34,13 @@ export const make = Effect.gen(function* () {
             SELECT * FROM unnest(${asks.map((a) => a.accountId)}::text[], ${asks.map((a) => a.key)}::text[],
               ${asks.map((a) => a.fingerprint)}::text[], ${asks.map((a) => a.now.toISOString())}::timestamptz[],
               ${asks.map((a) => a.expiresAt.toISOString())}::timestamptz[],
-              ${asks.map((a) => a.staleBefore.toISOString())}::timestamptz[]) AS x(a, k, f, s, e, stale))
-          INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
-          SELECT a, k, f, 'in_flight', s, e FROM x
+              ${asks.map((a) => a.staleBefore.toISOString())}::timestamptz[],
+              ${asks.map((a) => a.claimant)}::text[]) AS x(a, k, f, s, e, stale, c))
+          INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+          SELECT a, k, f, 'in_flight', s, e, c FROM x
           ON CONFLICT (account_id, key) DO UPDATE SET
             fingerprint = EXCLUDED.fingerprint, state = 'in_flight', status = NULL, body = NULL,
-            started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at
+            started_at = EXCLUDED.started_at, expires_at = EXCLUDED.expires_at, claimant = EXCLUDED.claimant
           WHERE idempotency.expires_at <= EXCLUDED.started_at
              OR (idempotency.state = 'in_flight'
                  AND idempotency.started_at < (SELECT stale FROM x WHERE x.a = EXCLUDED.account_id AND x.k = EXCLUDED.key))
@@ -75,20 +77,26 @@ export const make = Effect.gen(function* () {
         Effect.map((rows) => rows.length),
         Effect.orDie
       ),
-    complete: ({ accountId, key, status, body }) =>
-      sql`UPDATE idempotency SET state = 'done', status = ${status}, body = ${JSON.stringify(body)}
-          WHERE account_id = ${accountId} AND key = ${key}`.pipe(Effect.asVoid, Effect.orDie),
+    // with a claimant: only that claimant's claim (a claim taken over since is another's, and is left as it is)
+    complete: ({ accountId, key, claimant, status, body }) =>
+      (claimant === undefined
+        ? sql`UPDATE idempotency SET state = 'done', status = ${status}, body = ${JSON.stringify(body)}
+              WHERE account_id = ${accountId} AND key = ${key}`
+        : sql`UPDATE idempotency SET state = 'done', status = ${status}, body = ${JSON.stringify(body)}
+              WHERE account_id = ${accountId} AND key = ${key} AND claimant = ${claimant}`
+      ).pipe(Effect.asVoid, Effect.orDie),
     renew: ({ accountId, key, now }) =>
       sql`UPDATE idempotency SET started_at = ${now}
           WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight' RETURNING 1 AS renewed`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
-    abandon: ({ accountId, key }) =>
-      sql`DELETE FROM idempotency WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight'`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+    abandon: ({ accountId, key, claimant }) =>
+      (claimant === undefined
+        ? sql`DELETE FROM idempotency WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight'`
+        : sql`DELETE FROM idempotency WHERE account_id = ${accountId} AND key = ${key} AND state = 'in_flight'
+              AND claimant = ${claimant}`
+      ).pipe(Effect.asVoid, Effect.orDie)
   })
 })
 

@@ -17,9 +17,17 @@ const withAccount = Effect.flatMap(
   (sql) => sql`INSERT INTO accounts (id, name) VALUES ('acct_idem', 'idempotency') ON CONFLICT DO NOTHING`
 )
 
-const ask = (key: string, fingerprint: string, at: number, options: { staleMs?: number; ttlMs?: number } = {}) => ({
+let asked = 0
+const ask = (
+  key: string,
+  fingerprint: string,
+  at: number,
+  options: { staleMs?: number; ttlMs?: number; claimant?: string } = {}
+) => ({
   accountId: "acct_idem",
   key,
+  // each ask its own claimant unless named
+  claimant: options.claimant ?? `clm_${++asked}`,
   fingerprint,
   now: new Date(at),
   staleBefore: new Date(at - (options.staleMs ?? 60_000)),
@@ -81,6 +89,36 @@ for (const t of targets) {
           assert.isFalse(yield* store.renew({ accountId: "acct_idem", key: "renewed", now: new Date(now) }))
           assert.strictEqual((yield* store.begin(ask("renewed", "f", now)))._tag, "Replay")
           assert.isFalse(yield* store.renew({ accountId: "acct_idem", key: "never", now: new Date(now) }))
+        })
+      )
+
+      it.effect("a stale claim's claimant, once its key is taken over, neither drops nor completes the new claim", () =>
+        Effect.gen(function* () {
+          yield* withAccount
+          const store = yield* IdempotencyStore.IdempotencyStore
+          const now = Date.now()
+          const id = "acct_idem"
+          // a run that stalled past the stale bound; the same key asked again takes its claim over
+          assert.strictEqual(
+            (yield* store.begin(ask("taken", "f", now - 120_000, { claimant: "clm_old" })))._tag,
+            "Started"
+          )
+          assert.strictEqual((yield* store.begin(ask("taken", "f", now, { claimant: "clm_new" })))._tag, "Started")
+          // the stalled run wakes and ends: its abandon and its complete leave the new claim in flight
+          yield* store.abandon({ accountId: id, key: "taken", claimant: "clm_old" })
+          assert.strictEqual((yield* store.begin(ask("taken", "f", now)))._tag, "InFlight")
+          yield* store.complete({ accountId: id, key: "taken", claimant: "clm_old", status: 200, body: { run: "old" } })
+          assert.strictEqual((yield* store.begin(ask("taken", "f", now)))._tag, "InFlight")
+          // the new claimant's end is kept; replayed as its answer
+          yield* store.complete({ accountId: id, key: "taken", claimant: "clm_new", status: 200, body: { run: "new" } })
+          const replay = yield* store.begin(ask("taken", "f", now))
+          assert.deepStrictEqual(replay, { _tag: "Replay", status: 200, body: { run: "new" } })
+          // its own abandon drops its own claim; one without a claimant (a takeover of a dead call) drops any
+          assert.strictEqual((yield* store.begin(ask("mine", "f", now, { claimant: "clm_a" })))._tag, "Started")
+          yield* store.abandon({ accountId: id, key: "mine", claimant: "clm_a" })
+          assert.strictEqual((yield* store.begin(ask("mine", "f", now, { claimant: "clm_b" })))._tag, "Started")
+          yield* store.abandon({ accountId: id, key: "mine" })
+          assert.strictEqual((yield* store.begin(ask("mine", "f", now)))._tag, "Started")
         })
       )
 

@@ -14,20 +14,24 @@ export class IdempotencyStore extends Context.Tag("@pdr/domain/IdempotencyStore"
   {
     /**
      * Claims the key for this request, atomically: a new key, an expired record, or an in-flight record started
-     * before `staleBefore` (its caller died) is claimed; otherwise says what is there.
+     * before `staleBefore` (its caller died) is claimed; otherwise says what is there. The claim is `claimant`'s: its
+     * end (`complete`, `abandon`) with that claimant acts only while the claim is still that claimant's, so a caller
+     * that stalled past the stale bound and wakes never ends the claim another took over since.
      */
     readonly begin: (input: {
       readonly accountId: string
       readonly key: string
+      readonly claimant: string
       readonly fingerprint: string
       readonly now: Date
       readonly staleBefore: Date
       readonly expiresAt: Date
     }) => Effect.Effect<Begin>
-    /** Keeps the completed answer. */
+    /** Keeps the completed answer (only while the claim is `claimant`'s, when one is given). */
     readonly complete: (input: {
       readonly accountId: string
       readonly key: string
+      readonly claimant?: string
       readonly status: number
       readonly body: unknown
     }) => Effect.Effect<void>
@@ -41,8 +45,15 @@ export class IdempotencyStore extends Context.Tag("@pdr/domain/IdempotencyStore"
       readonly key: string
       readonly now: Date
     }) => Effect.Effect<boolean>
-    /** Forgets a claim whose call did not complete (so a retry runs again). */
-    readonly abandon: (input: { readonly accountId: string; readonly key: string }) => Effect.Effect<void>
+    /**
+     * Forgets a claim whose call did not complete (so a retry runs again): only while it is `claimant`'s, when one is
+     * given (without one: whoever's it is, as a takeover of a dead call's key does).
+     */
+    readonly abandon: (input: {
+      readonly accountId: string
+      readonly key: string
+      readonly claimant?: string
+    }) => Effect.Effect<void>
     /** Deletes records past their retention; returns how many. */
     readonly purgeExpired: (now: Date) => Effect.Effect<number>
   }
