@@ -352,7 +352,7 @@ for (const t of targets) {
             ]
           )
           assert.deepStrictEqual(
-            answers.map((a) => a && a.captured),
+            answers.map((a) => (a === null ? null : a.captured)),
             [60, 50, 7, null, 0, 10, null, 3]
           )
         })
