@@ -325,36 +325,62 @@ for (const t of targets) {
                 credits: 2
               }
             ])
-          const answers = yield* sameSettles(
-            { acE: 1000, acF: 300 },
-            [
-              ["h1", "acE", 100],
-              ["h2", "acF", 50],
-              ["h3", "acE", 30],
-              ["h4", "acE", 20],
-              ["h5", "acF", 40],
-              ["h6", "acE", 10],
-              ["h7", "acF", 10]
-            ],
-            [
-              // several subjects: their measurements in their order
-              { hold: "h1", account: "acE", capture: 60, key: "k1", entity: "e1", more: ["e1b", "e1c"] },
-              // the whole hold captured, asked with another account than the hold's (the hold's is charged)
-              { hold: "h2", account: "acE", capture: 50, entity: "e2" },
-              { hold: "h3", account: "acE", capture: 5, key: "k2", entity: "e3", reveals: reveal },
-              // above its hold: refused, nothing written
-              { hold: "h4", account: "acE", capture: 21, key: "k3", entity: "e4" },
-              { hold: "h5", account: "acF", capture: 0, key: "k4", entity: "e5", more: ["e5b"] },
-              { hold: "h6", account: "acE", capture: 10, entity: "e6" },
-              // its hold settled above in this batch: not held
-              { hold: "h1", account: "acE", capture: 1, entity: "e7" },
-              { hold: "h7", account: "acF", capture: 3, key: "k5" }
-            ]
-          )
-          assert.deepStrictEqual(
-            answers.map((a) => (a === null ? null : a.captured)),
-            [60, 50, 7, null, 0, 10, null, 3]
-          )
+          const holds = [
+            ["h1", "acE", 100],
+            ["h2", "acF", 50],
+            ["h3", "acE", 30],
+            ["h4", "acE", 20],
+            ["h5", "acF", 40],
+            ["h6", "acE", 10],
+            ["h7", "acF", 10]
+          ] as const
+          const asks = (withReveal: boolean): ReadonlyArray<Settle> => [
+            // several subjects: their measurements in their order
+            { hold: "h1", account: "acE", capture: 60, key: "k1", entity: "e1", more: ["e1b", "e1c"] },
+            // the whole hold captured, asked with another account than the hold's (the hold's is charged)
+            { hold: "h2", account: "acE", capture: 50, entity: "e2" },
+            {
+              hold: "h3",
+              account: "acE",
+              capture: 5,
+              key: "k2",
+              entity: "e3",
+              ...(withReveal ? { reveals: reveal } : {})
+            },
+            // above its hold: refused, nothing written, the hold still held for the next ask of it
+            { hold: "h4", account: "acE", capture: 21, key: "k3", entity: "e4" },
+            { hold: "h5", account: "acF", capture: 0, key: "k4", entity: "e5", more: ["e5b"] },
+            { hold: "h4", account: "acE", capture: 20, entity: "e4b" },
+            { hold: "h6", account: "acE", capture: 10, entity: "e6" },
+            // its hold settled above in this batch: not held
+            { hold: "h1", account: "acE", capture: 1, entity: "e7" },
+            { hold: "h7", account: "acF", capture: 3, key: "k5" }
+          ]
+          // with a reveal, the batch's loop; without, the batch at once (both as one by one)
+          const answered = (answers: ReadonlyArray<{ readonly captured: unknown } | null>) =>
+            answers.map((a) => (a === null ? null : a.captured))
+          assert.deepStrictEqual(answered(yield* sameSettles({ acE: 1000, acF: 300 }, holds, asks(true))), [
+            60,
+            50,
+            7,
+            null,
+            0,
+            20,
+            10,
+            null,
+            3
+          ])
+          assert.deepStrictEqual(answered(yield* sameSettles({ acE: 1000, acF: 300 }, holds, asks(false))), [
+            60,
+            50,
+            5,
+            null,
+            0,
+            20,
+            10,
+            null,
+            3
+          ])
         })
       )
 
