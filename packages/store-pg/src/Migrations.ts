@@ -1131,6 +1131,148 @@ export const all = {
         UNION ALL SELECT o.id, NULL::text, 0::bigint, 0::bigint, true FROM o;
     END $$;
   `),
+  // issue 22 (paid calls' PostgreSQL CPU): a settle of a batch was about ten statements inside two nested functions
+  // (pdr_settle, pdr_write_records), each with its executor set-up (and its table's CHECK constraints compiled again).
+  // A settle without reveals (its price known before it writes) is now one statement in the batch's loop: its hold
+  // captured (still held and covering the capture, as pdr_settle checks) and its account charged, in ask order, each
+  // answered with its account after it as before; the records, ledger entries and kept answers of those settles are
+  // then written by one statement per table for the batch (pdr_settle_batch_write), in ask order, before any settle
+  // with reveals (charged for the parts written: pdr_settle(_keep) as before) and at the end. The accounts of the
+  // batch's holds are locked first with the asks' (in id order): a settle still locks its account before its hold.
+  // A batch of holds likewise: each ask's account updated in ask order, then the placed holds inserted together.
+  // And measurements_by_hold (0004) goes: no statement reads measurements by their hold, and every paid call wrote it.
+  "0036_settle_batch_one_statement": migration(`
+    DROP INDEX IF EXISTS measurements_by_hold;
+
+    -- the writes of the settles p_ords (asks of a batch, in ask order) whose holds were captured: their records, their
+    -- ledger entries (p_hold_accounts, p_hold_keys: each hold's account and key) and their kept answers (p_bodies)
+    CREATE FUNCTION pdr_settle_batch_write(p_ords integer[], p_hold_accounts text[], p_hold_keys text[],
+                                           p_bodies text[], p_holds text[], p_accounts text[], p_captures bigint[],
+                                           p_reasons text[], p_measurements text[], p_points text[], p_keys text[],
+                                           p_statuses integer[])
+    RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO measurements (platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found,
+                                source, hold_id)
+        SELECT r.platform, r.op, r.entity, r.freshness_key, r.measured_at, r.rows, r.rows_asked, r.exhaustive, r.found,
+               r.source, r.hold_id
+        FROM unnest(p_ords) WITH ORDINALITY AS o(i, j),
+          ROWS FROM (jsonb_to_recordset(p_measurements[o.i]::jsonb) AS (platform text, op text, entity text,
+            freshness_key text, measured_at timestamptz, rows jsonb, rows_asked integer, exhaustive boolean,
+            found boolean, source text, hold_id text))
+          WITH ORDINALITY AS r(platform, op, entity, freshness_key, measured_at, rows, rows_asked, exhaustive, found,
+            source, hold_id, n)
+        ORDER BY o.j, r.n;
+      INSERT INTO history_values (platform, entity, metric, measured_at, value, store, stay, source)
+        SELECT r.platform, r.entity, e.key, r.measured_at, e.value::double precision, r.store, r.stay, r.source
+        FROM unnest(p_ords) AS o(i),
+          jsonb_to_recordset(p_points[o.i]::jsonb) AS r(platform text, entity text, store text, stay jsonb,
+            measured_at timestamptz, metrics jsonb, source text),
+          jsonb_each_text(r.metrics) AS e;
+      INSERT INTO ledger (account_id, kind, credits, reason, key_id, hold_id)
+        SELECT o.account, 'capture', -p_captures[o.i], p_reasons[o.i], o.key, p_holds[o.i]
+        FROM unnest(p_ords, p_hold_accounts, p_hold_keys) WITH ORDINALITY AS o(i, account, key, j)
+        WHERE p_captures[o.i] > 0
+        ORDER BY o.j;
+      UPDATE idempotency x SET state = 'done', status = k.status, body = k.body
+        FROM (SELECT DISTINCT ON (p_accounts[o.i], p_keys[o.i]) p_accounts[o.i] AS account, p_keys[o.i] AS key,
+                     p_statuses[o.i] AS status, o.body
+              FROM unnest(p_ords, p_bodies) WITH ORDINALITY AS o(i, body, j)
+              WHERE p_keys[o.i] IS NOT NULL
+              ORDER BY p_accounts[o.i], p_keys[o.i], o.j DESC) AS k
+        WHERE x.account_id = k.account AND x.key = k.key;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION pdr_settle_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[],
+                                                     p_reasons text[], p_measurements text[], p_points text[],
+                                                     p_reveals text[], p_keys text[], p_statuses integer[],
+                                                     p_answers text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+      r record;
+      v_body text;
+      v_ords integer[] := '{}';
+      v_accounts text[] := '{}';
+      v_keys text[] := '{}';
+      v_bodies text[] := '{}';
+    BEGIN
+      PERFORM 1 FROM accounts a
+        WHERE a.id IN (SELECT unnest(p_accounts)
+                       UNION SELECT x.account_id FROM unnest(p_holds) AS u(id) JOIN holds x ON x.id = u.id)
+        ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        IF p_holds[i] IS NULL OR p_reveals[i] IS DISTINCT FROM '[]' THEN
+          -- the settles before it written first, so that every row is written in ask order
+          IF cardinality(v_ords) > 0 THEN
+            PERFORM pdr_settle_batch_write(v_ords, v_accounts, v_keys, v_bodies, p_holds, p_accounts, p_captures,
+                                           p_reasons, p_measurements, p_points, p_keys, p_statuses);
+            v_ords := '{}'; v_accounts := '{}'; v_keys := '{}'; v_bodies := '{}';
+          END IF;
+          IF p_keys[i] IS NULL THEN
+            RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+              FROM pdr_settle(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                              p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+          ELSE
+            RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+              FROM pdr_settle_keep(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                                   p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_answers[i]) AS s;
+          END IF;
+          CONTINUE;
+        END IF;
+        WITH h AS (
+          UPDATE holds x SET status = 'captured', captured = p_captures[i], settled_at = now()
+          WHERE x.id = p_holds[i] AND x.status = 'held' AND p_captures[i] <= x.amount
+          RETURNING x.account_id, x.key_id, x.amount)
+        UPDATE accounts u SET balance = u.balance - p_captures[i], held = u.held - h.amount
+          FROM h WHERE u.id = h.account_id
+          RETURNING u.id, u.name, u.balance, u.held, u.created_at, h.key_id INTO r;
+        CONTINUE WHEN NOT FOUND;
+        -- json (not jsonb) keeps the answer's text as it is: its keys in their order (as pdr_settle_keep)
+        v_body := CASE WHEN p_keys[i] IS NOT NULL THEN json_build_object('answer', p_answers[i]::json, 'cost',
+          json_build_object('creditsCharged', p_captures[i], 'creditsRemaining', r.balance - r.held))::text END;
+        v_ords := v_ords || i;
+        v_accounts := v_accounts || r.id;
+        v_keys := v_keys || r.key_id;
+        v_bodies := v_bodies || v_body;
+        ord := i; id := r.id; name := r.name; balance := r.balance; held := r.held; created_at := r.created_at;
+        captured := p_captures[i]; kept := v_body;
+        RETURN NEXT;
+      END LOOP;
+      IF cardinality(v_ords) > 0 THEN
+        PERFORM pdr_settle_batch_write(v_ords, v_accounts, v_keys, v_bodies, p_holds, p_accounts, p_captures,
+                                       p_reasons, p_measurements, p_points, p_keys, p_statuses);
+      END IF;
+    END $$;
+
+    CREATE OR REPLACE FUNCTION pdr_place_holds(p_ids text[], p_accounts text[], p_keys text[], p_amounts bigint[],
+                                               p_expires timestamptz[])
+    RETURNS TABLE (ord integer, available bigint) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+      v_placed integer[] := '{}';
+    BEGIN
+      PERFORM 1 FROM accounts a WHERE a.id = ANY (p_accounts) ORDER BY a.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+        UPDATE accounts a SET held = a.held + p_amounts[i]
+          WHERE a.id = p_accounts[i] AND a.balance - a.held >= p_amounts[i];
+        IF FOUND THEN
+          v_placed := v_placed || i;
+        ELSE
+          ord := i;
+          available := coalesce((SELECT a.balance - a.held FROM accounts a WHERE a.id = p_accounts[i]), 0);
+          RETURN NEXT;
+        END IF;
+      END LOOP;
+      -- the placed holds in one statement (their accounts' rows are written and locked above)
+      INSERT INTO holds (id, account_id, key_id, amount, expires_at)
+        SELECT p_ids[o.i], p_accounts[o.i], p_keys[o.i], p_amounts[o.i], p_expires[o.i] FROM unnest(v_placed) AS o(i);
+    END $$;
+  `),
   // an idempotency claim's claimant (a run's own id): the end of a claim by a run that stalled past the stale bound
   // acts only on its own claim, never on the one another request took over since (0036: the group commit's tables)
   "0037_idempotency_claimant": migration(`

@@ -78,43 +78,39 @@ interface Settle {
   readonly capture: number
   readonly key?: string
   readonly entity?: string
+  /** More subjects of the same call: one measurement and one point each, after the entity's */
+  readonly more?: ReadonlyArray<string>
   readonly reveals?: (w: string) => string
 }
 
+const entitiesOf = (s: Settle) => (s.entity === undefined ? [] : [s.entity, ...(s.more ?? [])])
+
 const recordsOf = (s: Settle, w: string) => ({
   measurements: JSON.stringify(
-    s.entity === undefined
-      ? []
-      : [
-          {
-            platform: "maps",
-            op: "places",
-            entity: s.entity + w,
-            freshness_key: `maps/places/${s.entity + w}/{}`,
-            measured_at: "2026-11-26T01:00:00.000Z",
-            rows: [{ subject: s.entity, n: 1 }],
-            rows_asked: 1,
-            exhaustive: true,
-            found: true,
-            source: "test",
-            hold_id: s.hold + w
-          }
-        ]
+    entitiesOf(s).map((entity) => ({
+      platform: "maps",
+      op: "places",
+      entity: entity + w,
+      freshness_key: `maps/places/${entity + w}/{}`,
+      measured_at: "2026-11-26T01:00:00.000Z",
+      rows: [{ subject: entity, n: 1 }],
+      rows_asked: 1,
+      exhaustive: true,
+      found: true,
+      source: "test",
+      hold_id: s.hold + w
+    }))
   ),
   points: JSON.stringify(
-    s.entity === undefined
-      ? []
-      : [
-          {
-            platform: "maps",
-            entity: s.entity + w,
-            store: "",
-            stay: null,
-            measured_at: "2026-11-26T01:00:00.000Z",
-            metrics: { rating: 4.5, reviews: 12 },
-            source: "test"
-          }
-        ]
+    entitiesOf(s).map((entity) => ({
+      platform: "maps",
+      entity: entity + w,
+      store: "",
+      stay: null,
+      measured_at: "2026-11-26T01:00:00.000Z",
+      metrics: { rating: 4.5, reviews: 12 },
+      source: "test"
+    }))
   ),
   reveals: s.reveals?.(w) ?? "[]"
 })
@@ -309,6 +305,82 @@ for (const t of targets) {
               }
             ]
           )
+        })
+      )
+
+      // issue 22: a settle without reveals is one statement in the batch's loop and its rows are written with the other
+      // such settles' (pdr_settle_batch_write, migration 0036); a settle with reveals writes its own between them
+      it.effect("a batch of settles written together answers and writes, in ask order, what one by one does", () =>
+        Effect.gen(function* () {
+          const reveal = (w: string) =>
+            JSON.stringify([
+              {
+                account_id: `acE${w}`,
+                person: "p1",
+                part: "phone",
+                status: "revealed",
+                value: "+1-555-0100",
+                revealed_at: "2026-11-26T01:00:00.000Z",
+                source: "test",
+                credits: 2
+              }
+            ])
+          const holds = [
+            ["h1", "acE", 100],
+            ["h2", "acF", 50],
+            ["h3", "acE", 30],
+            ["h4", "acE", 20],
+            ["h5", "acF", 40],
+            ["h6", "acE", 10],
+            ["h7", "acF", 10]
+          ] as const
+          const asks = (withReveal: boolean): ReadonlyArray<Settle> => [
+            // several subjects: their measurements in their order
+            { hold: "h1", account: "acE", capture: 60, key: "k1", entity: "e1", more: ["e1b", "e1c"] },
+            // the whole hold captured, asked with another account than the hold's (the hold's is charged)
+            { hold: "h2", account: "acE", capture: 50, entity: "e2" },
+            {
+              hold: "h3",
+              account: "acE",
+              capture: 5,
+              key: "k2",
+              entity: "e3",
+              ...(withReveal ? { reveals: reveal } : {})
+            },
+            // above its hold: refused, nothing written, the hold still held for the next ask of it
+            { hold: "h4", account: "acE", capture: 21, key: "k3", entity: "e4" },
+            { hold: "h5", account: "acF", capture: 0, key: "k4", entity: "e5", more: ["e5b"] },
+            { hold: "h4", account: "acE", capture: 20, entity: "e4b" },
+            { hold: "h6", account: "acE", capture: 10, entity: "e6" },
+            // its hold settled above in this batch: not held
+            { hold: "h1", account: "acE", capture: 1, entity: "e7" },
+            { hold: "h7", account: "acF", capture: 3, key: "k5" }
+          ]
+          // with a reveal, the batch's loop; without, the batch at once (both as one by one)
+          const answered = (answers: ReadonlyArray<{ readonly captured: unknown } | null>) =>
+            answers.map((a) => (a === null ? null : a.captured))
+          assert.deepStrictEqual(answered(yield* sameSettles({ acE: 1000, acF: 300 }, holds, asks(true))), [
+            60,
+            50,
+            7,
+            null,
+            0,
+            20,
+            10,
+            null,
+            3
+          ])
+          assert.deepStrictEqual(answered(yield* sameSettles({ acE: 1000, acF: 300 }, holds, asks(false))), [
+            60,
+            50,
+            5,
+            null,
+            0,
+            20,
+            10,
+            null,
+            3
+          ])
         })
       )
 
