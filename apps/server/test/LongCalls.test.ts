@@ -8,6 +8,7 @@ import { Upstream } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Duration, Effect, Layer } from "effect"
+import * as CallRunner from "../src/http/CallRunner.js"
 import { account, balance, request as get, post, type Running, start } from "./harness.js"
 
 const targets = await Testing.targets()
@@ -168,6 +169,26 @@ for (const t of targets) {
       assert.strictEqual(late.body.error.code, "call_finished")
       assert.strictEqual(late.body.error.details.status, "cancelled")
       assert.strictEqual(await balance(server, a.key), 992)
+    })
+
+    it("calls answered together are each recorded once, in batches written as they fill (issue 22)", async () => {
+      const a = await account(server, 1000, "batches")
+      // more than two full batches at once: the batches written as they fill and the one written by the timer
+      const n = 2 * CallRunner.recordBatch + 7
+      const answers = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          post(server, maps, { ...places([`ChIJbatch-${i}`]), estimateOnly: true }, a.key)
+        )
+      )
+      await sleep(600)
+      for (const r of answers) {
+        assert.strictEqual(r.status, 200)
+        const again = await get(`${server.api}/api/v1/calls/${r.headers.get("call-id")}`, {
+          headers: { "x-api-key": a.key }
+        })
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.text, r.text)
+      }
     })
 
     it("another account's call id answers exactly as an unknown one: 404", async () => {

@@ -313,58 +313,67 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
      * budget for the quote between the two, so an entity is planned once (its store read once), not quoted and then
      * planned again.
      */
-    const prepareImpl = Effect.fnUntraced(function* (caller: Caller, platformId: string, body: unknown) {
-      const decoded = yield* Requests.decode(platformId, body)
-      if (!decoded.op.available) return yield* new OpUnavailable({ platform: platformId, op: decoded.op.name })
-      const steps = OpKind.stepsOf(decoded.op)
-      if (steps._tag === "Reads") {
-        const store = yield* resolveStore(decoded.op, decoded.request)
-        const read = Effect.gen(function* () {
-          const answer = yield* steps.answer(measurements, decoded.op, decoded.request, store)
-          const available = yield* unspent(caller)
-          return {
-            ...answer,
-            cost: { creditsCharged: 0, creditsRemaining: available },
-            ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
-          } satisfies Answer
-        })
-        return { quote: 0, run: (_keep?: Keep, _options?: RunOptions): Effect.Effect<Answer, CallError> => read }
-      }
-      // issue 25: the plan's span (a no-op while the tracer is off)
-      const p = yield* plan(caller, decoded.op, decoded.request, decoded).pipe(Spans.traced("Calls.plan"))
-      // issue 22: the call's control, settings and clock read in one step; chains rather than generators
-      const run = (keep: Keep | undefined, options: RunOptions): Effect.Effect<Answer, CallError> =>
-        decoded.estimateOnly
-          ? Effect.map(
-              estimate(caller, p, steps),
-              (quoted) => ({ ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) }) satisfies Answer
-            )
-          : Effect.withFiberRuntime((fiber) => {
-              const control = Context.get(fiber.currentContext, CallControl)
-              const settings = Context.get(fiber.currentContext, CallSettings)
-              const paid = Effect.suspend(() => {
-                // issue 21: a long call reports its quote and its units (those stored count as done)
-                const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
-                control.planned(p.quote, p.units.length, p.units.length - toFetch)
-                // D18: the cap is checked on the quote, before anything is held or fetched
-                if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
-                  return Effect.fail(new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits }))
-                return execute(caller, p, steps, keep, options, settings, control)
-              })
-              // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
-              if (!Demand.trackable(p.op)) return paid
-              const now = new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-              return Effect.zipRight(demand.note(caller.accountId, Demand.entriesOf(p, now)), paid)
+    // (issue 22: a chain rather than a generator: every op call passes here)
+    const prepareImpl = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Prepared, CallError> =>
+      Effect.flatMap(Requests.decode(platformId, body), (decoded): Effect.Effect<Prepared, CallError> => {
+        if (!decoded.op.available) return Effect.fail(new OpUnavailable({ platform: platformId, op: decoded.op.name }))
+        const steps = OpKind.stepsOf(decoded.op)
+        if (steps._tag === "Reads")
+          return Effect.map(resolveStore(decoded.op, decoded.request), (store): Prepared => {
+            const read = Effect.gen(function* () {
+              const answer = yield* steps.answer(measurements, decoded.op, decoded.request, store)
+              const available = yield* unspent(caller)
+              return {
+                ...answer,
+                cost: { creditsCharged: 0, creditsRemaining: available },
+                ...(decoded.estimateOnly ? { estimate: withCap({ credits: 0 }, decoded.maxCredits) } : {})
+              } satisfies Answer
             })
-      return {
-        quote: p.quote,
-        run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> => run(keep, options ?? {})
-      }
-    })
+            return { quote: 0, run: (_keep?: Keep, _options?: RunOptions): Effect.Effect<Answer, CallError> => read }
+          })
+        // issue 25: the plan's span (a no-op while the tracer is off)
+        return Effect.map(
+          plan(caller, decoded.op, decoded.request, decoded).pipe(Spans.traced("Calls.plan")),
+          (p): Prepared => {
+            // issue 22: the call's control, settings and clock read in one step; chains rather than generators
+            const run = (keep: Keep | undefined, options: RunOptions): Effect.Effect<Answer, CallError> =>
+              decoded.estimateOnly
+                ? Effect.map(
+                    estimate(caller, p, steps),
+                    (quoted) =>
+                      ({ ...quoted, estimate: withCap({ credits: p.quote }, decoded.maxCredits) }) satisfies Answer
+                  )
+                : Effect.withFiberRuntime((fiber) => {
+                    const control = Context.get(fiber.currentContext, CallControl)
+                    const settings = Context.get(fiber.currentContext, CallSettings)
+                    const paid = Effect.suspend(() => {
+                      // issue 21: a long call reports its quote and its units (those stored count as done)
+                      const toFetch = p.units.reduce((n, u) => (needsFetch(p, u) ? n + 1 : n), 0)
+                      control.planned(p.quote, p.units.length, p.units.length - toFetch)
+                      // D18: the cap is checked on the quote, before anything is held or fetched
+                      if (decoded.maxCredits !== undefined && p.quote > decoded.maxCredits)
+                        return Effect.fail(
+                          new QuoteAboveMaxCredits({ required: p.quote, maxCredits: decoded.maxCredits })
+                        )
+                      return execute(caller, p, steps, keep, options, settings, control)
+                    })
+                    // nightly refresh: a real call of a trackable op notes its subjects' demand (buffered by the adapter)
+                    if (!Demand.trackable(p.op)) return paid
+                    const now = new Date(
+                      Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis()
+                    )
+                    return Effect.zipRight(demand.note(caller.accountId, Demand.entriesOf(p, now)), paid)
+                  })
+            return {
+              quote: p.quote,
+              run: (keep?: Keep, options?: RunOptions): Effect.Effect<Answer, CallError> => run(keep, options ?? {})
+            }
+          }
+        )
+      })
 
     /** A planned call: its quote, and the call to run on its plan (with `keep`, its answer kept by the settle). */
-    const prepare = (caller: Caller, platformId: string, body: unknown): Effect.Effect<Prepared, CallError> =>
-      prepareImpl(caller, platformId, body)
+    const prepare = prepareImpl
 
     /** Answers one call; with `keep`, a paid call's answer is kept for its idempotency key by the settle (D16). */
     const call = (caller: Caller, platformId: string, body: unknown, keep?: Keep): Effect.Effect<Answer, CallError> =>

@@ -2,7 +2,7 @@
  * The plan of a call (D8 step 1): its units (subject or query, freshness key, what is stored, contact parts held and
  * to buy, exact price) and its quote; what a unit becomes once fetched.
  */
-import { type Context, DateTime, Duration, Effect, Option } from "effect"
+import { type Context, Duration, Effect, Option } from "effect"
 import { EveryUnitFailed } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
@@ -149,90 +149,122 @@ const givenRefused = (
   })
 }
 
+const noStore = Effect.succeed<string | undefined>(undefined)
+
 /** The planning of calls over the Measurements and Upstream ports: the store a request names, and the plan (D8 step 1). */
 export const plannerOf = (measurements: Context.Tag.Service<Measurements>, upstream: Context.Tag.Service<Upstream>) => {
-  const resolveStore = (op: Catalogue.OpDef, request: Catalogue.OpRequest) =>
-    Effect.gen(function* () {
-      const locator = op.facets.store(request)
-      if (locator === undefined) return undefined
-      const resolved = yield* upstream
+  // (issue 22: most ops name no store: known without a generator's steps)
+  const resolveStore = (
+    op: Catalogue.OpDef,
+    request: Catalogue.OpRequest
+  ): Effect.Effect<string | undefined, EveryUnitFailed | Requests.InvalidRequest> => {
+    const locator = op.facets.store(request)
+    if (locator === undefined) return noStore
+    return Effect.flatMap(
+      upstream
         .resolveStore(op.platform, op.name, locator)
-        .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] })))
-      if (Option.isNone(resolved)) return yield* invalidStore(op, locator, upstream.servedBy)
-      return resolved.value
-    })
+        .pipe(Effect.mapError(() => new EveryUnitFailed({ coverage: [] }))),
+      (resolved) =>
+        Option.isNone(resolved)
+          ? Effect.fail(invalidStore(op, locator, upstream.servedBy))
+          : Effect.succeed<string | undefined>(resolved.value)
+    )
+  }
 
-  /** D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. */
-  const plan = Effect.fnUntraced(function* (
+  /**
+   * D8 step 1: the plan and its quote, the same for `estimateOnly` and the real call. (issue 22: a chain rather than
+   * a generator, the clock read in its first step: every op call passes here.)
+   */
+  const plan = (
     caller: Caller,
     op: Catalogue.OpDef,
     request: Catalogue.OpRequest,
     control?: FreshnessControl
-  ) {
-    const now = DateTime.toDate(yield* DateTime.now)
-    const missing = missingRequired(op, request, upstream.servedBy)
-    if (missing !== undefined) return yield* missing
-    const refused = givenRefused(op, request, upstream.servedBy)
-    if (refused !== undefined) return yield* refused
-    const store = yield* resolveStore(op, request)
-    const steps = OpKind.fetching(op)
-    const sourcePrice = yield* steps.prepare(upstream, op, request)
-    const fields = Freshness.answerFields(request, store)
-    const asked = op.facets.asked(request)
-    const labels: ReadonlyArray<Unit["label"]> =
-      op.units === "query"
-        ? [{ query: op.facets.label(request) }]
-        : op.facets.subjects(request).map((subject) => ({ subject }))
-    const keyed = labels.map((label) => {
-      const entity = "subject" in label ? label.subject : `query:${fields}`
-      return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
-    })
-    // issue 21: `forceFresh` reads nothing stored; `maxAgeSeconds` only shortens the window
-    const stored =
-      op.freshSeconds === null || control?.forceFresh === true
-        ? new Map<string, Measurement>()
-        : yield* measurements.fresh({
-            keys: keyed.map((k) => k.freshnessKey),
-            // issue 21: `maxAgeSeconds` only shortens the window
-            since: Freshness.since(
-              now,
-              op.freshSeconds,
-              Math.min(
-                Duration.toMillis((yield* CallSettings).freshAtMost),
-                control?.maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : control.maxAgeSeconds * 1000
-              )
-            ),
-            minRows: asked
+  ): Effect.Effect<Plan, Requests.InvalidRequest | EveryUnitFailed> =>
+    Effect.clockWith((clock) => {
+      const now = new Date(clock.unsafeCurrentTimeMillis())
+      const missing = missingRequired(op, request, upstream.servedBy)
+      if (missing !== undefined) return Effect.fail(missing)
+      const refused = givenRefused(op, request, upstream.servedBy)
+      if (refused !== undefined) return Effect.fail(refused)
+      const steps = OpKind.fetching(op)
+      return Effect.flatMap(resolveStore(op, request), (store) =>
+        Effect.flatMap(steps.prepare(upstream, op, request), (sourcePrice) => {
+          const fields = Freshness.answerFields(request, store)
+          const asked = op.facets.asked(request)
+          const labels: ReadonlyArray<Unit["label"]> =
+            op.units === "query"
+              ? [{ query: op.facets.label(request) }]
+              : op.facets.subjects(request).map((subject) => ({ subject }))
+          const keyed = labels.map((label) => {
+            const entity = "subject" in label ? label.subject : `query:${fields}`
+            return { label, entity, freshnessKey: Freshness.key(op, entity, fields) }
           })
-    const reveals = yield* steps.held(
-      measurements,
-      caller,
-      keyed.map((k) => k.entity)
-    )
-    const units = keyed.map((k): Unit => {
-      const hit = stored.get(k.freshnessKey)
-      const held = reveals.filter((r) => r.person === k.entity)
-      const buy = steps.buy(op, request, held)
-      const price = steps.fetches({ stored: hit, buy })
-        ? Pricing.unitPrice(op.price, {
-            rows: asked,
-            completed: true,
-            parts: buy,
-            ...(sourcePrice ? { sourcePrice } : {})
-          })
-        : Pricing.zero
-      // explicit literals, not spreads, on the per-request path (a spread followed by more keys is slow in V8)
-      return { label: k.label, entity: k.entity, freshnessKey: k.freshnessKey, asked, stored: hit, buy, held, price }
+          // issue 21: `forceFresh` reads nothing stored; `maxAgeSeconds` only shortens the window
+          const storedRead =
+            op.freshSeconds === null || control?.forceFresh === true
+              ? Effect.succeed(new Map<string, Measurement>())
+              : Effect.flatMap(CallSettings, (settings) =>
+                  measurements.fresh({
+                    keys: keyed.map((k) => k.freshnessKey),
+                    // issue 21: `maxAgeSeconds` only shortens the window
+                    since: Freshness.since(
+                      now,
+                      op.freshSeconds!,
+                      Math.min(
+                        Duration.toMillis(settings.freshAtMost),
+                        control?.maxAgeSeconds === undefined ? Number.POSITIVE_INFINITY : control.maxAgeSeconds * 1000
+                      )
+                    ),
+                    minRows: asked
+                  })
+                )
+          return Effect.flatMap(storedRead, (stored) =>
+            Effect.map(
+              steps.held(
+                measurements,
+                caller,
+                keyed.map((k) => k.entity)
+              ),
+              (reveals): Plan => {
+                const units = keyed.map((k): Unit => {
+                  const hit = stored.get(k.freshnessKey)
+                  const held = reveals.filter((r) => r.person === k.entity)
+                  const buy = steps.buy(op, request, held)
+                  const price = steps.fetches({ stored: hit, buy })
+                    ? Pricing.unitPrice(op.price, {
+                        rows: asked,
+                        completed: true,
+                        parts: buy,
+                        ...(sourcePrice ? { sourcePrice } : {})
+                      })
+                    : Pricing.zero
+                  // explicit literals, not spreads, on the per-request path (a spread followed by more keys is slow in V8)
+                  return {
+                    label: k.label,
+                    entity: k.entity,
+                    freshnessKey: k.freshnessKey,
+                    asked,
+                    stored: hit,
+                    buy,
+                    held,
+                    price
+                  }
+                })
+                return {
+                  op,
+                  request,
+                  units,
+                  quote: Pricing.roundUp(Pricing.sum(units.map((u) => u.price))),
+                  store,
+                  sourcePrice
+                } satisfies Plan
+              }
+            )
+          )
+        })
+      )
     })
-    return {
-      op,
-      request,
-      units,
-      quote: Pricing.roundUp(Pricing.sum(units.map((u) => u.price))),
-      store,
-      sourcePrice
-    } satisfies Plan
-  })
 
   return { resolveStore, plan } as const
 }

@@ -29,7 +29,7 @@ export const make = (options: Options = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ignored = new Set(options.ignoreAccounts ?? [])
-    let pending = new Map<string, Demand.Noted>()
+    let pending = new Map<string, { -readonly [K in keyof Demand.Noted]: Demand.Noted[K] }>()
 
     const upsert = (entries: ReadonlyArray<Demand.Noted>, pinned: boolean) =>
       sql`
@@ -85,8 +85,19 @@ export const make = (options: Options = {}) =>
           if (ignored.has(accountId)) return
           for (const e of entries) {
             const known = pending.get(e.freshnessKey)
-            if (known === undefined || (known.demandedAt?.getTime() ?? 0) <= (e.demandedAt?.getTime() ?? 0))
-              pending.set(e.freshnessKey, e)
+            if (known !== undefined && (known.demandedAt?.getTime() ?? 0) > (e.demandedAt?.getTime() ?? 0)) continue
+            // the same entry noted again (every call of a stored entity: its replay is the same request, Demand.replay)
+            // takes the later time in place: a new entry per subject per call, kept until the flush, was garbage for
+            // the old generation (issue 22)
+            if (
+              known !== undefined &&
+              known.request === e.request &&
+              known.subject === e.subject &&
+              known.op === e.op &&
+              known.platform === e.platform
+            )
+              known.demandedAt = e.demandedAt
+            else pending.set(e.freshnessKey, { ...e })
           }
         }),
       pin: (entries) =>

@@ -47,6 +47,9 @@ export interface LeaseSettings {
   readonly claimEveryMs: number
 }
 
+/** How many synchronous calls' records are written together at most (more often than every 250 ms when busy). */
+export const recordBatch = 64
+
 export const defaultLease: LeaseSettings = { leaseMs: 15_000, heartbeatMs: 5_000, claimEveryMs: 5_000 }
 
 /** A call's outcome: its status and its body's JSON text, as the synchronous answer would have it. */
@@ -195,6 +198,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     }
 
     // ---- synchronous calls: recorded after their answer, in batches ----
+    // (a batch is written every 250 ms, or as soon as `recordBatch` calls are waiting: issue 22, a ~7 KB answer kept
+    // for up to 250 ms outlived two young-generation collections, so every answer was copied into the old generation
+    // and collected there)
     const pending: Array<CallStore.Finished> = []
     const flush = Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
@@ -203,6 +209,10 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     })
     yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(flush), Schedule.spaced(Duration.millis(250))))
     yield* Effect.addFinalizer(() => Effect.ignoreLogged(flush))
+    // the batch written at once runs in the runner's scope, uninterruptible: a stopping process writes it before it ends
+    const flushNow = Effect.asVoid(
+      Effect.forkIn(Effect.uninterruptible(Effect.ignoreLogged(flush)), yield* Effect.scope)
+    )
 
     /** Records a synchronous call's answer (written with the next batch). */
     const recordSync = (
@@ -229,7 +239,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           finishedAt: at,
           expiresAt: new Date(at.getTime() + Duration.toMillis(LongCalls.retention))
         })
-        return Effect.void
+        return pending.length >= recordBatch ? flushNow : Effect.void
       })
 
     // ---- long calls: jobs of the `calls` queue on the job engine (JobQueue, JobEngine), run apart from the request ----

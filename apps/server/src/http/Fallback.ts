@@ -210,27 +210,32 @@ const around =
     // there keeps the JSON 401 / 429 of any bad key (D20)
     const dashboard =
       incoming.url === "/dashboard" || incoming.url.startsWith("/dashboard/") || incoming.url.startsWith("/dashboard?")
+    // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
+    // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request), in the step that starts the
+    // app (a chain rather than a generator: every request passes here)
+    const answer = Effect.flatMap(FiberRef.set(RequestId.current, request), () =>
+      // every answer of the API leaves through here, errors included: its headers are applied once, at the end
+      served(incoming).pipe(
+        Effect.catchAllCause((cause) =>
+          dashboard
+            ? Effect.map(render(cause, request.id), (r) =>
+                r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
+              )
+            : render(cause, request.id)
+        ),
+        Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
+      )
+    )
     return observe(
       incoming,
       request,
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const check = precheck(incoming, request.id)
-        const refused = check === undefined ? undefined : yield* check
-        if (refused !== undefined) return HttpServerResponse.setHeaders(refused, request.headers)
-        // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
-        // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request)
-        yield* FiberRef.set(RequestId.current, request)
-        // every answer of the API leaves through here, errors included: its headers are applied once, at the end
-        return yield* served(incoming).pipe(
-          Effect.catchAllCause((cause) =>
-            dashboard
-              ? Effect.map(render(cause, request.id), (r) =>
-                  r.status === 401 || r.status === 429 ? r : DashboardHttp.errorResponse(r.status)
-                )
-              : render(cause, request.id)
-          ),
-          Effect.map((response) => HttpServerResponse.setHeaders(response, request.headers))
-        )
+        return check === undefined
+          ? answer
+          : Effect.flatMap(check, (refused) =>
+              refused === undefined ? answer : Effect.succeed(HttpServerResponse.setHeaders(refused, request.headers))
+            )
       })
     )
   }

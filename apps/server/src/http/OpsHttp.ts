@@ -14,7 +14,7 @@
 import { HttpApiBuilder, HttpApiError, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Calls, Catalogue, Envelope, type Keys, LongCalls, Spans } from "@pdr/domain"
 import { Api, Failure, Security } from "@pdr/http-api"
-import { Context, Deferred, Duration, Effect, FiberRef, Layer, Option, ParseResult, Tracer } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Option, ParseResult, Tracer } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -78,42 +78,42 @@ const withCacheControlHeader = (payload: unknown, header: string) =>
 const platformCall = Effect.gen(function* () {
   const runner = yield* CallRunner.CallRunner
 
-  return (caller: Keys.Caller, platform: string, request: HttpServerRequest.HttpServerRequest) =>
+  /** A synchronous call, as before; its answer is recorded under its call id after it is sent. */
+  const syncCall = (
+    caller: Keys.Caller,
+    platform: string,
+    payload: unknown,
+    key: string | undefined,
+    state: RequestId.State
+  ) => {
+    const callId = `call_${RequestId.make().slice(4)}`
+    return Effect.flatMap(runner.outcome(caller, platform, payload, key, { requestId: state.id, callId }), (o) => {
+      const replayedId = o.replayed ? (callIdOf(o.text) ?? callId) : callId
+      const answer = respond(o, {
+        "call-id": replayedId,
+        ...(o.replayed
+          ? {
+              "idempotent-replayed": "true",
+              ...(o.originalRequestId === undefined ? {} : { "x-request-id": o.originalRequestId })
+            }
+          : {})
+      })
+      return o.replayed
+        ? answer
+        : Effect.zipRight(runner.recordSync(caller, platform, payload, callId, state.id, o), answer)
+    })
+  }
+
+  /** A long call (RFC 7240): answered when done within the wait, else 202 with where to collect it. */
+  const longCall = (
+    caller: Keys.Caller,
+    platform: string,
+    payload: unknown,
+    key: string | undefined,
+    state: RequestId.State,
+    preference: { readonly waitMs: number }
+  ) =>
     Effect.gen(function* () {
-      const contentType = request.headers["content-type"]
-      if (contentType !== undefined && !jsonType.test(contentType)) {
-        return yield* ApiErrors.fail("unsupported_media_type", `the body must be application/json, not ${contentType}`)
-      }
-      const parsed = yield* Body.json(request).pipe(
-        Effect.catchTag("RequestError", () =>
-          ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
-        )
-      )
-      const payload = yield* withCacheControl(parsed, request.headers["cache-control"])
-      const preference = LongCalls.preference(request.headers["prefer"])
-      if ("problem" in preference)
-        return yield* ApiErrors.fail("invalid_request", `invalid Prefer: ${preference.problem}`, [
-          { path: "Prefer", message: preference.problem }
-        ])
-      const key = request.headers["idempotency-key"]
-      const state = yield* FiberRef.get(RequestId.current)
-      if (!preference.async) {
-        // a synchronous call, as before; its answer is recorded under its call id after it is sent
-        const callId = `call_${RequestId.make().slice(4)}`
-        const o = yield* runner.outcome(caller, platform, payload, key, { requestId: state.id, callId })
-        const replayedId = o.replayed ? (callIdOf(o.text) ?? callId) : callId
-        if (!o.replayed) yield* runner.recordSync(caller, platform, payload, callId, state.id, o)
-        return yield* respond(o, {
-          "call-id": replayedId,
-          ...(o.replayed
-            ? {
-                "idempotent-replayed": "true",
-                ...(o.originalRequestId === undefined ? {} : { "x-request-id": o.originalRequestId })
-              }
-            : {})
-        })
-      }
-      // a long call (RFC 7240): answered when done within the wait, else 202 with where to collect it
       const started = yield* runner.startLong(caller, platform, payload, key)
       const done = yield* Deferred.await(started.planned).pipe(
         Effect.zipRight(Effect.sleep(Duration.millis(preference.waitMs))),
@@ -139,6 +139,35 @@ const platformCall = Effect.gen(function* () {
         status: 202
       })
     })
+
+  // (issue 22: a chain rather than a generator: every op call passes here)
+  return (caller: Keys.Caller, platform: string, request: HttpServerRequest.HttpServerRequest) => {
+    const contentType = request.headers["content-type"]
+    if (contentType !== undefined && !jsonType.test(contentType)) {
+      return ApiErrors.fail("unsupported_media_type", `the body must be application/json, not ${contentType}`)
+    }
+    const parsed = Body.json(request).pipe(
+      Effect.catchTag("RequestError", () =>
+        ApiErrors.fail("invalid_request", ApiErrors.notJson.message, ApiErrors.notJson.details)
+      )
+    )
+    return Effect.flatMap(parsed, (body) =>
+      Effect.flatMap(withCacheControl(body, request.headers["cache-control"]), (payload) => {
+        const preference = LongCalls.preference(request.headers["prefer"])
+        if ("problem" in preference)
+          return ApiErrors.fail("invalid_request", `invalid Prefer: ${preference.problem}`, [
+            { path: "Prefer", message: preference.problem }
+          ])
+        const key = request.headers["idempotency-key"]
+        return Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, Failure.Failure>((fiber) => {
+          const state = fiber.getFiberRef(RequestId.current)
+          return preference.async
+            ? longCall(caller, platform, payload, key, state, preference)
+            : syncCall(caller, platform, payload, key, state)
+        })
+      })
+    )
+  }
 })
 
 /** The call id a kept answer carries (an idempotent replay is the original call). */

@@ -59,8 +59,29 @@ export class Demand extends Context.Reference<Demand>()("@pdr/domain/Demand", {
 export const trackable = (op: OpDef): boolean =>
   op.stored && op.freshSeconds !== null && (op.units === "subjects" || op.units === "subject")
 
+/**
+ * The replays made of a frozen request (a remembered decode, `Requests.decode`), by op and subject: every call that
+ * sends the same body notes the same entries, and the Demand adapter keeps an entry noted again as it is (issue 22).
+ */
+const replays = new WeakMap<OpRequest, { readonly op: OpDef; readonly bySubject: Map<string, OpRequest> }>()
+
 /** The request that measures one subject of a planned request (the other fields unchanged). */
-export const replay = (op: OpDef, request: OpRequest, subject: string): OpRequest =>
+export const replay = (op: OpDef, request: OpRequest, subject: string): OpRequest => {
+  if (!Object.isFrozen(request)) return replayOf(op, request, subject)
+  let known = replays.get(request)
+  if (known === undefined || known.op !== op) {
+    known = { op, bySubject: new Map() }
+    replays.set(request, known)
+  }
+  let made = known.bySubject.get(subject)
+  if (made === undefined) {
+    made = Object.freeze(replayOf(op, request, subject))
+    if (known.bySubject.size < 1024) known.bySubject.set(subject, made)
+  }
+  return made
+}
+
+const replayOf = (op: OpDef, request: OpRequest, subject: string): OpRequest =>
   op.units === "subjects" ? { ...request, subjects: [subject] } : { ...request, subject }
 
 /** The entries a planned call notes: one per subject unit. */
