@@ -70,11 +70,23 @@ const transient = (e: unknown): boolean => {
 
 /** A statement run again (at once, then after 10 and 20 ms) when it was chosen as a deadlock victim. */
 export const againOnDeadlock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(effect, {
-    while: (e: E) => transient(e),
-    schedule: Schedule.exponential(Duration.millis(10)),
-    times: 4
-  }) as Effect.Effect<A, E, R>
+  // issue 22: the retry's schedule driver (two refs, its iteration in the context, a catch) is set up only once the
+  // statement failed as a victim; the retry then starts from that failure, so the runs and their delays are as before
+  Effect.catchIf(effect, transient, (first) => {
+    let failed = false
+    return Effect.retry(
+      Effect.suspend(() => {
+        if (failed) return effect
+        failed = true
+        return Effect.fail(first)
+      }),
+      {
+        while: (e: E) => transient(e),
+        schedule: Schedule.exponential(Duration.millis(10)),
+        times: 4
+      }
+    ) as Effect.Effect<A, E, R>
+  })
 
 const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
   Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
@@ -239,16 +251,17 @@ export const makeWith = (options: GroupCommitOptions) =>
       )
 
     // ---- one call alone: the statements as they were before group commit ----
+    // (issue 22: a chain rather than a generator: a lone hold of a paid call runs here)
     const placeStatement = ({ id, accountId, keyId, amount, expiresAt }: PlaceHold) =>
-      Effect.gen(function* () {
-        const rows = yield* againOnDeadlock(
-          sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`
-        )
-        if (rows.length === 0) {
-          return yield* new L.HoldRefused({ required: amount, available: yield* spendable(accountId) })
-        }
-        return toHold(rows[0]!)
-      })
+      Effect.flatMap(
+        againOnDeadlock(sql`SELECT * FROM pdr_place_hold(${id}, ${accountId}, ${keyId}, ${amount}, ${expiresAt})`),
+        (rows) =>
+          rows.length === 0
+            ? Effect.flatMap(spendable(accountId), (available) =>
+                Effect.fail(new L.HoldRefused({ required: amount, available }))
+              )
+            : Effect.succeed(toHold(rows[0]!))
+      )
 
     const placeAlone = (ask: PlaceHold) => orDie(placeStatement(ask))
 
