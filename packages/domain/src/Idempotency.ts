@@ -4,7 +4,7 @@
  * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again. A paid answer is kept
  * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
-import { DateTime, Duration, Effect, Exit, Schema } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
@@ -60,45 +60,63 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
     const store = yield* IdempotencyStore
     const crypto = yield* Crypto
 
-    const run = Effect.fnUntraced(function* <E, R>(
+    /** The answer kept for a retry with the same key and body, or replayed to it (issue 22: a chain, not a generator). */
+    const run = <E, R>(
       input: { readonly accountId: string; readonly key: string; readonly fingerprint: string },
       answer: Effect.Effect<Kept, E, R>
-    ) {
-      if (!keyPattern.test(input.key)) return yield* new IdempotencyKeyInvalid()
-      const now = DateTime.toDate(yield* DateTime.now)
-      const settings = yield* CallSettings
-      // this run's claim: its end acts only while the claim is still this run's (a run that stalled past the stale
-      // bound, whose key another request took over meanwhile, wakes and drops or overwrites nothing)
-      const claimant = yield* Ids.make(crypto, "clm")
-      const begin = yield* store.begin({
-        ...input,
-        claimant,
-        now,
-        staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
-        expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
-      })
-      switch (begin._tag) {
-        case "Mismatch":
-          return yield* new IdempotencyMismatch()
-        case "InFlight":
-          return yield* new IdempotencyInFlight()
-        case "Replay":
-          return { status: begin.status, body: begin.body, replayed: true }
-        case "Started": {
-          const claim = { accountId: input.accountId, key: input.key, claimant }
-          const kept = yield* answer.pipe(
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) && exit.value.status < 500
-                ? exit.value.keptBySettle === true
-                  ? Effect.void
-                  : store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
-                : store.abandon(claim)
-            )
+    ): Effect.Effect<
+      Kept & { readonly replayed: boolean },
+      E | IdempotencyKeyInvalid | IdempotencyMismatch | IdempotencyInFlight,
+      R
+    > =>
+      // the clock and the call's settings read in the step that checks the key
+      Effect.withFiberRuntime((fiber) => {
+        if (!keyPattern.test(input.key)) return Effect.fail(new IdempotencyKeyInvalid())
+        const now = new Date(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+        const settings = Context.get(fiber.currentContext, CallSettings)
+        // this run's claim: its end acts only while the claim is still this run's (a run that stalled past the stale
+        // bound, whose key another request took over meanwhile, wakes and drops or overwrites nothing)
+        return Effect.flatMap(Ids.make(crypto, "clm"), (claimant) =>
+          Effect.flatMap(
+            store.begin({
+              ...input,
+              claimant,
+              now,
+              staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
+              expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
+            }),
+            (
+              begin
+            ): Effect.Effect<
+              Kept & { readonly replayed: boolean },
+              E | IdempotencyMismatch | IdempotencyInFlight,
+              R
+            > => {
+              switch (begin._tag) {
+                case "Mismatch":
+                  return Effect.fail(new IdempotencyMismatch())
+                case "InFlight":
+                  return Effect.fail(new IdempotencyInFlight())
+                case "Replay":
+                  return Effect.succeed({ status: begin.status, body: begin.body, replayed: true })
+                case "Started": {
+                  const claim = { accountId: input.accountId, key: input.key, claimant }
+                  return answer.pipe(
+                    Effect.onExit((exit) =>
+                      Exit.isSuccess(exit) && exit.value.status < 500
+                        ? exit.value.keptBySettle === true
+                          ? Effect.void
+                          : store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
+                        : store.abandon(claim)
+                    ),
+                    Effect.map((kept) => ({ ...kept, replayed: false }))
+                  )
+                }
+              }
+            }
           )
-          return { ...kept, replayed: false }
-        }
-      }
-    })
+        )
+      })
 
     return { run } as const
   })

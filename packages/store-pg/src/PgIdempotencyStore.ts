@@ -4,6 +4,7 @@
  * entity, a thousand a second). A batch that fails (two claims of one key in it) is claimed again ask by ask.
  */
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { IdempotencyStore as I } from "@pdr/domain"
 import { Effect, Either, Layer } from "effect"
 import * as GroupCommit from "./GroupCommit.js"
@@ -54,21 +55,28 @@ export const make = Effect.gen(function* () {
     retry: (input: Claim) => Effect.orDie(claimAlone(input))
   })
 
-  const begin = (input: Parameters<I.IdempotencyStore["Type"]["begin"]>[0]): Effect.Effect<I.Begin> =>
-    Effect.gen(function* () {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        if (yield* attempt === 0 ? claimGrouped(input) : claimAlone(input)) return { _tag: "Started" } as const
-        const rows = yield* sql`SELECT fingerprint, state, status, body FROM idempotency
-                                WHERE account_id = ${input.accountId} AND key = ${input.key}`
-        const row = rows[0]
-        if (!row) continue
-        if (row["fingerprint"] !== input.fingerprint) return { _tag: "Mismatch" } as const
-        if (row["state"] === "in_flight") return { _tag: "InFlight" } as const
-        const body = JSON.parse(String(row["body"]))
-        return { _tag: "Replay", status: Number(row["status"]), body } as const
-      }
-      return { _tag: "InFlight" } as const
-    }).pipe(Effect.orDie)
+  /** A claim, up to three attempts: the first group-committed, then alone (issue 22: a chain, not a generator). */
+  const attempt = (input: Claim, n: number): Effect.Effect<I.Begin, SqlError> =>
+    n >= 3
+      ? Effect.succeed({ _tag: "InFlight" } as const)
+      : Effect.flatMap(n === 0 ? claimGrouped(input) : claimAlone(input), (claimed) =>
+          claimed
+            ? Effect.succeed({ _tag: "Started" } as const)
+            : Effect.flatMap(
+                sql`SELECT fingerprint, state, status, body FROM idempotency
+                                WHERE account_id = ${input.accountId} AND key = ${input.key}`,
+                (rows): Effect.Effect<I.Begin, SqlError> => {
+                  const row = rows[0]
+                  if (!row) return attempt(input, n + 1)
+                  if (row["fingerprint"] !== input.fingerprint) return Effect.succeed({ _tag: "Mismatch" } as const)
+                  if (row["state"] === "in_flight") return Effect.succeed({ _tag: "InFlight" } as const)
+                  const body = JSON.parse(String(row["body"]))
+                  return Effect.succeed({ _tag: "Replay", status: Number(row["status"]), body } as const)
+                }
+              )
+        )
+
+  const begin = (input: Claim): Effect.Effect<I.Begin> => Effect.orDie(attempt(input, 0))
 
   return I.IdempotencyStore.of({
     begin,

@@ -1,0 +1,103 @@
+// Idempotency.run over a recording store (D16): the key is checked before the store is asked; the claim's bounds come
+// from the clock and the call's settings; a kept answer (< 500) is completed, unless the settle kept it; a 5xx, a
+// failure or a defect abandons the claim; what the store finds (replay, mismatch, in flight) is answered as it is.
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Layer, TestClock } from "effect"
+import { CallSettings } from "../src/CallSettings.js"
+import { Idempotency, IdempotencyStore } from "../src/index.js"
+import { crypto } from "./fakes.js"
+
+type Begin = IdempotencyStore.Begin
+
+const recording = (found: Begin) => {
+  const seen: Array<string> = []
+  const claims: Array<{ now: number; staleBefore: number; expiresAt: number; claimant: string }> = []
+  const layer = Idempotency.Idempotency.Default.pipe(
+    Layer.provide(
+      Layer.succeed(IdempotencyStore.IdempotencyStore, {
+        begin: (input) =>
+          Effect.sync(() => {
+            seen.push("begin")
+            claims.push({
+              now: input.now.getTime(),
+              staleBefore: input.staleBefore.getTime(),
+              expiresAt: input.expiresAt.getTime(),
+              claimant: input.claimant
+            })
+            return found
+          }),
+        complete: (c) => Effect.sync(() => void seen.push(`complete ${c.status} ${String(c.body)} ${c.claimant}`)),
+        abandon: (c) => Effect.sync(() => void seen.push(`abandon ${c.claimant}`)),
+        renew: () => Effect.succeed(true),
+        purgeExpired: () => Effect.succeed(0)
+      })
+    ),
+    Layer.provide(crypto)
+  )
+  return { seen, claims, layer }
+}
+
+const input = { accountId: "acc_1", key: "key-1", fingerprint: "f" }
+
+describe("Idempotency.run", () => {
+  it.effect("checks the key before the store; claims with the clock's bounds; completes what it keeps", () =>
+    Effect.gen(function* () {
+      const r = recording({ _tag: "Started" })
+      yield* TestClock.setTime(1_000_000)
+      const bad = yield* Effect.exit(
+        Effect.flatMap(Idempotency.Idempotency, (i) =>
+          i.run({ ...input, key: "with space" }, Effect.succeed({ status: 200, body: "x" }))
+        ).pipe(Effect.provide(r.layer))
+      )
+      assert.isTrue(Exit.isFailure(bad) && JSON.stringify(bad.cause).includes("IdempotencyKeyInvalid"))
+      assert.deepStrictEqual(r.seen, [])
+      const settings = { ...CallSettings.defaultValue(), holdTtl: Duration.minutes(7) }
+      const ok = yield* Effect.flatMap(Idempotency.Idempotency, (i) =>
+        i.run(input, Effect.succeed({ status: 201, body: "kept" }))
+      ).pipe(Effect.provide(r.layer), Effect.provideService(CallSettings, settings))
+      assert.deepStrictEqual(ok, { status: 201, body: "kept", replayed: false })
+      const claim = r.claims[0]!
+      assert.strictEqual(claim.now, 1_000_000)
+      assert.strictEqual(claim.now - claim.staleBefore, Duration.toMillis(Duration.minutes(7)))
+      assert.strictEqual(claim.expiresAt - claim.now, Duration.toMillis(Idempotency.retention))
+      assert.isTrue(claim.claimant.startsWith("clm_"))
+      assert.deepStrictEqual(r.seen, ["begin", `complete 201 kept ${claim.claimant}`])
+    })
+  )
+
+  it.effect(
+    "abandons on a 5xx, a failure and a defect; leaves what the settle kept; answers what the store found",
+    () =>
+      Effect.gen(function* () {
+        const run = (found: Begin, answer: Effect.Effect<Idempotency.Kept, string>) => {
+          const r = recording(found)
+          return Effect.map(
+            Effect.exit(
+              Effect.flatMap(Idempotency.Idempotency, (i) => i.run(input, answer)).pipe(Effect.provide(r.layer))
+            ),
+            (exit) => ({ exit, seen: r.seen.map((s) => s.replace(/clm_\w+/, "clm")) })
+          )
+        }
+        const started = { _tag: "Started" } as const
+        const a = yield* run(started, Effect.succeed({ status: 503, body: "busy" }))
+        assert.deepStrictEqual(a.seen, ["begin", "abandon clm"])
+        assert.deepStrictEqual(a.exit, Exit.succeed({ status: 503, body: "busy", replayed: false }))
+        const b = yield* run(started, Effect.fail("no"))
+        assert.deepStrictEqual(b.seen, ["begin", "abandon clm"])
+        assert.deepStrictEqual(b.exit, Exit.fail("no"))
+        const c = yield* run(started, Effect.die("boom"))
+        assert.deepStrictEqual(c.seen, ["begin", "abandon clm"])
+        assert.isTrue(Exit.isFailure(c.exit))
+        const d = yield* run(started, Effect.succeed({ status: 200, body: "k", keptBySettle: true }))
+        assert.deepStrictEqual(d.seen, ["begin"])
+        assert.deepStrictEqual(d.exit, Exit.succeed({ status: 200, body: "k", keptBySettle: true, replayed: false }))
+        const e = yield* run({ _tag: "Replay", status: 402, body: "was" }, Effect.die("not run"))
+        assert.deepStrictEqual(e.exit, Exit.succeed({ status: 402, body: "was", replayed: true }))
+        const f = yield* run({ _tag: "Mismatch" }, Effect.die("not run"))
+        assert.isTrue(Exit.isFailure(f.exit) && JSON.stringify(f.exit.cause).includes("IdempotencyMismatch"))
+        const g = yield* run({ _tag: "InFlight" }, Effect.die("not run"))
+        assert.isTrue(Exit.isFailure(g.exit) && JSON.stringify(g.exit.cause).includes("IdempotencyInFlight"))
+        assert.deepStrictEqual([e.seen, f.seen, g.seen], [["begin"], ["begin"], ["begin"]])
+      })
+  )
+})
