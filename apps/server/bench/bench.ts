@@ -52,6 +52,7 @@ import { build } from "esbuild"
 import pg from "pg"
 import { balancer } from "../test/balancer.js"
 import { freePort, spawnServer } from "../test/processes.js"
+import { benchNodeOptions } from "./launch.js"
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 6)
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 50)
@@ -105,6 +106,12 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
+/** A process's CPU time (user + system, ms) from /proc/<pid>/stat (clock ticks of 10 ms). */
+const cpuMs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
 const peakMb = (pid: number) => {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
   return m ? Number(m[1]) / 1024 : Number.NaN
@@ -142,10 +149,8 @@ const serverOnFreshSchema = async (prefix: string, env: Record<string, string> =
   return { server, admin, schema, url: url.toString(), close }
 }
 
-/** The node options of a bench server: `pnpm start`'s heap bound. */
-const nodeArgs = (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160")
-  .split(" ")
-  .filter((a) => a.length > 0)
+/** The node options of a bench server: `pnpm start`'s (its heap bound and collector settings). */
+const nodeArgs = benchNodeOptions()
 
 const small = {
   method: "POST" as const,
@@ -202,11 +207,16 @@ const storedOnly = async () => {
       // the order alternates, so neither line always runs on the warmer machine
       const first = r % 2 === 0 ? "a1" : "b"
       const a1 = first === "a1" ? await bareLoad("a1") : undefined
-      const b = await load("b  10-subject op served from the store", stored)
+      // the b server's CPU time over the measured seconds, per call (what bounds b once the server is saturated)
+      let cpuBefore = 0
+      const b = await load("b  10-subject op served from the store", stored, () => {
+        cpuBefore = cpuMs(server.child.pid!)
+      })
+      const cpuPerCall = ((cpuMs(server.child.pid!) - cpuBefore) * 1000) / (b.rps * seconds)
       const a1After = a1 ?? (await bareLoad("a1"))
       ratios.push(b.rps / a1After.rps)
       console.log(
-        `round ${r + 1}: a1 ${a1After.rps.toFixed(0)}/s, b ${b.rps.toFixed(0)}/s (p50 ${b.p50} ms, statuses ${JSON.stringify(b.statuses)}), b = ${(b.rps / a1After.rps).toFixed(3)} x a1, load average ${loadavg()[0]!.toFixed(1)}`
+        `round ${r + 1}: a1 ${a1After.rps.toFixed(0)}/s, b ${b.rps.toFixed(0)}/s (p50 ${b.p50} ms, statuses ${JSON.stringify(b.statuses)}, server CPU ${cpuPerCall.toFixed(0)} us/call), b = ${(b.rps / a1After.rps).toFixed(3)} x a1, load average ${loadavg()[0]!.toFixed(1)}`
       )
     }
     const sorted = [...ratios].sort((x, y) => x - y)

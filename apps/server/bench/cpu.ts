@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url"
 import autocannon from "autocannon"
 import pg from "pg"
 import { spawnServer } from "../test/processes.js"
+import { benchNodeOptions } from "./launch.js"
 
 const dbUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url))
@@ -84,7 +85,7 @@ const main = async () => {
   const admin = new pg.Client({ connectionString: dbUrl })
   await admin.connect()
   const pgPort = Number(new URL(dbUrl).port || 5432)
-  const nodeArgs = (process.env["BENCH_NODE_OPTIONS"] ?? "--max-old-space-size=160").split(" ").filter(Boolean)
+  const nodeArgs = benchNodeOptions()
   const servers: Array<{
     readonly bundle: string
     readonly schema: string
