@@ -12,105 +12,108 @@ const targets = (await Testing.targets()).filter((t) => t.name !== "embedded")
 
 type T = (typeof targets)[number]
 
-/** Starts of 8 jobs claimed together by one worker of 8, in ms from the first; every job ran once. */
-const starts = async (t: T, spreadMs: number | undefined, spreadGroups?: number) => {
+const runtimeOf = (target: Parameters<typeof Core.layer>[0]["target"]) =>
+  ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
+
+/** Runs `body` on the core's layers over the target's database (the real jobs table), then disposes of them. */
+const onCore = async <A, E>(
+  t: T,
+  body: Effect.Effect<A, E, ManagedRuntime.ManagedRuntime.Context<ReturnType<typeof runtimeOf>>>
+) => {
   const scope = Effect.runSync(Scope.make())
   const target = await Effect.runPromise(Scope.extend(t.target, scope))
-  const runtime = ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
+  const runtime = runtimeOf(target)
   try {
-    return await runtime.runPromise(
-      Effect.gen(function* () {
-        const jobs = yield* JobQueue.JobQueue
-        const queue = "spread"
-        yield* jobs.offer(
-          queue,
-          Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
-        )
-        const at = new Map<string, number>()
-        const all = yield* Deferred.make<void>()
-        yield* Effect.scoped(
-          Effect.gen(function* () {
-            const w = yield* JobEngine.run({
-              queue,
-              worker: "w",
-              concurrency: 8,
-              leaseMs: 5000,
-              lanes: ["l"],
-              laneLimit: 8,
-              ...(spreadMs === undefined ? {} : { spreadMs }),
-              ...(spreadGroups === undefined ? {} : { spreadGroups }),
-              handle: (job) =>
-                Effect.suspend(() => {
-                  at.set(job.key, Date.now())
-                  return at.size === 8 ? Deferred.succeed(all, undefined) : Effect.void
-                })
-            })
-            yield* Deferred.await(all)
-            yield* w.settled
-          })
-        )
-        const done = yield* jobs.group(queue, "")
-        const times = [...at.values()].sort((a, b) => a - b)
-        return { starts: times.map((x) => x - times[0]!), open: done.open }
-      })
-    )
+    return await runtime.runPromise(body)
   } finally {
     await runtime.dispose()
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
 
+/** Starts of 8 jobs claimed together by one worker of 8, in ms from the first; every job ran once. */
+const starts = (t: T, spreadMs: number | undefined, spreadGroups?: number) =>
+  onCore(
+    t,
+    Effect.gen(function* () {
+      const jobs = yield* JobQueue.JobQueue
+      const queue = "spread"
+      yield* jobs.offer(
+        queue,
+        Array.from({ length: 8 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
+      )
+      const at = new Map<string, number>()
+      const all = yield* Deferred.make<void>()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const w = yield* JobEngine.run({
+            queue,
+            worker: "w",
+            concurrency: 8,
+            leaseMs: 5000,
+            lanes: ["l"],
+            laneLimit: 8,
+            ...(spreadMs === undefined ? {} : { spreadMs }),
+            ...(spreadGroups === undefined ? {} : { spreadGroups }),
+            handle: (job) =>
+              Effect.suspend(() => {
+                at.set(job.key, Date.now())
+                return at.size === 8 ? Deferred.succeed(all, undefined) : Effect.void
+              })
+          })
+          yield* Deferred.await(all)
+          yield* w.settled
+        })
+      )
+      const done = yield* jobs.group(queue, "")
+      const times = [...at.values()].sort((a, b) => a - b)
+      return { starts: times.map((x) => x - times[0]!), open: done.open }
+    })
+  )
+
 /**
  * Starts of 4 jobs of one lane whose limit is one job at a time, run by one worker of 2 whose idle wait is 5 s: in ms
  * from the first; every job ran once.
  */
-const laneStarts = async (t: T) => {
-  const scope = Effect.runSync(Scope.make())
-  const target = await Effect.runPromise(Scope.extend(t.target, scope))
-  const runtime = ManagedRuntime.make(Core.layer({ target, knobs: { shortLists: false } }))
-  try {
-    return await runtime.runPromise(
-      Effect.gen(function* () {
-        const jobs = yield* JobQueue.JobQueue
-        const queue = "lanefull"
-        yield* jobs.offer(
-          queue,
-          Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
-        )
-        const at: Array<number> = []
-        const all = yield* Deferred.make<void>()
-        yield* Effect.scoped(
-          Effect.gen(function* () {
-            const w = yield* JobEngine.run({
-              queue,
-              worker: "w",
-              concurrency: 2,
-              leaseMs: 20_000,
-              lanes: ["l"],
-              laneLimit: 1,
-              idleMs: 5000,
-              handle: () =>
-                Effect.suspend(() => {
-                  at.push(Date.now())
-                  return Effect.zipRight(
-                    Effect.sleep("50 millis"),
-                    at.length === 4 ? Deferred.succeed(all, undefined) : Effect.void
-                  )
-                })
-            })
-            yield* Deferred.await(all)
-            yield* w.settled
+const laneStarts = (t: T) =>
+  onCore(
+    t,
+    Effect.gen(function* () {
+      const jobs = yield* JobQueue.JobQueue
+      const queue = "lanefull"
+      yield* jobs.offer(
+        queue,
+        Array.from({ length: 4 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
+      )
+      const at: Array<number> = []
+      const all = yield* Deferred.make<void>()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const w = yield* JobEngine.run({
+            queue,
+            worker: "w",
+            concurrency: 2,
+            leaseMs: 20_000,
+            lanes: ["l"],
+            laneLimit: 1,
+            idleMs: 5000,
+            handle: () =>
+              Effect.suspend(() => {
+                at.push(Date.now())
+                return Effect.zipRight(
+                  Effect.sleep("50 millis"),
+                  at.length === 4 ? Deferred.succeed(all, undefined) : Effect.void
+                )
+              })
           })
-        )
-        const done = yield* jobs.group(queue, "")
-        return { starts: at.map((x) => x - at[0]!), open: done.open }
-      })
-    )
-  } finally {
-    await runtime.dispose()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-  }
-}
+          yield* Deferred.await(all)
+          yield* w.settled
+        })
+      )
+      const done = yield* jobs.group(queue, "")
+      return { starts: at.map((x) => x - at[0]!), open: done.open }
+    })
+  )
 
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`JobEngine on ${t.name}`, () => {
