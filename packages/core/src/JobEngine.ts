@@ -89,6 +89,9 @@ export const run = <A>(options: Options<A>) =>
     const toFlush = yield* Queue.unbounded<void>()
     const toRecord: Array<{ readonly job: JobQueue.Job; readonly value: A }> = []
     const flushed = yield* Ref.make(0)
+    // signalled after each batch of finished jobs is completed (the latest signal kept): a caller waiting for the end
+    // of a pass looks at once, rather than at its next poll
+    const completions = yield* Queue.sliding<void>(1)
     let recording: Deferred.Deferred<void> | undefined
 
     /** A job that did not succeed: retried later, or ended failed (after onGiveUp). */
@@ -150,6 +153,7 @@ export const run = <A>(options: Options<A>) =>
       )
       for (const r of [...refused, ...again]) yield* giveBack(r.job, { reason: r.reason, transient: true })
       yield* Ref.update(flushed, (n) => n + batch.length)
+      yield* Queue.offer(completions, undefined)
       // a job's lane room is given back only now (a finished job is running until it is completed): a claim that found
       // its lane full since the job ended is made again at once, not after the idle wait (a lane at its limit, as the
       // refresh's platforms are, waited the idle wait after each job)
@@ -318,5 +322,14 @@ export const run = <A>(options: Options<A>) =>
     })
     /** Claims at once (jobs were just added), rather than after the idle wait. */
     const wake = Queue.offer(finished, undefined).pipe(Effect.asVoid)
-    return { settled, submit, wake, inflight: () => inflight.size, completed: Ref.get(flushed) } as const
+    /** Waits for the next batch of finished jobs to be completed (at once when one was since the last wait). */
+    const nextCompletion = Queue.take(completions)
+    return {
+      settled,
+      submit,
+      wake,
+      inflight: () => inflight.size,
+      completed: Ref.get(flushed),
+      nextCompletion
+    } as const
   })

@@ -1219,7 +1219,16 @@ export const make = (settings: Settings) =>
               // and its workers claim as often: a runner joining a pass claims its first page as soon as it is planned
               yield* worker.wake
             }
-            yield* Effect.sleep(Duration.millis(idleSince !== undefined && now - idleSince < 5000 ? 50 : 250))
+            // or as soon as this runner has completed its last running jobs: they may end the pass (looked for at once,
+            // not a poll later; while it still runs jobs the pass cannot have ended)
+            const until = now + (idleSince !== undefined && now - idleSince < 5000 ? 50 : 250)
+            while (Date.now() < until) {
+              const completed = yield* Effect.race(
+                Effect.as(Effect.sleep(Duration.millis(until - Date.now())), false),
+                Effect.as(worker.nextCompletion, true)
+              )
+              if (!completed || worker.inflight() === 0) break
+            }
           }
           yield* retried("settling the pass's end", endPass(pass))
           yield* retried(
