@@ -16,6 +16,7 @@ import { Core } from "@pdr/core"
 import { Accounts, Catalogue, Demand, Freshness } from "@pdr/domain"
 import { Effect, ManagedRuntime } from "effect"
 import pg from "pg"
+import { runnerNodeOptions } from "../../server/bench/launch.js"
 
 const dbUrl = process.env["TEST_DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 const entities = Number(process.env["BENCH_REFRESH_ENTITIES"] ?? 10_000)
@@ -31,9 +32,9 @@ const runnerEntry =
   process.env["BENCH_REFRESH_RUNNER"] === "dist"
     ? [fileURLToPath(new URL("../dist/main.js", import.meta.url))]
     : ["--import", "tsx", "--conditions=@pdr/source", main]
-// the node options of `pnpm runner` (its heap bound: without it V8 lets garbage grow to twice the resident memory)
+// the V8 options of `pnpm runner` (read from its script), then BENCH_RUNNER_NODE_OPTIONS
 const runnerNode = [
-  "--max-old-space-size=160",
+  ...runnerNodeOptions(),
   ...(process.env["BENCH_RUNNER_NODE_OPTIONS"] ?? "").split(" ").filter((a) => a.length > 0)
 ]
 
