@@ -51,7 +51,7 @@ import { Effect } from "effect"
 import { build } from "esbuild"
 import pg from "pg"
 import { balancer } from "../test/balancer.js"
-import { freePort, spawnServer } from "../test/processes.js"
+import { freePort, spawnServer, track } from "../test/processes.js"
 import { benchNodeOptions } from "./launch.js"
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 6)
@@ -172,10 +172,12 @@ const startBare = async () => {
     },
     logLevel: "warning"
   })
-  const bare = spawn(process.execPath, [here("../dist/bare.js")], {
-    env: { ...process.env, PORT: String(barePort) },
-    stdio: "inherit"
-  })
+  const bare = track(
+    spawn(process.execPath, [here("../dist/bare.js")], {
+      env: { ...process.env, PORT: String(barePort) },
+      stdio: "inherit"
+    })
+  )
   await waitFor(`http://127.0.0.1:${barePort}/echo`, small)
   const bareLoad = (name: string) => load(name, { url: `http://127.0.0.1:${barePort}/echo`, ...small })
   return { bare, bareLoad }
@@ -308,10 +310,12 @@ const main = async () => {
   const results: Array<Result> = []
 
   const rawPort = await freePort()
-  const raw = spawn(process.execPath, [here("./raw.mjs")], {
-    env: { ...process.env, PORT: String(rawPort) },
-    stdio: "inherit"
-  })
+  const raw = track(
+    spawn(process.execPath, [here("./raw.mjs")], {
+      env: { ...process.env, PORT: String(rawPort) },
+      stdio: "inherit"
+    })
+  )
   await waitFor(`http://127.0.0.1:${rawPort}/`, small)
   results.push(await load("a0 raw node:http JSON POST", { url: `http://127.0.0.1:${rawPort}/`, ...small }))
   await stop(raw)

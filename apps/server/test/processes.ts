@@ -18,6 +18,24 @@ export const freePort = () =>
     })
   })
 
+/**
+ * Child processes still running when this process exits are killed (a bench that throws, a test worker that ends): a
+ * server left behind kept its port and, with inherited output, the caller's pipe open (`pnpm bench | tail` never ended).
+ */
+const children = new Set<ChildProcess>()
+let reaping = false
+export const track = <C extends ChildProcess>(child: C): C => {
+  children.add(child)
+  child.once("exit", () => children.delete(child))
+  if (!reaping) {
+    reaping = true
+    process.once("exit", () => {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL")
+    })
+  }
+  return child
+}
+
 export interface ServerProcess {
   readonly api: string
   readonly admin: string
@@ -42,21 +60,23 @@ export const spawnServer = async (
     : options.bundle
       ? [...nodeArgs, bundled]
       : [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_PORT: String(adminPort),
-      ADMIN_TOKEN: token,
-      DATA_DIR: mkdtempSync(join(tmpdir(), "pdr-")),
-      DEMO: "false",
-      RATE_LIMIT_RPS: "100000",
-      RATE_LIMIT_BURST: "100000",
-      ...env
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  const child = track(
+    spawn(process.execPath, args, {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        ADMIN_PORT: String(adminPort),
+        ADMIN_TOKEN: token,
+        DATA_DIR: mkdtempSync(join(tmpdir(), "pdr-")),
+        DEMO: "false",
+        RATE_LIMIT_RPS: "100000",
+        RATE_LIMIT_BURST: "100000",
+        ...env
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+  )
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
