@@ -1277,6 +1277,57 @@ export const all = {
   // acts only on its own claim, never on the one another request took over since (0036: the group commit's tables)
   "0037_idempotency_claimant": migration(`
     ALTER TABLE idempotency ADD COLUMN claimant text;
+  `),
+  // issue 19: the claim looks for a runnable job in a lane (one probe of the pending index) before it takes the lane's
+  // lock and counts its running slots; a lane with nothing to claim is passed over without either. The refresh claims
+  // in all 16 platforms' lanes, and a pass usually has work in few: each empty lane cost a lock, a count and the
+  // claim's query. Its locks are then held only on the lanes it claims from, so claimers at once skip each other less.
+  "0038_claim_probes_lanes": migration(`
+    CREATE OR REPLACE FUNCTION pdr_claim_jobs(q text, w text, n integer, lease_ms integer, lanes text[], lane_limit integer)
+    RETURNS SETOF jobs LANGUAGE plpgsql AS $$
+    DECLARE
+      l text;
+      free integer;
+      room integer;
+      took integer;
+      got integer := 0;
+    BEGIN
+      WITH gone AS (
+        SELECT id FROM jobs WHERE queue = q AND state = 'running' AND lease_until < now() FOR UPDATE SKIP LOCKED)
+      UPDATE jobs j SET
+        state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'pending' END,
+        ended_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
+        taken_over_from = j.worker, worker = NULL, lease_until = NULL, run_at = now(),
+        last_error = 'its worker stopped before it ended (lease expired)'
+      FROM gone WHERE j.id = gone.id;
+      FOREACH l IN ARRAY lanes LOOP
+        EXIT WHEN got >= n;
+        -- the claim's own order and index (the pending rows' partial index), so the probe reads one entry
+        PERFORM 1 FROM jobs WHERE queue = q AND lane = l AND state = 'pending' AND run_at <= now()
+          ORDER BY priority, id LIMIT 1;
+        CONTINUE WHEN NOT FOUND;
+        free := n - got;
+        room := NULL;
+        IF lane_limit > 0 THEN
+          CONTINUE WHEN NOT pg_try_advisory_xact_lock(hashtext('pdr_jobs'), hashtext(q || '/' || l));
+          SELECT lane_limit - coalesce(sum(least(slots, lane_limit)), 0) INTO room
+            FROM jobs WHERE queue = q AND lane = l AND state = 'running';
+          CONTINUE WHEN room <= 0;
+        END IF;
+        RETURN QUERY WITH c AS (
+          SELECT id, priority, CASE WHEN lane_limit > 0 THEN least(slots, lane_limit) ELSE 1 END AS s
+          FROM jobs WHERE queue = q AND lane = l AND state = 'pending' AND run_at <= now()
+          ORDER BY priority, id LIMIT free FOR UPDATE SKIP LOCKED),
+        k AS (
+          SELECT x.id FROM (SELECT c.id, sum(c.s) OVER (ORDER BY c.priority, c.id) AS used FROM c) x
+          WHERE room IS NULL OR x.used <= room)
+        UPDATE jobs j SET state = 'running', worker = w, attempts = j.attempts + 1,
+          lease_until = now() + lease_ms * interval '1 millisecond'
+        FROM k WHERE j.id = k.id RETURNING j.*;
+        GET DIAGNOSTICS took = ROW_COUNT;
+        got := got + took;
+      END LOOP;
+    END $$;
   `)
 }
 

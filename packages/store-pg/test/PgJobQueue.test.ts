@@ -1,7 +1,8 @@
 // The job queue on both storage targets (the real server and the embedded PGlite over its one connection): keys are
-// unique, the claim follows priority and never passes a lane's limit across workers, a lease renewed by heartbeat is
-// kept, a job's slots count against its lane's limit, a lease that runs out is taken over (and says from whom), a transient failure comes back after its delay and
-// ends failed with its reason when its attempts are spent, a clean stop gives jobs back, ended jobs are cleaned up.
+// unique, the claim follows priority and never passes a lane's limit across workers (lanes with nothing runnable are
+// passed over), a lease renewed by heartbeat is kept, a job's slots count against its lane's limit, a lease that runs
+// out is taken over (and says from whom), a transient failure comes back after its delay and ends failed with its
+// reason when its attempts are spent, a clean stop gives jobs back, ended jobs are cleaned up.
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { JobQueue } from "@pdr/domain"
@@ -88,6 +89,41 @@ for (const t of targets) {
               ["s3"]
             )
             assert.deepStrictEqual(yield* claim("w2"), [])
+          })
+      )
+
+      it.effect(
+        "a claim over many lanes passes over those with nothing runnable (a job waiting for its retry's delay too)",
+        () =>
+          Effect.gen(function* () {
+            const q = yield* JobQueue.JobQueue
+            // 16 lanes, as the refresh claims (one per platform); work in two of them, limit 3 slots per lane
+            const lanes = Array.from({ length: 16 }, (_, i) => `l${i}`)
+            yield* q.offer("t6", [
+              { key: "a1", payload: {}, lane: "l3", priority: 1, slots: 2 },
+              { key: "a2", payload: {}, lane: "l3", priority: 2, slots: 2 },
+              { key: "b1", payload: {}, lane: "l9", priority: 1, slots: 1 }
+            ])
+            const claim = (worker: string, from = lanes) =>
+              q.claim({ queue: "t6", worker, limit: 10, leaseMs: 5000, lanes: from, laneLimit: 3 })
+            // l3: a1 (2 slots; a2 would pass the limit), l9: b1
+            const w1 = yield* claim("w1")
+            assert.deepStrictEqual(w1.map((j) => j.key).sort(), ["a1", "b1"])
+            // b1 comes back after a delay: not runnable before it, and l3 has no room for a2
+            yield* q.retry({ worker: "w1", id: w1.find((j) => j.key === "b1")!.id, reason: "later", delayMs: 300 })
+            assert.deepStrictEqual(yield* claim("w2", [...lanes.slice(9), ...lanes.slice(0, 9)]), [])
+            yield* sleep(400)
+            assert.deepStrictEqual(
+              (yield* claim("w2")).map((j) => j.key),
+              ["b1"]
+            )
+            // a1 completed: its room claims a2
+            assert.strictEqual(yield* q.complete("w1", [w1.find((j) => j.key === "a1")!.id]), 1)
+            assert.deepStrictEqual(
+              (yield* claim("w2")).map((j) => j.key),
+              ["a2"]
+            )
+            assert.deepStrictEqual(yield* claim("w3"), [])
           })
       )
 
