@@ -125,6 +125,18 @@ const operator = (server: { readonly admin: string; readonly token: string }) =>
     body: JSON.stringify(body)
   }).then((r) => r.json())) as any
 
+/**
+ * This tree's bundles, built once per bench run: a build removes dist/chunks before it writes them again, so a build
+ * while another server still loads its chunks made that server exit (the observability servers start side by side:
+ * "Cannot find module .../dist/chunks/chunk-....js").
+ */
+let built = false
+const buildOnce = () => {
+  if (built) return
+  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  built = true
+}
+
 /** A server bundled and run as `pnpm start` runs it (same heap bound), over a fresh schema of TEST_DATABASE_URL. */
 const serverOnFreshSchema = async (prefix: string, env: Record<string, string> = {}) => {
   const admin = new pg.Client({ connectionString: dbUrl })
@@ -135,7 +147,7 @@ const serverOnFreshSchema = async (prefix: string, env: Record<string, string> =
   url.searchParams.set("options", `-c search_path=${schema}`)
   // BENCH_SERVER_ENTRY (a bundle's path, relative to apps/server) runs that build instead of building this tree's
   const entry = process.env["BENCH_SERVER_ENTRY"]
-  if (entry === undefined) execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  if (entry === undefined) buildOnce()
   const server = await spawnServer(
     { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...env },
     nodeArgs,
@@ -769,7 +781,7 @@ const round2 = (x: number) => Math.round(x * 100) / 100
  * while the server starts) is printed beside, as it is the machine's peak on a first start.
  */
 const embedded = async () => {
-  execFileSync(process.execPath, [here("../build.mjs")], { stdio: "inherit" })
+  buildOnce()
   delete process.env["DATABASE_URL"]
   const dataDir = mkdtempSync(join(tmpdir(), "pdr-bench-m-"))
   const idleSeconds = Number(process.env["BENCH_IDLE_SECONDS"] ?? 10)
