@@ -301,7 +301,8 @@ export const run = async (): Promise<ReadonlyArray<string>> => {
   // BENCH_REFRESH_ONLY=r1 runs r1 alone
   if (process.env["BENCH_REFRESH_ONLY"] === "r1") return lines
   // with 200 ms upstream latency: one runner, then two sharing the pass, BENCH_REFRESH_PAIRS times (default 3: on a
-  // two-core machine one pair's ratio ranged 1.48 to 1.78 from run to run); the lines give the medians
+  // two-core machine one pair's ratio ranged 1.58 to 1.73 from run to run with the same code); the lines give the
+  // medians
   const pairs: Array<{ r1: number; r2: number; ratio: number; ok: boolean; lines: Array<string> }> = []
   for (let i = 0; i < slowPairs; i++) {
     const slow1 = await seed(slowEntities)
