@@ -1,3 +1,4 @@
 import { config } from "@pdr/vitest-config"
 
-export default config()
+// the suite spawns the apps as processes: from their bundles, built first unless fresh
+export default config({ bundles: true })

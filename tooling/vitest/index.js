@@ -1,7 +1,11 @@
 // Shared vitest configuration: run sources through the `@pdr/source` export condition, no build step.
+import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
 
-/** @param {{ timeout?: number, sequential?: boolean }} [options] */
+/**
+ * `bundles`: the suite spawns the apps as processes: their bundles are built first unless fresh (`bundles.js`).
+ * @param {{ timeout?: number, sequential?: boolean, bundles?: boolean }} [options]
+ */
 export const config = (options = {}) =>
   defineConfig({
     resolve: { conditions: ["@pdr/source"] },
@@ -11,6 +15,7 @@ export const config = (options = {}) =>
       testTimeout: options.timeout ?? 30_000,
       hookTimeout: 60_000,
       fileParallelism: !options.sequential,
+      ...(options.bundles ? { globalSetup: [fileURLToPath(new URL("./bundles.js", import.meta.url))] } : {}),
       reporters: ["default"]
     }
   })

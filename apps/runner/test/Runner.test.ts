@@ -84,7 +84,8 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
 
   it("the budget stops the pass cleanly when spent", async () => {
     const w = await open(20)
-    const r = F.spawnRunner(["once"], w.env({ REFRESH_BUDGET: "11", REFRESH_CONCURRENCY: "2" }))
+    // this one runs from the sources under tsx, as `pnpm runner` does (the others run the bundle)
+    const r = F.spawnRunner(["once"], w.env({ REFRESH_BUDGET: "11", REFRESH_CONCURRENCY: "2" }), { source: true })
     expect(await r.exited, r.output()).toBe(3) // budget reached with entities left
     const summary = F.lastJson(r.stdout())
     // 2 credits each: 5 fit in 11, the rest are over budget; nothing above the budget was charged

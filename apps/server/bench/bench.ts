@@ -151,7 +151,7 @@ const serverOnFreshSchema = async (prefix: string, env: Record<string, string> =
   const server = await spawnServer(
     { DATABASE_URL: url.toString(), DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", ...env },
     nodeArgs,
-    entry === undefined ? { bundle: true } : { entry: here(`../${entry}`) }
+    entry === undefined ? {} : { entry: here(`../${entry}`) }
   )
   const close = async () => {
     await stop(server.child)
@@ -380,8 +380,7 @@ const main = async () => {
     // alone (GROUP_COMMIT_MAX=1, as before group commit); each paid line runs on it, then on the first, back to back
     const alone = await spawnServer(
       { DATABASE_URL: serverUrl, DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0", GROUP_COMMIT_MAX: "1" },
-      nodeArgs,
-      { bundle: true }
+      nodeArgs
     )
     const on = (other: { readonly api?: string; readonly url?: string }, spec: ReturnType<typeof paid>) => ({
       ...spec,
@@ -426,8 +425,7 @@ const main = async () => {
     // the same paid calls through it (on two cores two instances share the CPU: the line shows it works as one)
     const twin = await spawnServer(
       { DATABASE_URL: serverUrl, DATABASE_POOL: "20", SYNTHETIC_LATENCY_MS: "0" },
-      nodeArgs,
-      { bundle: true }
+      nodeArgs
     )
     const lb = await balancer([server.api, twin.api])
     try {
@@ -825,8 +823,7 @@ const embedded = async () => {
     }, 50)
     const server = await spawnServer(
       { DATA_DIR: dataDir, DEMO: "true", RATE_LIMIT_RPS: "10", RATE_LIMIT_BURST: "20" },
-      nodeArgs,
-      { bundle: true }
+      nodeArgs
     ).finally(() => clearInterval(sampler))
     try {
       const started = Date.now() - t

@@ -4,19 +4,18 @@
 // as a process for exit codes and clean stdout. Also the operator listener's OpenAPI document.
 
 import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { ConfigProvider, Effect } from "effect"
 import * as Cli from "../src/admin/Cli.js"
 import { type Running, request, start } from "./harness.js"
+import { cliBundle } from "./processes.js"
 
 const serverUp = await Testing.serverAvailable()
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
 const runWith = (env: Record<string, string | undefined>, ...args: Array<string>) =>
-  promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
+  promisify(execFile)(process.execPath, [cliBundle, ...args], {
     env: Object.fromEntries(Object.entries({ ...process.env, ...env }).filter(([, v]) => v !== undefined))
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),

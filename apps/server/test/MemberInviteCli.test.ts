@@ -1,17 +1,16 @@
 // D20: `pnpm admin member invite` prints a one-time sign-up link that creates the account's first owner.
 import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import { form, sessionCookie, testScrypt } from "./dashboard.js"
 import { account, type Running, start } from "./harness.js"
+import { cliBundle } from "./processes.js"
 
 const serverUp = await Testing.serverAvailable()
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
 const run = (server: Running, ...args: Array<string>) =>
-  promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
+  promisify(execFile)(process.execPath, [cliBundle, ...args], {
     env: { ...process.env, ADMIN_URL: server.admin, ADMIN_TOKEN: server.token, PUBLIC_URL: server.api }
   }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),

@@ -2,18 +2,17 @@
 // the operator pins (canonical subjects, the replay request kept), lists and unpins; an op without a freshness
 // window cannot be tracked (400 naming the op).
 import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { account, admin, post, type Running, request, start } from "./harness.js"
+import { cliBundle } from "./processes.js"
 
 const serverUp = await Testing.serverAvailable()
-const cli = fileURLToPath(new URL("../src/cli.ts", import.meta.url))
 
 /** `pnpm admin ...` against the in-process test server (asynchronous: the server answers on this event loop). */
 const run = (server: Running, ...args: Array<string>) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=@pdr/source", cli, ...args], {
+    const child = spawn(process.execPath, [cliBundle, ...args], {
       env: { ...process.env, ADMIN_URL: server.admin, ADMIN_TOKEN: server.token }
     })
     let stdout = ""

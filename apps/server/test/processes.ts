@@ -1,4 +1,5 @@
-// A server as a separate process (for crash and shutdown tests): spawned with tsx, killed by signal.
+// A server as a separate process (for crash and shutdown tests): spawned from its bundle (built before the suite by
+// the vitest set-up, `tooling/vitest/bundles.js`), killed by signal.
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { createServer } from "node:net"
@@ -8,6 +9,8 @@ import { fileURLToPath } from "node:url"
 
 const main = fileURLToPath(new URL("../src/main.ts", import.meta.url))
 const bundled = fileURLToPath(new URL("../dist/main.js", import.meta.url))
+/** The operator CLI's bundle (`pnpm admin` runs its source under tsx; the tests run the same code bundled). */
+export const cliBundle = fileURLToPath(new URL("../dist/cli.js", import.meta.url))
 
 export const freePort = () =>
   new Promise<number>((resolve) => {
@@ -45,11 +48,14 @@ export interface ServerProcess {
   readonly exited: Promise<number | null>
 }
 
-/** Spawns the server and waits until it answers. */
+/**
+ * Spawns the server and waits until it answers: its bundle (the suites build it first; a bench builds it once per
+ * run), its sources under tsx with `source`, or another `entry`.
+ */
 export const spawnServer = async (
   env: Record<string, string>,
   nodeArgs: ReadonlyArray<string> = [],
-  options: { readonly bundle?: boolean; readonly entry?: string } = {}
+  options: { readonly source?: boolean; readonly entry?: string } = {}
 ): Promise<ServerProcess> => {
   const port = await freePort()
   const adminPort = await freePort()
@@ -57,9 +63,9 @@ export const spawnServer = async (
   let output = ""
   const args = options.entry
     ? [...nodeArgs, options.entry]
-    : options.bundle
-      ? [...nodeArgs, bundled]
-      : [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
+    : options.source
+      ? [...nodeArgs, "--import", "tsx", "--conditions=@pdr/source", main]
+      : [...nodeArgs, bundled]
   const child = track(
     spawn(process.execPath, args, {
       env: {
