@@ -2,7 +2,7 @@
 // built before the test files run, unless they are newer than every source they are built from. Tests that spawn the
 // server, the CLI or the runner as processes run the bundles: a process started under tsx compiles the workspace's
 // TypeScript at each start (about 5 s of CPU and 3 s here, measured with the runner's `--help`), the bundle in 0.8 s;
-// the suites spawn about a hundred such processes. The bundles are built from the same sources the tests import.
+// the suites spawn such processes from some eighty call sites. The bundles are built from the same sources the tests import.
 //
 // The server's and the runner's suites run side by side (turbo): a build removes dist/chunks before writing it, so
 // builds are taken in turn under a lock directory, and the second finds the bundles fresh.

@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config"
 
 /**
  * `bundles`: the suite spawns the apps as processes: their bundles are built first unless fresh (`bundles.js`).
- * @param {{ timeout?: number, sequential?: boolean, bundles?: boolean }} [options]
+ * `maxWorkers`: test files run at once (vitest's default is one fewer than the cores: one on two cores).
+ * @param {{ timeout?: number, sequential?: boolean, bundles?: boolean, maxWorkers?: number }} [options]
  */
 export const config = (options = {}) =>
   defineConfig({
@@ -15,6 +16,7 @@ export const config = (options = {}) =>
       testTimeout: options.timeout ?? 30_000,
       hookTimeout: 60_000,
       fileParallelism: !options.sequential,
+      ...(options.maxWorkers === undefined ? {} : { maxWorkers: options.maxWorkers, minWorkers: 1 }),
       ...(options.bundles ? { globalSetup: [fileURLToPath(new URL("./bundles.js", import.meta.url))] } : {}),
       reporters: ["default"]
     }
