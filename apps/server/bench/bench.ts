@@ -102,6 +102,8 @@ const waitFor = async (url: string, init?: RequestInit) => {
 
 const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {
+    // a child that already exited had its "exit" event before this: waiting for another hung the bench for good
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
     child.once("exit", () => resolve())
     child.kill("SIGTERM")
   })
@@ -137,6 +139,9 @@ const buildOnce = () => {
   built = true
 }
 
+/** The bench servers that stopped by themselves (out of memory, say): the run then exits 1. */
+const died: Array<string> = []
+
 /** A server bundled and run as `pnpm start` runs it (same heap bound), over a fresh schema of TEST_DATABASE_URL. */
 const serverOnFreshSchema = async (prefix: string, env: Record<string, string> = {}) => {
   const admin = new pg.Client({ connectionString: dbUrl })
@@ -154,6 +159,18 @@ const serverOnFreshSchema = async (prefix: string, env: Record<string, string> =
     entry === undefined ? {} : { entry: here(`../${entry}`) }
   )
   const close = async () => {
+    // a bench server that stopped by itself before its scenario ended is a defect to see, not to wait on
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      died.push(prefix)
+      console.error(
+        `bench server ${prefix} had exited (${server.child.exitCode ?? server.child.signalCode}): ${server
+          .output()
+          .split("\n")
+          .filter((l) => !l.startsWith("{"))
+          .join("\n")
+          .slice(-6000)}`
+      )
+    }
     await stop(server.child)
     await admin.query(`DROP SCHEMA ${schema} CASCADE`)
     await admin.end()
@@ -1111,6 +1128,10 @@ const all = async () => {
   if (only === undefined || only === "l") await longCalls()
   if (only === undefined || only === "r") refresh()
   console.log(JSON.stringify(summary))
+  if (died.length > 0) {
+    console.error(`bench servers that stopped by themselves: ${died.join(", ")} (their output is above)`)
+    process.exitCode = 1
+  }
 }
 
 all().catch((e) => {

@@ -171,44 +171,104 @@ export const make = makeWith(2)
 /** The Measurements port on the SqlClient. */
 export const layer = Layer.effect(M.Measurements, make)
 
+/** What an in-process cache of fresh results may keep. */
+export interface CacheBounds {
+  /** Results kept at most. */
+  readonly maxEntries: number
+  /**
+   * Rows kept at most, over all results: a result's size is its rows (a storefront's 25 products against one profile's
+   * one row), so a count of results alone let 50 connections of large results fill the server's heap (it died out of
+   * memory: docs/benchmarks.md, stop 39). A result with more rows than this is not kept.
+   */
+  readonly maxRows: number
+  /** A result is trusted this long after it was read or stored here; after that it is dropped, not kept. */
+  readonly lifetimeMs: number
+}
+
+/** The server's bounds: 5,000 results, 10,000 rows (about 12 MB of storefront products), 2 s. */
+export const cacheBounds: CacheBounds = { maxEntries: 5000, maxRows: 10_000, lifetimeMs: 2000 }
+
+/**
+ * Fresh results kept in process, oldest first (a result read or stored again moves to the end): those past their
+ * lifetime are dropped as others come in, then the oldest while more than the bounds are kept.
+ */
+export class FreshCache {
+  readonly #entries = new Map<string, { readonly m: M.Measurement; readonly at: number }>()
+  #rows = 0
+  constructor(readonly bounds: CacheBounds) {}
+
+  /** The results kept. */
+  get size() {
+    return this.#entries.size
+  }
+  /** Their rows. */
+  get rows() {
+    return this.#rows
+  }
+
+  /** The result kept for this key when it is still trusted at `now`. */
+  get(key: string, now: number): M.Measurement | undefined {
+    const entry = this.#entries.get(key)
+    if (entry === undefined) return undefined
+    if (entry.at > now - this.bounds.lifetimeMs) return entry.m
+    this.#drop(key, entry.m)
+    return undefined
+  }
+
+  /** Keeps a result read or stored at `now` (not when a newer one of its key is kept). */
+  remember(m: M.Measurement, now: number) {
+    const known = this.#entries.get(m.freshnessKey)
+    if (known !== undefined) {
+      if (known.m.measuredAt.getTime() > m.measuredAt.getTime()) return
+      this.#drop(m.freshnessKey, known.m)
+    }
+    if (m.rows.length <= this.bounds.maxRows) {
+      this.#entries.set(m.freshnessKey, { m, at: now })
+      this.#rows += m.rows.length
+    }
+    const expired = now - this.bounds.lifetimeMs
+    for (const [key, entry] of this.#entries) {
+      if (entry.at > expired && this.#entries.size <= this.bounds.maxEntries && this.#rows <= this.bounds.maxRows) break
+      this.#drop(key, entry.m)
+    }
+  }
+
+  #drop(key: string, m: M.Measurement) {
+    this.#entries.delete(key)
+    this.#rows -= m.rows.length
+  }
+}
+
 /**
  * The same port with an in-process cache of fresh results in front of `fresh`: a stored result never changes, so
  * serving a cached one while it is still fresh is what the database would serve (at worst an older fresh result
- * than a newer one another instance stored). Bounded (least recently used out); misses go to the database.
- * Issue 21: a result stored by this process (`stored`, after its settle) replaces the cached one at once, and an entry
- * is trusted for `lifetimeMs` after it was read, so a newer result another instance stored (a `forceFresh` call
- * replaces the stored copy for every account) is served everywhere within that time.
+ * than a newer one another instance stored). Bounded (`FreshCache`: results, rows, lifetime); misses go to the
+ * database. Issue 21: a result stored by this process (`stored`, after its settle) replaces the cached one at once,
+ * and an entry is trusted for `lifetimeMs` after it was read, so a newer result another instance stored (a
+ * `forceFresh` call replaces the stored copy for every account) is served everywhere within that time.
  */
-export const layerCached = (maxEntries = 5000, lifetimeMs = 2000) =>
+export const layerCached = (bounds: CacheBounds = cacheBounds) =>
   Layer.effect(
     M.Measurements,
     Effect.map(make, (base) => {
-      const cache = new Map<string, { readonly m: M.Measurement; readonly readAt: number }>()
-      const remember = (m: M.Measurement, readAt: number) => {
-        const known = cache.get(m.freshnessKey)
-        if (known !== undefined && known.m.measuredAt.getTime() > m.measuredAt.getTime()) return
-        cache.delete(m.freshnessKey)
-        cache.set(m.freshnessKey, { m, readAt })
-        if (cache.size > maxEntries) cache.delete(cache.keys().next().value as string)
-      }
+      const cache = new FreshCache(bounds)
       return M.Measurements.of({
         ...base,
         fresh: (input) =>
           Effect.clockWith((clock) => {
             const hits = new Map<string, M.Measurement>()
             const misses: Array<string> = []
-            const trusted = clock.unsafeCurrentTimeMillis() - lifetimeMs
+            const now = clock.unsafeCurrentTimeMillis()
             for (const key of input.keys) {
-              const entry = cache.get(key)
-              const m = entry?.m
-              if (m !== undefined && entry!.readAt > trusted && Freshness.serves(m, input)) hits.set(key, m)
+              const m = cache.get(key, now)
+              if (m !== undefined && Freshness.serves(m, input)) hits.set(key, m)
               else misses.push(key)
             }
             if (misses.length === 0) return Effect.succeed(hits)
             return Effect.map(base.fresh({ ...input, keys: misses }), (found) => {
               const now = clock.unsafeCurrentTimeMillis()
               for (const m of found.values()) {
-                remember(m, now)
+                cache.remember(m, now)
                 hits.set(m.freshnessKey, m)
               }
               return hits
@@ -217,7 +277,7 @@ export const layerCached = (maxEntries = 5000, lifetimeMs = 2000) =>
         stored: (ms) =>
           Effect.clockWith((clock) => {
             const now = clock.unsafeCurrentTimeMillis()
-            for (const m of ms) remember(m, now)
+            for (const m of ms) cache.remember(m, now)
             return Effect.void
           })
       })
