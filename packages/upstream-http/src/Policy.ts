@@ -5,21 +5,7 @@
  */
 import { HttpClient, type HttpClientRequest } from "@effect/platform"
 import { Calls, Upstream as U } from "@pdr/domain"
-import {
-  Clock,
-  Config,
-  Data,
-  Duration,
-  Effect,
-  Either,
-  FiberRef,
-  Option,
-  ParseResult,
-  Ref,
-  Schedule,
-  Schema,
-  SynchronizedRef
-} from "effect"
+import { Clock, Config, Data, Duration, Effect, Either, FiberRef, Option, ParseResult, Schedule, Schema } from "effect"
 import { Circuits } from "./Circuits.js"
 import * as PolicyMetrics from "./PolicyMetrics.js"
 
@@ -93,11 +79,22 @@ interface Breaker {
   readonly probing: boolean
 }
 
+/** A host's state: read and written in single synchronous steps (JavaScript runs one at a time). */
 interface Host {
   readonly semaphore: Effect.Semaphore
-  readonly breaker: Ref.Ref<Breaker>
-  readonly limit: Ref.Ref<{ readonly remaining: number; readonly resetAt: number } | null>
+  breaker: Breaker
+  limit: { readonly remaining: number; readonly resetAt: number } | null
+  /** Requests to it under way (waiting, sent or between retries): a host with none may be forgotten. */
+  active: number
 }
+
+/**
+ * Hosts whose state is kept beyond their requests: every storefront is a host of its own, so a server that fetched a
+ * million stores kept a million (and copied the map at each new one). Past this many, the least recently used host
+ * with nothing to remember (no request under way, its circuit closed with no failure counted, no rate-limit window
+ * still running) is forgotten; a host with something to remember is never.
+ */
+export const hostsKept = 1000
 
 /** How long after the unit's deadline the policy's own hard stops fire (ms). */
 const grace = 250
@@ -118,27 +115,49 @@ export const retryAfter = (value: string | undefined, now: number): Duration.Dur
 export const make = (settings: Settings) =>
   Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
-    const hosts = yield* SynchronizedRef.make(new Map<string, Host>())
+    // least recently used first (a host used again moves to the end)
+    const hosts = new Map<string, Host>()
     // issue 22: the circuits other instances opened, when the instances share them
     const shared = Option.getOrUndefined(yield* Effect.serviceOption(Circuits))
 
-    const hostOf = (name: string) =>
-      SynchronizedRef.modifyEffect(hosts, (map) => {
-        const known = map.get(name)
-        if (known) return Effect.succeed([known, map] as const)
-        return Effect.map(
-          Effect.all({
-            semaphore: Effect.makeSemaphore(settings.perHost),
-            breaker: Ref.make<Breaker>({ failures: 0, openUntil: null, probing: false }),
-            limit: Ref.make<{ remaining: number; resetAt: number } | null>(null)
-          }),
-          (h) => [h, new Map(map).set(name, h)] as const
-        )
+    const idle = (host: Host, now: number) =>
+      host.active === 0 &&
+      host.breaker.failures === 0 &&
+      host.breaker.openUntil === null &&
+      !host.breaker.probing &&
+      (host.limit === null || host.limit.resetAt <= now)
+    /** The host's state, with a request under way counted on it (until `done`). */
+    const hostOf = (name: string, now: number): Host => {
+      let host = hosts.get(name)
+      if (host === undefined)
+        host = {
+          semaphore: Effect.unsafeMakeSemaphore(settings.perHost),
+          breaker: { failures: 0, openUntil: null, probing: false },
+          limit: null,
+          active: 0
+        }
+      else hosts.delete(name)
+      hosts.set(name, host)
+      host.active++
+      if (hosts.size > hostsKept)
+        for (const [other, h] of hosts) {
+          if (hosts.size <= hostsKept || h === host) break
+          if (idle(h, now)) hosts.delete(other)
+        }
+      return host
+    }
+
+    /** The host's breaker changed in one step; what `f` returns besides. */
+    const modify = <B>(host: Host, f: (b: Breaker) => readonly [B, Breaker]) =>
+      Effect.sync(() => {
+        const [out, next] = f(host.breaker)
+        host.breaker = next
+        return out
       })
 
     /** Lets the attempt through, or fails at once while the circuit is open (one probe after the pause). */
     const admit = (name: string, host: Host, now: number) =>
-      Ref.modify(host.breaker, (b): [Either.Either<void, Failure>, Breaker] => {
+      modify(host, (b): [Either.Either<void, Failure>, Breaker] => {
         if (b.openUntil === null) {
           const elsewhere = shared?.openUntil(name)
           return elsewhere === undefined || now >= elsewhere
@@ -167,7 +186,7 @@ export const make = (settings: Settings) =>
       }).pipe(Effect.flatten)
 
     const settle = (name: string, host: Host, ok: boolean, now: number) =>
-      Ref.modify(host.breaker, (b): [number | null, Breaker] => {
+      modify(host, (b): [number | null, Breaker] => {
         if (ok) return [null, { failures: 0, openUntil: null, probing: false }]
         const failures = b.failures + 1
         if (!(b.probing || failures >= settings.breakerFailures)) return [null, { ...b, failures }]
@@ -179,14 +198,13 @@ export const make = (settings: Settings) =>
           opened === null || shared === undefined ? Effect.void : shared.opened(name, opened)
         ),
         // issue 25: the host's circuit state as a gauge
-        Effect.zipRight(
-          Effect.flatMap(Ref.get(host.breaker), (b) => PolicyMetrics.circuitState(name, b.openUntil !== null))
-        )
+        Effect.zipRight(Effect.suspend(() => PolicyMetrics.circuitState(name, host.breaker.openUntil !== null)))
       )
 
     /** Waits before a request when the host's rate-limit headers say its window is (nearly) used up. */
     const pace = (host: Host, now: number, until: number) =>
-      Effect.flatMap(Ref.get(host.limit), (l) => {
+      Effect.suspend(() => {
+        const l = host.limit
         if (l === null || l.resetAt <= now || l.remaining >= 10) return Effect.void
         const wait = l.remaining < 1 ? l.resetAt - now : (l.resetAt - now) / l.remaining
         if (now + wait > until)
@@ -200,7 +218,9 @@ export const make = (settings: Settings) =>
       const remaining = Number(headers["x-ratelimit-remaining"])
       const reset = Number(headers["x-ratelimit-reset"])
       if (!Number.isFinite(remaining) || !Number.isFinite(reset)) return Effect.void
-      return Ref.set(host.limit, { remaining, resetAt: now + reset * 1000 })
+      return Effect.sync(() => {
+        host.limit = { remaining, resetAt: now + reset * 1000 }
+      })
     }
 
     const attempt = (request: HttpClientRequest.HttpClientRequest, name: string, host: Host) =>
@@ -278,22 +298,31 @@ export const make = (settings: Settings) =>
 
     /** Sends one request under the policy; 429 and 5xx that outlast the retries fail. */
     const send = (request: HttpClientRequest.HttpClientRequest): Effect.Effect<Reply, Failure> =>
-      Effect.gen(function* () {
+      Effect.suspend(() => {
         const name = new URL(request.url).host
-        const host = yield* hostOf(name)
-        let n = 0
-        return yield* Effect.suspend(() => {
-          n++
-          return Effect.zipRight(
-            n > 1 ? PolicyMetrics.retry(name) : Effect.void,
-            attempt(request, name, host).pipe(
-              Effect.withSpan("Upstream.attempt", { attributes: { "upstream.host": name, "upstream.attempt": n } })
+        // the host's request count taken and given back around the whole send (its retries and their waits included)
+        return Effect.acquireUseRelease(
+          Effect.map(Clock.currentTimeMillis, (now) => hostOf(name, now)),
+          (host) => {
+            let n = 0
+            return Effect.suspend(() => {
+              n++
+              return Effect.zipRight(
+                n > 1 ? PolicyMetrics.retry(name) : Effect.void,
+                attempt(request, name, host).pipe(
+                  Effect.withSpan("Upstream.attempt", { attributes: { "upstream.host": name, "upstream.attempt": n } })
+                )
+              )
+            }).pipe(
+              Effect.retry(schedule),
+              Effect.catchTag("Retryable", (e) => Effect.fail(new Failure({ reason: "failed", detail: e.detail }))),
+              Effect.tapError((f) => PolicyMetrics.failure(name, f.reason))
             )
-          )
-        }).pipe(
-          Effect.retry(schedule),
-          Effect.catchTag("Retryable", (e) => Effect.fail(new Failure({ reason: "failed", detail: e.detail }))),
-          Effect.tapError((f) => PolicyMetrics.failure(name, f.reason))
+          },
+          (host) =>
+            Effect.sync(() => {
+              host.active--
+            })
         )
       })
 
@@ -328,7 +357,7 @@ export const make = (settings: Settings) =>
     /** Milliseconds left of the current unit's time budget (infinite outside a unit). */
     const timeLeft = Effect.zipWith(FiberRef.get(deadline), Clock.currentTimeMillis, (until, now) => until - now)
 
-    return { send, unit, detached, settings, timeLeft }
+    return { send, unit, detached, settings, timeLeft, hostsKnown: () => hosts.size }
   })
 
 /** The policy's service shape. */

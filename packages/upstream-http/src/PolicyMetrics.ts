@@ -1,7 +1,8 @@
 /**
  * The upstream policy's metrics (issue 25), defined once: requests, retries, failures and durations by adapter and
- * host, and each host's circuit state. Labels are an adapter's source name and a configured host: bounded, never a
- * subject, key or account. Recorded through Effect's own `Metric`; the apps export them (Prometheus).
+ * host, and each host's circuit state. Labels are an adapter's source name and a host: bounded (the first
+ * `hostLabels` hosts seen are named, later ones counted as `other`: every storefront is a host of its own, and a label
+ * set once made is kept for the process's life), never a subject, key or account. Recorded through Effect's own `Metric`; the apps export them (Prometheus).
  */
 import { Effect, FiberRef, Metric, MetricBoundaries, MetricKey, type MetricKeyType, MetricLabel } from "effect"
 
@@ -84,12 +85,24 @@ export const names: ReadonlyArray<string> = [
   "pdr_upstream_circuit_open"
 ]
 
+/** Hosts named in the labels; the ones after are `other`. */
+export const hostLabels = 200
+const named = new Set<string>()
+/** The host's label: its name while fewer than `hostLabels` are named, else `other`. */
+export const hostLabel = (host: string) => {
+  if (named.has(host)) return host
+  if (named.size >= hostLabels) return "other"
+  named.add(host)
+  return host
+}
+
 const withAdapter = <A>(f: (adapter: string) => Effect.Effect<A>) => Effect.flatMap(FiberRef.get(currentAdapter), f)
 
 /** One attempt's outcome: `ok`, `status_429`, `status_5xx`, `transport`, `timeout`, `open`. */
-export const attempt = (host: string, outcome: string, seconds: number) =>
+export const attempt = (name: string, outcome: string, seconds: number) =>
   withAdapter((adapter) =>
     Effect.sync(() => {
+      const host = hostLabel(name)
       unsafeUpdate(requests({ adapter, host, outcome }), 1)
       if (outcome !== "open") unsafeUpdate(duration({ adapter, host }), seconds)
     })
@@ -97,12 +110,12 @@ export const attempt = (host: string, outcome: string, seconds: number) =>
 
 /** A retry about to be made. */
 export const retry = (host: string) =>
-  withAdapter((adapter) => Effect.sync(() => unsafeUpdate(retries({ adapter, host }), 1)))
+  withAdapter((adapter) => Effect.sync(() => unsafeUpdate(retries({ adapter, host: hostLabel(host) }), 1)))
 
 /** A request that failed for good (retries spent, timeout, open circuit). */
 export const failure = (host: string, reason: string) =>
-  withAdapter((adapter) => Effect.sync(() => unsafeUpdate(failures({ adapter, host, reason }), 1)))
+  withAdapter((adapter) => Effect.sync(() => unsafeUpdate(failures({ adapter, host: hostLabel(host), reason }), 1)))
 
-/** The host's circuit state after an attempt. */
+/** The host's circuit state after an attempt (for `other`, the last of its hosts' to change). */
 export const circuitState = (host: string, open: boolean) =>
-  Effect.sync(() => unsafeUpdate(circuit({ host }), open ? 1 : 0))
+  Effect.sync(() => unsafeUpdate(circuit({ host: hostLabel(host) }), open ? 1 : 0))

@@ -6,6 +6,7 @@ import { HttpClientRequest } from "@effect/platform"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Duration, Effect, Either } from "effect"
 import * as Policy from "../src/Policy.js"
+import * as PolicyMetrics from "../src/PolicyMetrics.js"
 import { policy } from "./support/Adapters.js"
 
 let url = ""
@@ -105,5 +106,37 @@ describe("Policy", () => {
     assert.strictEqual(hits, 1)
     assert.isTrue(Either.isRight(await send(p)))
     assert.strictEqual(hits, 2)
+  })
+
+  it("a policy that fetched from many hosts keeps at most hostsKept, never forgetting one with an open circuit", async () => {
+    // every storefront is a host of its own: 1,100 hosts here (127.0.x.y on one listener), one of them failing
+    const many = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end("{}")
+    })
+    await new Promise<void>((done) => many.listen(0, "0.0.0.0", () => done()))
+    const port = (many.address() as AddressInfo).port
+    try {
+      const p = await policy({ retries: 0, breakerFailures: 1, breakerPause: Duration.seconds(60) })
+      const at = (u: string) => Effect.runPromise(p.unit("test", p.send(HttpClientRequest.get(u))).pipe(Effect.either))
+      // nothing listens on port 1: refused, the circuit opens
+      const down = await at("http://127.0.0.1:1/x")
+      assert.isTrue(Either.isLeft(down))
+      const hosts = Array.from({ length: 1100 }, (_, i) => `http://127.0.${1 + (i >> 8)}.${i & 255}:${port}/x`)
+      for (let i = 0; i < hosts.length; i += 50) {
+        const replies = await Promise.all(hosts.slice(i, i + 50).map(at))
+        assert.isTrue(replies.every(Either.isRight))
+      }
+      assert.isAtMost(p.hostsKnown(), Policy.hostsKept)
+      assert.isAtLeast(p.hostsKnown(), Policy.hostsKept - 50)
+      const again = await at("http://127.0.0.1:1/x")
+      assert.isTrue(Either.isLeft(again))
+      if (Either.isLeft(again)) assert.match(again.left.detail, /circuit open/, "the failing host was remembered")
+      // the metrics name the first hosts and count the rest as one label
+      assert.strictEqual(PolicyMetrics.hostLabel("never-seen.example"), "other")
+    } finally {
+      many.closeAllConnections()
+      await new Promise<void>((done) => many.close(() => done()))
+    }
   })
 })
