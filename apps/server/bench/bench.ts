@@ -731,13 +731,23 @@ const longCalls = async () => {
       let status = r.status
       let location = r.headers.get("location")
       await r.text()
+      let text = ""
       while (status === 202) {
         const c = await fetch(`${server.api}${location}`, { headers: { "x-api-key": key } })
         status = c.status
         location = c.headers.get("location") ?? location
-        await c.text()
+        text = await c.text()
       }
-      if (status !== 200) throw new Error(`async call answered ${status}`)
+      // the answer and the server's last error lines, to see why
+      if (status !== 200)
+        throw new Error(
+          `async call answered ${status} (its request ${r.status}): ${text}\n${server
+            .output()
+            .split("\n")
+            .filter((l) => l.includes('"logLevel":"ERROR"'))
+            .slice(-6)
+            .join("\n")}`
+        )
     }
     const scenarios: ReadonlyArray<readonly [string, () => Promise<unknown>]> = [
       ["l0 paid 1-subject call, synchronous", sync],

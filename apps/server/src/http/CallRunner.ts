@@ -308,7 +308,13 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           const settings = yield* Calls.CallSettings
           yield* ledger.extend(holdId, new Date(now.getTime() + Duration.toMillis(settings.holdTtl)))
         }
-      })
+      }).pipe(
+        // a heartbeat is never cut mid-statement: the call's end interrupts these fibers, and an interrupted statement
+        // is cancelled by a cancel request to its connection's backend, which can arrive after the statement ended and
+        // the connection went back to the pool, and then cancels whatever statement runs there next (stop 39: a long
+        // call's FK check on its account was cancelled so, 57014, and the call answered 500); the end waits for it
+        Effect.uninterruptible
+      )
       return Effect.gen(function* () {
         const beating = yield* Effect.fork(
           Effect.repeat(Effect.ignoreLogged(heartbeat), Schedule.spaced(Duration.millis(lease.heartbeatMs)))
