@@ -808,12 +808,22 @@ export const make = (settings: Settings) =>
               for (const it of asks) {
                 if (it.prepared.quote === 0) got.push(it)
                 else if (
-                  yield* reserveAlone({ pass: batch.pass, credits: it.prepared.quote, job: job.id, hold: roundHold })
-                ) {
-                  roundCredits += it.prepared.quote
-                  unsettled.add(roundHold)
+                  // the reservation and its note in `unsettled` in one step: a stop between the two (SIGTERM) left the
+                  // reservation for the takeover or the pass's end to give back (stop 39's CI)
+                  yield* Effect.uninterruptible(
+                    Effect.tap(
+                      reserveAlone({ pass: batch.pass, credits: it.prepared.quote, job: job.id, hold: roundHold }),
+                      (ok) =>
+                        Effect.sync(() => {
+                          if (!ok) return
+                          roundCredits += it.prepared.quote
+                          unsettled.add(roundHold)
+                        })
+                    )
+                  )
+                )
                   got.push(it)
-                } else left.push(it)
+                else left.push(it)
               }
               return [got, left] as const
             })
@@ -821,10 +831,16 @@ export const make = (settings: Settings) =>
           let ready: ReadonlyArray<Item> = items
           let waiting: ReadonlyArray<Item> = []
           if (total > 0) {
-            if (yield* reserve({ pass: batch.pass, credits: total, job: job.id, hold: roundHold })) {
-              roundCredits = total
-              unsettled.add(roundHold)
-            } else [ready, waiting] = yield* reserveEach(items)
+            const whole = yield* Effect.uninterruptible(
+              Effect.tap(reserve({ pass: batch.pass, credits: total, job: job.id, hold: roundHold }), (ok) =>
+                Effect.sync(() => {
+                  if (!ok) return
+                  roundCredits = total
+                  unsettled.add(roundHold)
+                })
+              )
+            )
+            if (!whole) [ready, waiting] = yield* reserveEach(items)
           }
           // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
           const last = job.attempts >= settings.maxAttempts
