@@ -41,6 +41,9 @@ export const make = (options: { readonly cacheMs?: number; readonly timeoutMs?: 
     const probe = Effect.gen(function* () {
       const upstreamCheck = Option.isSome(upstream) ? "ok" : "the upstream router is not built"
       const read = yield* sql<{ id: number | null }>`SELECT max(migration_id) AS id FROM effect_sql_migrations`.pipe(
+        // statements are not interrupted (store-pg's Database): a database that does not answer is left to answer
+        // in the background, the probe answers when its time is up
+        Effect.disconnect,
         Effect.timeout(timeout),
         Effect.either
       )

@@ -273,7 +273,8 @@ export const run = <A>(options: Options<A>) =>
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         for (const fiber of inflight.values()) yield* Fiber.interrupt(fiber)
-        yield* flush.pipe(Effect.timeout(Duration.seconds(10)), Effect.ignore)
+        // a database that does not answer is not waited for past 10 s (its statement is not interruptible)
+        yield* flush.pipe(Effect.disconnect, Effect.timeout(Duration.seconds(10)), Effect.ignore)
         const n = yield* queue.release(options.worker).pipe(Effect.orElseSucceed(() => 0))
         if (n > 0) yield* Effect.logInfo("job queue: running jobs given back", { queue: options.queue, jobs: n })
       })
