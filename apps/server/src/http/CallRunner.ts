@@ -309,10 +309,9 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           yield* ledger.extend(holdId, new Date(now.getTime() + Duration.toMillis(settings.holdTtl)))
         }
       }).pipe(
-        // a heartbeat is never cut mid-statement: the call's end interrupts these fibers, and an interrupted statement
-        // is cancelled by a cancel request to its connection's backend, which can arrive after the statement ended and
-        // the connection went back to the pool, and then cancels whatever statement runs there next (stop 39: a long
-        // call's FK check on its account was cancelled so, 57014, and the call answered 500); the end waits for it
+        // a heartbeat is never cut between its statements: the call's end interrupts these fibers and waits for the
+        // beat under way (no statement of the store is cancelled mid-way since stop 40, store-pg's Database; stop 39's
+        // long calls answered 500 when the cancel of a heartbeat's statement landed on another call's INSERT, 57014)
         Effect.uninterruptible
       )
       return Effect.gen(function* () {
