@@ -171,11 +171,15 @@ describe.skipIf(!serverOk)("probes and metrics", () => {
   })
 })
 
-/** A TCP proxy on loopback to the PostgreSQL server that the test can stop (dropping every connection) and start. */
+/**
+ * A TCP proxy on loopback to the PostgreSQL server that the test can stop (dropping every connection) and start, or
+ * freeze (connections kept, nothing passed on: a database that does not answer) and thaw.
+ */
 const proxy = (target: { host: string; port: number }) => {
   let server: TcpServer | undefined
   const sockets = new Set<Socket>()
   let port = 0
+  let frozen = false
   const start = () =>
     new Promise<number>((resolve) => {
       server = createTcpServer((client) => {
@@ -183,6 +187,10 @@ const proxy = (target: { host: string; port: number }) => {
         sockets.add(client)
         sockets.add(upstream)
         client.pipe(upstream).pipe(client)
+        if (frozen) {
+          client.pause()
+          upstream.pause()
+        }
         const end = () => {
           client.destroy()
           upstream.destroy()
@@ -203,7 +211,15 @@ const proxy = (target: { host: string; port: number }) => {
       sockets.clear()
       server?.close(() => resolve())
     })
-  return { start, stop }
+  const freeze = () => {
+    frozen = true
+    for (const s of sockets) s.pause()
+  }
+  const thaw = () => {
+    frozen = false
+    for (const s of sockets) s.resume()
+  }
+  return { start, stop, freeze, thaw }
 }
 
 describe.skipIf(!serverOk)("readiness follows the database", () => {
@@ -235,6 +251,40 @@ describe.skipIf(!serverOk)("readiness follows the database", () => {
       }
       expect(status).toBe(200)
     } finally {
+      await server.close()
+      await tcp.stop()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 30_000)
+
+  it("/readyz is 503 within its timeout while the database does not answer, and 200 once it answers again", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(4), scope))
+    if (target._tag !== "Server") throw new Error("expected a server target")
+    const url = new URL(target.url)
+    const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(await tcp.start())
+    const server = await H.start({ target: Effect.succeed({ ...target, url: url.toString() }) })
+    try {
+      expect((await get(`${server.api}/readyz`)).status).toBe(200)
+      tcp.freeze()
+      await new Promise((r) => setTimeout(r, 600))
+      // the probe's statement is not interrupted (no statement is): it is left to finish, the probe answers in time
+      const t0 = Date.now()
+      const down = await get(`${server.api}/readyz`)
+      expect(down.status).toBe(503)
+      expect(down.body.reason).toMatch(/no answer/)
+      expect(Date.now() - t0).toBeLessThan(2_500)
+      expect((await get(`${server.api}/healthz`)).status).toBe(200)
+      tcp.thaw()
+      let status = 0
+      for (let i = 0; i < 40 && status !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 250))
+        status = (await get(`${server.api}/readyz`)).status
+      }
+      expect(status).toBe(200)
+    } finally {
+      tcp.thaw()
       await server.close()
       await tcp.stop()
       await Effect.runPromise(Scope.close(scope, Exit.void))
