@@ -241,6 +241,14 @@ const closingServer = (timeouts: ListenerTimeouts, fast?: Fallback.FastSlot) => 
   return server
 }
 
+/**
+ * Connections the public listener lets the kernel queue before it accepts them (Node's default is 511; the kernel
+ * caps it at net.core.somaxconn). A burst of new connections (1,000 clients at once, a balancer's pool refilling)
+ * past 511 overflowed the queue on a busy machine: thousands of dropped handshakes per burst, and a client's
+ * connection reset now and then (the D8 race of 1,000 calls failed so in a CI run of stop 40).
+ */
+const listenBacklog = 4096
+
 /** Both listeners and the background work, over the services. */
 export const layer = (options: Options) => {
   const listener = closingServer(options.timeouts ?? listenerTimeouts)
@@ -256,7 +264,9 @@ export const layer = (options: Options) => {
     Layer.provideMerge(
       Layer.mergeAll(
         Layer.merge(publicHttp(options, fast).pipe(HttpServer.withLogAddress), Layer.effect(PublicUrl, urlOf)).pipe(
-          Layer.provide(NodeHttpServer.layer(publicListener, { port: options.port, host: options.host }))
+          Layer.provide(
+            NodeHttpServer.layer(publicListener, { port: options.port, host: options.host, backlog: listenBacklog })
+          )
         ),
         Layer.merge(adminHttp(options.adminToken), Layer.effect(AdminUrl, urlOf)).pipe(
           Layer.provide(NodeHttpServer.layer(listener, { port: options.adminPort, host: options.adminHost }))
