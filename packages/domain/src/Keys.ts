@@ -293,16 +293,50 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
         })
       )
 
+    // One flush at a time: a flush that finds the buffers empty because another has taken them waits for that
+    // one's write, so a page that flushes before it reads sees every call answered before it (the dashboard's
+    // "last used" read while the periodic flush was writing showed "never": stop 40's CI). A write that fails (one
+    // transaction in the store) puts its counts back for the next flush; an interrupted one does not, since its
+    // statement may have committed.
+    const flushing = yield* Effect.makeSemaphore(1)
     const flushUsage = Effect.fn("Keys.flushUsage")(function* () {
-      const pending = yield* Ref.getAndSet(usage, new Map())
-      const days = yield* Ref.getAndSet(daily, new Map())
-      if (pending.size === 0 && days.size === 0) return 0
-      yield* store.recordUsage(
-        [...pending].map(([keyId, u]) => ({ keyId, ...u })),
-        [...days.values()]
+      return yield* flushing.withPermits(1)(
+        Effect.gen(function* () {
+          const pending = yield* Ref.getAndSet(usage, new Map())
+          const days = yield* Ref.getAndSet(daily, new Map())
+          if (pending.size === 0 && days.size === 0) return 0
+          yield* store
+            .recordUsage(
+              [...pending].map(([keyId, u]) => ({ keyId, ...u })),
+              [...days.values()]
+            )
+            .pipe(Effect.tapDefect(() => restore(pending, days)))
+          return pending.size
+        })
       )
-      return pending.size
     })
+
+    /** Merges counts whose write failed back into the buffers (the later call's time stays the last use). */
+    const restore = (
+      pending: Map<string, { calls: number; lastUsedAt: Date }>,
+      days: Map<string, DailyUsage>
+    ): Effect.Effect<void> =>
+      Effect.zipRight(
+        Ref.update(usage, (m) => {
+          for (const [keyId, u] of pending) {
+            const now = m.get(keyId)
+            m.set(keyId, now === undefined ? u : { calls: now.calls + u.calls, lastUsedAt: now.lastUsedAt })
+          }
+          return m
+        }),
+        Ref.update(daily, (m) => {
+          for (const [id, d] of days) {
+            const now = m.get(id)
+            m.set(id, now === undefined ? d : { ...now, calls: now.calls + d.calls })
+          }
+          return m
+        })
+      )
 
     return {
       authenticate,

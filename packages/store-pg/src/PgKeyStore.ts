@@ -155,7 +155,8 @@ export const make = Effect.gen(function* () {
               ON CONFLICT (key_id, day, platform, op) DO UPDATE SET calls = d.calls + EXCLUDED.calls`.pipe(
               Effect.asVoid
             )
-      return Effect.zipRight(keys, days).pipe(Effect.orDie)
+      // one transaction: a flush that fails is put back whole by Keys, never counted twice
+      return sql.withTransaction(Effect.zipRight(keys, days)).pipe(Effect.orDie)
     }
   })
 })
