@@ -51,14 +51,33 @@ export const make = (options: Options = {}) =>
           pinned = tracked.pinned OR EXCLUDED.pinned
       `
 
+    // entries whose write failed once (a dropped connection): put back for the next flush; a second failure drops them
+    const retried = new WeakSet<object>()
     const flush = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const batch = [...pending.values()]
       pending = new Map()
       return upsert(batch, false).pipe(
         Effect.asVoid,
-        Effect.tapError((e) => Effect.logWarning("demand not recorded", e)),
-        Effect.ignore
+        Effect.catchAllCause((cause) =>
+          Effect.suspend(() => {
+            let dropped = 0
+            for (const e of batch) {
+              if (retried.has(e)) dropped++
+              else if (!pending.has(e.freshnessKey)) {
+                // a note since the failure is the later one: it stays
+                retried.add(e)
+                pending.set(e.freshnessKey, e)
+              }
+            }
+            return Effect.logWarning(
+              dropped === 0
+                ? `demand not recorded: ${batch.length} entries kept for the next write`
+                : `demand not recorded: ${batch.length - dropped} entries kept for the next write, ${dropped} dropped after two failures`,
+              cause
+            )
+          })
+        )
       )
     })
 
