@@ -9,7 +9,7 @@ import * as Testing from "@pdr/store-pg/Testing"
 import { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Duration, Effect, Layer } from "effect"
 import * as CallRunner from "../src/http/CallRunner.js"
-import { account, balance, request as get, post, type Running, start } from "./harness.js"
+import { account, balance, request as get, post, type Running, start, startWithDatabase } from "./harness.js"
 
 const targets = await Testing.targets()
 
@@ -386,5 +386,69 @@ describe.skipIf(!targets[0]!.enabled)("the run budget of long calls (issue 21)",
       done.body.coverage.map((c: any) => c.status),
       ["fetched", "fetched"]
     )
+  }, 60_000)
+})
+
+describe("call records when their write fails (a dropped connection)", () => {
+  // the calls table refuses rows while `refuse_calls` has a row, each refusal counted in a sequence (not rolled back)
+  const refusing = async (db: { query: (q: string) => Promise<{ rows: Array<any> }> }) => {
+    await db.query("CREATE SEQUENCE calls_refused")
+    await db.query("CREATE TABLE refuse_calls (x int)")
+    await db.query(`CREATE FUNCTION refuse_calls_f() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM refuse_calls) THEN
+          PERFORM nextval('calls_refused');
+          RAISE EXCEPTION 'refused by the test';
+        END IF;
+        RETURN NEW;
+      END $$`)
+    await db.query(
+      "CREATE TRIGGER refuse_calls_t BEFORE INSERT ON calls FOR EACH ROW EXECUTE FUNCTION refuse_calls_f()"
+    )
+    const refusals = async () =>
+      Number(
+        (await db.query("SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM calls_refused")).rows[0].n
+      )
+    return {
+      refuse: () => db.query("INSERT INTO refuse_calls VALUES (1)"),
+      admit: () => db.query("DELETE FROM refuse_calls"),
+      waitFor: async (n: number) => {
+        for (let i = 0; i < 500 && (await refusals()) < n; i++) await sleep(10)
+        assert.isAtLeast(await refusals(), n)
+      }
+    }
+  }
+
+  it("a batch whose write fails is written with the next one; what fails twice is dropped, and calls go on", async () => {
+    const { server, db, close } = await startWithDatabase()
+    try {
+      const t = await refusing(db)
+      const a = await account(server, 1000, "records")
+      const ask = () => post(server, maps, { ...places(["ChIJrecord-1"]), estimateOnly: true }, a.key)
+      const again = (id: string) => get(`${server.api}/api/v1/calls/${id}`, { headers: { "x-api-key": a.key } })
+      await t.refuse()
+      const first = await ask()
+      assert.strictEqual(first.status, 200)
+      await t.waitFor(1)
+      await t.admit()
+      await sleep(700) // the next batch (250 ms)
+      const kept = await again(first.headers.get("call-id")!)
+      assert.strictEqual(kept.status, 200)
+      assert.strictEqual(kept.text, first.text)
+      // refused twice: dropped (the buffer does not grow on a row the store refuses), said in the log
+      await t.refuse()
+      const second = await ask()
+      assert.strictEqual(second.status, 200)
+      await t.waitFor(3)
+      await t.admit()
+      await sleep(700)
+      assert.strictEqual((await again(second.headers.get("call-id")!)).status, 404)
+      // and the calls after are recorded as before
+      const third = await ask()
+      await sleep(700)
+      assert.strictEqual((await again(third.headers.get("call-id")!)).status, 200)
+    } finally {
+      await close()
+    }
   }, 60_000)
 })

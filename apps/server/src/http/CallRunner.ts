@@ -202,10 +202,26 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     // for up to 250 ms outlived two young-generation collections, so every answer was copied into the old generation
     // and collected there)
     const pending: Array<CallStore.Finished> = []
+    // a batch whose write failed (a dropped connection) is put back for the next one (the write is idempotent: a
+    // call recorded before the failure is not recorded twice); what fails a second time is dropped, said in the log
+    const retried = new WeakSet<CallStore.Finished>()
     const flush = Effect.suspend(() => {
       if (pending.length === 0) return Effect.void
       const batch = pending.splice(0, pending.length)
-      return store.record(batch)
+      return store.record(batch).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.suspend(() => {
+            const again = batch.filter((c) => !retried.has(c))
+            for (const c of again) retried.add(c)
+            pending.unshift(...again)
+            const dropped = batch.length - again.length
+            return Effect.logError(
+              `calls not recorded: ${again.length} kept for the next write${dropped === 0 ? "" : `, ${dropped} dropped after two failures`}`,
+              cause
+            )
+          })
+        )
+      )
     })
     yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(flush), Schedule.spaced(Duration.millis(250))))
     yield* Effect.addFinalizer(() => Effect.ignoreLogged(flush))
