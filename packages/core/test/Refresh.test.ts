@@ -108,8 +108,11 @@ for (const t of targets) {
           })
         )
         // from the result's write to the pass's end: its statements only (measured 5-53 ms; found at the next poll,
-        // 160-240 ms)
-        for (const lag of lags) expect(lag).toBeLessThan(120)
+        // 160-240 ms). The median of the five, and none a whole poll (250 ms) late: one pass's statements took 136 ms
+        // on the embedded store of a loaded machine (stop 41's fresh-clone CI)
+        const sorted = [...lags].sort((a, b) => a - b)
+        expect(sorted[2]).toBeLessThan(100)
+        for (const lag of lags) expect(lag).toBeLessThan(250)
       } finally {
         await runtime.dispose()
         await Effect.runPromise(Scope.close(scope, Exit.void))
