@@ -52,6 +52,7 @@ export const make = (options: Options = {}) =>
       `
 
     // entries whose write failed once (a dropped connection): put back for the next flush; a second failure drops them
+    // (unless noted again meanwhile)
     const retried = new WeakSet<object>()
     const flush = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
@@ -114,9 +115,11 @@ export const make = (options: Options = {}) =>
               known.subject === e.subject &&
               known.op === e.op &&
               known.platform === e.platform
-            )
+            ) {
               known.demandedAt = e.demandedAt
-            else pending.set(e.freshnessKey, { ...e })
+              // a new demand: its write gets its own two tries
+              retried.delete(known)
+            } else pending.set(e.freshnessKey, { ...e })
           }
         }),
       pin: (entries) =>

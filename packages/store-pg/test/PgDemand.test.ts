@@ -136,6 +136,33 @@ for (const t of targets) {
     )
 
     it.live(
+      "an entry noted again after a failed write gets its own two tries: written with the later time",
+      () =>
+        Effect.gen(function* () {
+          const run = `r${Date.now().toString(36)}c`
+          const t = yield* refusing(run)
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              const demand = Context.get(yield* Layer.build(PgDemand.layer({ flushEvery: "1 second" })), Demand.Demand)
+              const first = noted(run, "2026-11-20T10:00:00.000Z")
+              yield* demand.note("account", [first])
+              yield* t.waitFor(1)
+              yield* demand.note("account", [{ ...first, demandedAt: new Date("2026-11-20T11:00:00.000Z") }])
+              yield* t.waitFor(2)
+              yield* t.admit
+              yield* Effect.repeat(t.written, {
+                until: (w) => w.length > 0,
+                schedule: Schedule.spaced("50 millis")
+              }).pipe(Effect.timeout("5 seconds"))
+            })
+          )
+          assert.deepStrictEqual(yield* t.written, ["2026-11-20T11:00:00.000Z"])
+          yield* t.drop
+        }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(t.target, Database.layer)))),
+      { timeout: 60_000 }
+    )
+
+    it.live(
       "an entry whose write fails twice is dropped: the buffer does not grow on a refused row",
       () =>
         Effect.gen(function* () {
