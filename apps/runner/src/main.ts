@@ -89,70 +89,73 @@ const retryFailed = Options.boolean("retry-failed").pipe(
 )
 
 const once = Command.make("once", { platform, dryRun, retryFailed }, (args) =>
-  withEngine(false, (engine, settings) =>
-    Effect.gen(function* () {
-      const only = Option.getOrUndefined(args.platform)
-      if (args.dryRun) {
-        const plan = yield* engine.dryRun(only)
-        for (const e of plan.entries)
+  // a bad argument is refused before the configuration and the store are read: exit 2, whatever else is wrong
+  Effect.zipRight(
+    Refresh.checkPlatform(Option.getOrUndefined(args.platform)),
+    withEngine(false, (engine, settings) =>
+      Effect.gen(function* () {
+        const only = Option.getOrUndefined(args.platform)
+        if (args.dryRun) {
+          const plan = yield* engine.dryRun(only)
+          for (const e of plan.entries)
+            yield* Console.log(
+              `${e.withinBudget ? "refresh" : "skip (budget)"}  ${e.platform} ${e.op} ${e.subject}  ${e.credits} credits`
+            )
           yield* Console.log(
-            `${e.withinBudget ? "refresh" : "skip (budget)"}  ${e.platform} ${e.op} ${e.subject}  ${e.credits} credits`
+            `at most ${plan.credits} credits of the ${plan.budget} budget; expected about ${plan.expected} (from ${plan.expectedFrom})`
           )
-        yield* Console.log(
-          `at most ${plan.credits} credits of the ${plan.budget} budget; expected about ${plan.expected} (from ${plan.expectedFrom})`
-        )
-        yield* Console.log(
-          JSON.stringify({
-            dryRun: true,
-            entities: plan.entries.length,
-            withinBudget: plan.entries.filter((e) => e.withinBudget).length,
-            credits: plan.credits,
-            expected: plan.expected,
-            budget: plan.budget
-          })
-        )
-        return
-      }
-      const startedAt = Date.now()
-      const pass = Refresh.passId(DateTime.toDate(yield* DateTime.now), only)
-      yield* engine.checkAccount
-      yield* engine.checkPlatform(only)
-      if (!args.retryFailed) {
-        const before = yield* engine.endedPass(pass)
-        if (Option.isSome(before)) {
-          const outcome = Refresh.outcomeOf(before.value)
-          yield* Console.error(
-            `runner: pass ${pass} already ran today; its summary follows${before.value.failed > 0 ? " (--retry-failed runs its failed entities again)" : ""}`
+          yield* Console.log(
+            JSON.stringify({
+              dryRun: true,
+              entities: plan.entries.length,
+              withinBudget: plan.entries.filter((e) => e.withinBudget).length,
+              credits: plan.credits,
+              expected: plan.expected,
+              budget: plan.budget
+            })
           )
-          yield* Console.log(JSON.stringify({ ...Display.summary(before.value, startedAt, outcome), rerun: true }))
-          return yield* setCode(codeOf[outcome])
+          return
         }
-      }
-      const report = Display.reporter(process.stdout, startedAt)
-      const finish = (p: Refresh.Progress, outcome: Refresh.Outcome) =>
-        Effect.gen(function* () {
-          Display.endLive(process.stdout)
-          yield* Console.log(JSON.stringify(Display.summary(p, startedAt, outcome)))
-          if (p.failed > 0) {
-            for (const f of yield* engine.failures(pass, 5))
-              yield* Console.error(`failed: ${f.key.slice(f.key.indexOf("|") + 1)}: ${f.reason}`)
+        const startedAt = Date.now()
+        const pass = Refresh.passId(DateTime.toDate(yield* DateTime.now), only)
+        yield* engine.checkAccount
+        if (!args.retryFailed) {
+          const before = yield* engine.endedPass(pass)
+          if (Option.isSome(before)) {
+            const outcome = Refresh.outcomeOf(before.value)
+            yield* Console.error(
+              `runner: pass ${pass} already ran today; its summary follows${before.value.failed > 0 ? " (--retry-failed runs its failed entities again)" : ""}`
+            )
+            yield* Console.log(JSON.stringify({ ...Display.summary(before.value, startedAt, outcome), rerun: true }))
+            return yield* setCode(codeOf[outcome])
           }
-          yield* setCode(codeOf[outcome])
-        })
-      yield* engine
-        .runPass(pass, only, (p) => Effect.sync(() => report(p)), { retryFailed: args.retryFailed })
-        .pipe(
-          Effect.tap((done) => finish(done, Refresh.outcomeOf(done))),
-          // SIGINT / SIGTERM: the workers give their jobs back, and the pass's state is the summary
-          Effect.onInterrupt(() =>
-            engine.progress(pass).pipe(
-              Effect.flatMap((p) => finish(p, "interrupted")),
-              Effect.catchAllCause((c) => Console.error(`runner: interrupted; no summary (${Cause.pretty(c)})`))
+        }
+        const report = Display.reporter(process.stdout, startedAt)
+        const finish = (p: Refresh.Progress, outcome: Refresh.Outcome) =>
+          Effect.gen(function* () {
+            Display.endLive(process.stdout)
+            yield* Console.log(JSON.stringify(Display.summary(p, startedAt, outcome)))
+            if (p.failed > 0) {
+              for (const f of yield* engine.failures(pass, 5))
+                yield* Console.error(`failed: ${f.key.slice(f.key.indexOf("|") + 1)}: ${f.reason}`)
+            }
+            yield* setCode(codeOf[outcome])
+          })
+        yield* engine
+          .runPass(pass, only, (p) => Effect.sync(() => report(p)), { retryFailed: args.retryFailed })
+          .pipe(
+            Effect.tap((done) => finish(done, Refresh.outcomeOf(done))),
+            // SIGINT / SIGTERM: the workers give their jobs back, and the pass's state is the summary
+            Effect.onInterrupt(() =>
+              engine.progress(pass).pipe(
+                Effect.flatMap((p) => finish(p, "interrupted")),
+                Effect.catchAllCause((c) => Console.error(`runner: interrupted; no summary (${Cause.pretty(c)})`))
+              )
             )
           )
-        )
-      void settings
-    })
+        void settings
+      })
+    )
   )
 ).pipe(Command.withDescription("run one pass now, with live progress and a summary"))
 

@@ -114,7 +114,7 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     expect(await balance()).toBe(before - quoted.credits)
   }, 120_000)
 
-  it("--platform limits the pass to one platform; an unknown refresh account is a clear error and exit 1", async () => {
+  it("--platform limits the pass to one platform; an unknown refresh account is a clear error and exit 1; an unknown platform exit 2, before anything else", async () => {
     const w = await open(10)
     const other = F.spawnRunner(["once", "--platform", "maps"], w.env())
     expect(await other.exited).toBe(0)
@@ -128,5 +128,12 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     expect(await nosuch.exited).toBe(2)
     expect(nosuch.output()).toContain("--platform nosuch is no platform")
     expect(await F.query(w.url, "SELECT id FROM refresh_passes WHERE id LIKE '%nosuch%'")).toEqual([])
+    // a bad argument is said first, whatever else is wrong (no refresh account, no database)
+    const first = F.spawnRunner(
+      ["once", "--platform", "nosuch"],
+      w.env({ REFRESH_ACCOUNT_ID: "acct_nobody", DATABASE_URL: "postgres://postgres@127.0.0.1:1/none" })
+    )
+    expect(await first.exited).toBe(2)
+    expect(first.output()).toContain("--platform nosuch is no platform")
   }, 120_000)
 })

@@ -120,6 +120,12 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
   }
 }
 
+/** `--platform`, refused unless a platform of the catalogue (no configuration or store needed to say so). */
+export const checkPlatform = (platform: string | undefined): Effect.Effect<void, UnknownPlatform> =>
+  platform === undefined || Catalogue.platforms.some((p) => p.id === platform)
+    ? Effect.void
+    : new UnknownPlatform({ platform })
+
 /** A tracked entity to refresh. */
 export const Entity = Schema.Struct({
   freshnessKey: Schema.String,
@@ -313,11 +319,6 @@ export const make = (settings: Settings) =>
     const checkAccount = Effect.flatMap(ledger.findAccount(settings.accountId), (a) =>
       Option.isSome(a) ? Effect.void : new UnknownRefreshAccount({ accountId: settings.accountId })
     )
-    const checkPlatform = (platform: string | undefined) =>
-      platform === undefined || Catalogue.platforms.some((p) => p.id === platform)
-        ? Effect.void
-        : new UnknownPlatform({ platform })
-
     /** Calls with stored results older than `staleAfter` treated as stale. */
     const refreshing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.flatMap(Calls.CallSettings, (s) =>
