@@ -2,11 +2,11 @@
  * The API key lifecycle (D6): generation in the `key_live_` format, SHA-256 digest and visible prefix, the states
  * active / revoked / expired, and one `Unauthorized` outcome whatever the reason.
  */
-import { DateTime, Effect, Option, Ref, Schema } from "effect"
+import { DateTime, Effect, Exit, Option, Ref, Schema } from "effect"
 import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
-import { type DailyUsage, KeyStore, type StoredKey } from "./ports/KeyStore.js"
+import { type DailyUsage, KeyStore, type StoredKey, type UsageBatch } from "./ports/KeyStore.js"
 import { AccountNotFound, Ledger } from "./ports/Ledger.js"
 import type * as RateLimits from "./RateLimits.js"
 
@@ -295,48 +295,41 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
 
     // One flush at a time: a flush that finds the buffers empty because another has taken them waits for that
     // one's write, so a page that flushes before it reads sees every call answered before it (the dashboard's
-    // "last used" read while the periodic flush was writing showed "never": stop 40's CI). A write that fails (one
-    // transaction in the store) puts its counts back for the next flush; an interrupted one does not, since its
-    // statement may have committed.
+    // "last used" read while the periodic flush was writing showed "never": stop 40's CI). Each flush's counts are a
+    // batch with an id of its own (D104): a write that fails or is interrupted keeps its batches, as they were, for the
+    // next flush, which sends them again with its own; the store adds a batch once per id, so a write that committed
+    // though its answer was lost (the connection dropped after the commit) is not counted twice.
     const flushing = yield* Effect.makeSemaphore(1)
+    let unwritten: ReadonlyArray<UsageBatch> = []
     const flushUsage = Effect.fn("Keys.flushUsage")(function* () {
       return yield* flushing.withPermits(1)(
         Effect.gen(function* () {
           const pending = yield* Ref.getAndSet(usage, new Map())
           const days = yield* Ref.getAndSet(daily, new Map())
-          if (pending.size === 0 && days.size === 0) return 0
-          yield* store
-            .recordUsage(
-              [...pending].map(([keyId, u]) => ({ keyId, ...u })),
-              [...days.values()]
+          const batches =
+            pending.size === 0 && days.size === 0
+              ? unwritten
+              : [
+                  ...unwritten,
+                  {
+                    id: yield* Ids.make(crypto, "usage"),
+                    usage: [...pending].map(([keyId, u]) => ({ keyId, ...u })),
+                    daily: [...days.values()]
+                  }
+                ]
+          if (batches.length === 0) return 0
+          unwritten = []
+          yield* store.recordUsage(batches).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (Exit.isFailure(exit)) unwritten = batches
+              })
             )
-            .pipe(Effect.tapDefect(() => restore(pending, days)))
+          )
           return pending.size
         })
       )
     })
-
-    /** Merges counts whose write failed back into the buffers (the later call's time stays the last use). */
-    const restore = (
-      pending: Map<string, { calls: number; lastUsedAt: Date }>,
-      days: Map<string, DailyUsage>
-    ): Effect.Effect<void> =>
-      Effect.zipRight(
-        Ref.update(usage, (m) => {
-          for (const [keyId, u] of pending) {
-            const now = m.get(keyId)
-            m.set(keyId, now === undefined ? u : { calls: now.calls + u.calls, lastUsedAt: now.lastUsedAt })
-          }
-          return m
-        }),
-        Ref.update(daily, (m) => {
-          for (const [id, d] of days) {
-            const now = m.get(id)
-            m.set(id, now === undefined ? d : { ...now, calls: now.calls + d.calls })
-          }
-          return m
-        })
-      )
 
     return {
       authenticate,

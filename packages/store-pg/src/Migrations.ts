@@ -1328,6 +1328,15 @@ export const all = {
         got := got + took;
       END LOOP;
     END $$;
+  `),
+  // D104: the key usage flushes written, by their batch's id, kept a day: a flush whose write committed though its
+  // answer was lost (the connection dropped after the commit) is sent again by its server and adds nothing
+  "0039_key_usage_flushes": migration(`
+    CREATE TABLE key_usage_flushes (
+      id text PRIMARY KEY,
+      at timestamptz NOT NULL DEFAULT now()
+    );
+    CREATE INDEX key_usage_flushes_by_time ON key_usage_flushes (at);
   `)
 }
 

@@ -40,6 +40,28 @@ const toKey = (r: Record<string, unknown>) =>
     true
   )
 
+/** Several batches' counts as one: calls summed per key (the latest use kept) and per key, day, platform and op. */
+const merged = (batches: ReadonlyArray<K.UsageBatch>) => {
+  const usage = new Map<string, { keyId: string; calls: number; lastUsedAt: Date }>()
+  const daily = new Map<string, K.DailyUsage>()
+  for (const b of batches) {
+    for (const u of b.usage) {
+      const now = usage.get(u.keyId)
+      usage.set(u.keyId, {
+        keyId: u.keyId,
+        calls: (now?.calls ?? 0) + u.calls,
+        lastUsedAt: now === undefined || u.lastUsedAt > now.lastUsedAt ? u.lastUsedAt : now.lastUsedAt
+      })
+    }
+    for (const d of b.daily) {
+      const id = `${d.keyId}\t${d.day}\t${d.platform}\t${d.op}`
+      const now = daily.get(id)
+      daily.set(id, { ...d, calls: (now?.calls ?? 0) + d.calls })
+    }
+  }
+  return { usage: [...usage.values()], daily: [...daily.values()] }
+}
+
 /** The KeyStore adapter. */
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -134,30 +156,37 @@ export const make = Effect.gen(function* () {
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),
-    recordUsage: (usage, daily) => {
-      const keys =
-        usage.length === 0
-          ? Effect.void
-          : sql`UPDATE api_keys k SET calls = k.calls + u.calls,
-                last_used_at = greatest(k.last_used_at, u.last_used_at)
-              FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(usage)}::jsonb)
-                    AS x("keyId" text, calls bigint, "lastUsedAt" timestamptz)) AS u(key_id, calls, last_used_at)
-              WHERE k.id = u.key_id`.pipe(Effect.asVoid)
-      // one statement per flush (every 2 s), not a hot-row write per call
-      const days =
-        daily === undefined || daily.length === 0
-          ? Effect.void
-          : sql`INSERT INTO key_usage_daily AS d (key_id, day, platform, op, calls)
-              SELECT x."keyId", x.day, x.platform, x.op, x.calls
-              FROM jsonb_to_recordset(${JSON.stringify(daily)}::jsonb)
-                AS x("keyId" text, day date, platform text, op text, calls bigint)
-              WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x."keyId")
-              ON CONFLICT (key_id, day, platform, op) DO UPDATE SET calls = d.calls + EXCLUDED.calls`.pipe(
-              Effect.asVoid
+    recordUsage: (batches) =>
+      batches.length === 0
+        ? Effect.void
+        : sql
+            .withTransaction(
+              Effect.gen(function* () {
+                // each batch once (D104): its id is kept a day, longer than any flush is retried; a batch whose id
+                // is there was written by an earlier attempt whose answer was lost
+                const fresh = yield* sql<{ id: string }>`INSERT INTO key_usage_flushes (id)
+                  SELECT unnest(${batches.map((b) => b.id)}::text[])
+                  ON CONFLICT (id) DO NOTHING RETURNING id`
+                yield* sql`DELETE FROM key_usage_flushes WHERE at < now() - interval '1 day'`
+                const written = new Set(fresh.map((r) => r.id))
+                const { usage, daily } = merged(batches.filter((b) => written.has(b.id)))
+                // one statement per table per flush (every 2 s), not a hot-row write per call
+                if (usage.length > 0)
+                  yield* sql`UPDATE api_keys k SET calls = k.calls + u.calls,
+                      last_used_at = greatest(k.last_used_at, u.last_used_at)
+                    FROM (SELECT * FROM jsonb_to_recordset(${JSON.stringify(usage)}::jsonb)
+                          AS x("keyId" text, calls bigint, "lastUsedAt" timestamptz)) AS u(key_id, calls, last_used_at)
+                    WHERE k.id = u.key_id`
+                if (daily.length > 0)
+                  yield* sql`INSERT INTO key_usage_daily AS d (key_id, day, platform, op, calls)
+                    SELECT x."keyId", x.day, x.platform, x.op, x.calls
+                    FROM jsonb_to_recordset(${JSON.stringify(daily)}::jsonb)
+                      AS x("keyId" text, day date, platform text, op text, calls bigint)
+                    WHERE EXISTS (SELECT 1 FROM api_keys k WHERE k.id = x."keyId")
+                    ON CONFLICT (key_id, day, platform, op) DO UPDATE SET calls = d.calls + EXCLUDED.calls`
+              })
             )
-      // one transaction: a flush that fails is put back whole by Keys, never counted twice
-      return sql.withTransaction(Effect.zipRight(keys, days)).pipe(Effect.orDie)
-    }
+            .pipe(Effect.orDie)
   })
 })
 

@@ -3,8 +3,8 @@
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Accounts, Keys, RateLimits } from "@pdr/domain"
-import { Effect, Either, FastCheck as fc, TestClock } from "effect"
+import { Accounts, KeyStore, Keys, RateLimits } from "@pdr/domain"
+import { Effect, Either, FastCheck as fc, Layer, TestClock } from "effect"
 import * as PgRateLimits from "../src/PgRateLimits.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
@@ -143,6 +143,75 @@ for (const t of targets) {
           assert.strictEqual(listed[0]!.calls, 3)
           assert.strictEqual(listed[0]!.creditsSpent, 4)
           assert.isTrue(listed[0]!.lastUsedAt._tag === "Some")
+        })
+      )
+
+      it.effect(
+        "D104: a usage batch sent again (its first answer lost) is counted once; the batches after it add",
+        () =>
+          Effect.gen(function* () {
+            yield* TestClock.setTime(start)
+            const accounts = yield* Accounts.Accounts
+            const keys = yield* Keys.Keys
+            const store = yield* KeyStore.KeyStore
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "usage batches" })
+            const { stored } = yield* keys.create({ accountId: account.id, name: "batched" })
+            const batch = (id: string, calls: number) => ({
+              id: `${id}_${stored.id}`,
+              usage: [{ keyId: stored.id, calls, lastUsedAt: new Date(start) }],
+              daily: [{ keyId: stored.id, day: "2026-11-21", platform: "maps", op: "places", calls }]
+            })
+            yield* store.recordUsage([batch("usage_one", 3)])
+            yield* store.recordUsage([batch("usage_one", 3), batch("usage_two", 1)])
+            yield* store.recordUsage([batch("usage_two", 1)])
+            const counted = yield* sql`SELECT calls FROM api_keys WHERE id = ${stored.id}`
+            assert.strictEqual(Number(counted[0]!["calls"]), 4)
+            const daily = yield* sql`SELECT calls FROM key_usage_daily WHERE key_id = ${stored.id}`
+            assert.deepStrictEqual(
+              daily.map((r) => Number(r["calls"])),
+              [4]
+            )
+          })
+      )
+
+      it.effect("D104: a flush whose write committed but whose answer was lost is not counted twice by Keys", () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(start)
+          const accounts = yield* Accounts.Accounts
+          const sql = yield* SqlClient.SqlClient
+          // the store as it is, but the first write's answer lost after its commit (a connection dropped then)
+          let lose = true
+          const answerLost = Layer.effect(
+            KeyStore.KeyStore,
+            Effect.map(KeyStore.KeyStore, (real) => ({
+              ...real,
+              recordUsage: (batches: ReadonlyArray<KeyStore.UsageBatch>) =>
+                Effect.zipRight(
+                  real.recordUsage(batches),
+                  Effect.suspend(() => {
+                    if (!lose) return Effect.void
+                    lose = false
+                    return Effect.die(new Error("Connection terminated unexpectedly"))
+                  })
+                )
+            }))
+          )
+          yield* Effect.gen(function* () {
+            const keys = yield* Keys.Keys
+            const account = yield* accounts.create({ name: "usage lost answer" })
+            const { stored } = yield* keys.create({ accountId: account.id, name: "lost" })
+            for (let i = 0; i < 3; i++) yield* keys.recordCall(stored.id)
+            yield* keys.recordOp(stored.id, "maps", "places")
+            assert.isTrue((yield* Effect.exit(keys.flushUsage()))._tag === "Failure")
+            yield* keys.recordCall(stored.id)
+            yield* keys.recordOp(stored.id, "maps", "places")
+            yield* keys.flushUsage()
+            const counted = yield* sql`SELECT calls FROM api_keys WHERE id = ${stored.id}`
+            assert.strictEqual(Number(counted[0]!["calls"]), 4)
+            const daily = yield* sql`SELECT sum(calls) AS n FROM key_usage_daily WHERE key_id = ${stored.id}`
+            assert.strictEqual(Number(daily[0]!["n"]), 2)
+          }).pipe(Effect.provide(Keys.Keys.Default.pipe(Layer.provide(answerLost))))
         })
       )
 

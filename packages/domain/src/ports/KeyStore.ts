@@ -49,6 +49,16 @@ export interface DailyUsage {
   readonly calls: number
 }
 
+/**
+ * One flush's counts under its id (D104): written at most once, so a flush whose write failed after it committed (its
+ * answer lost with the connection) is sent again as it was and not counted twice.
+ */
+export interface UsageBatch {
+  readonly id: string
+  readonly usage: ReadonlyArray<KeyUsage>
+  readonly daily: ReadonlyArray<DailyUsage>
+}
+
 /** Port: API key storage. */
 export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
   KeyStore,
@@ -74,10 +84,11 @@ export class KeyStore extends Context.Tag("@pdr/domain/KeyStore")<
     readonly setMonthlyLimit: (keyId: string, limit: Option.Option<number>) => Effect.Effect<boolean>
     /** Marks the key revoked now; false when it was unknown or already revoked. */
     readonly revoke: (keyId: string) => Effect.Effect<boolean>
-    /** Adds the call counts to the keys, and the daily counts per platform and op when given. */
-    readonly recordUsage: (
-      usage: ReadonlyArray<KeyUsage>,
-      daily?: ReadonlyArray<DailyUsage> | undefined
-    ) => Effect.Effect<void>
+    /**
+     * Adds each batch's call counts to the keys and its daily counts per platform and op, in one transaction, once per
+     * batch id: a batch whose id was written before (its earlier write committed though its answer was lost) adds
+     * nothing.
+     */
+    readonly recordUsage: (batches: ReadonlyArray<UsageBatch>) => Effect.Effect<void>
   }
 >() {}
