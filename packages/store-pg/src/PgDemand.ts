@@ -54,33 +54,38 @@ export const make = (options: Options = {}) =>
     // entries whose write failed once (a dropped connection): put back for the next flush; a second failure drops them
     // (unless noted again meanwhile)
     const retried = new WeakSet<object>()
-    const flush = Effect.suspend(() => {
-      if (pending.size === 0) return Effect.void
-      const batch = [...pending.values()]
-      pending = new Map()
-      return upsert(batch, false).pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) =>
-          Effect.suspend(() => {
-            let dropped = 0
-            for (const e of batch) {
-              if (retried.has(e)) dropped++
-              else if (!pending.has(e.freshnessKey)) {
-                // a note since the failure is the later one: it stays
-                retried.add(e)
-                pending.set(e.freshnessKey, e)
+    // one flush at a time (D101): a read that flushes first (the tracked listing, the planner's pages in the embedded
+    // default's process) waits for a periodic write in progress, so it sees every demand noted before it
+    const flushing = yield* Effect.makeSemaphore(1)
+    const flush = flushing.withPermits(1)(
+      Effect.suspend(() => {
+        if (pending.size === 0) return Effect.void
+        const batch = [...pending.values()]
+        pending = new Map()
+        return upsert(batch, false).pipe(
+          Effect.asVoid,
+          Effect.catchAllCause((cause) =>
+            Effect.suspend(() => {
+              let dropped = 0
+              for (const e of batch) {
+                if (retried.has(e)) dropped++
+                else if (!pending.has(e.freshnessKey)) {
+                  // a note since the failure is the later one: it stays
+                  retried.add(e)
+                  pending.set(e.freshnessKey, e)
+                }
               }
-            }
-            return Effect.logWarning(
-              dropped === 0
-                ? `demand not recorded: ${batch.length} entries kept for the next write`
-                : `demand not recorded: ${batch.length - dropped} entries kept for the next write, ${dropped} dropped after two failures`,
-              cause
-            )
-          })
+              return Effect.logWarning(
+                dropped === 0
+                  ? `demand not recorded: ${batch.length} entries kept for the next write`
+                  : `demand not recorded: ${batch.length - dropped} entries kept for the next write, ${dropped} dropped after two failures`,
+                cause
+              )
+            })
+          )
         )
-      )
-    })
+      })
+    )
 
     yield* Effect.forkScoped(
       Effect.repeat(flush, Schedule.spaced(Duration.decode(options.flushEvery ?? Duration.seconds(1))))
@@ -98,6 +103,9 @@ export const make = (options: Options = {}) =>
           )`
 
     const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
+    /** A read of the tracked table after the demand noted before it is written (the flush never fails). */
+    const flushed = <A, B, E, R>(read: Effect.Effect<A, E, R>, f: (a: A) => B) =>
+      Effect.zipRight(flush, Effect.map(read, f))
 
     return {
       note: (accountId, entries) =>
@@ -142,7 +150,7 @@ export const make = (options: Options = {}) =>
         ),
       list: ({ pinnedOnly }) =>
         orDie(
-          Effect.map(
+          flushed(
             sql`SELECT * FROM tracked ${pinnedOnly ? sql`WHERE pinned` : sql``}
                 ORDER BY demanded_at DESC NULLS LAST, freshness_key`,
             (rows) => rows.map(toTracked)
@@ -150,7 +158,7 @@ export const make = (options: Options = {}) =>
         ),
       due: ({ demandedSince, measuredBefore, platform }) =>
         orDie(
-          Effect.map(
+          flushed(
             sql`SELECT t.* FROM tracked t WHERE ${dueWhere(demandedSince, measuredBefore, platform)}
                 ORDER BY t.pinned DESC, t.demanded_at DESC NULLS LAST, t.freshness_key`,
             (rows) => rows.map(toTracked)
@@ -158,7 +166,7 @@ export const make = (options: Options = {}) =>
         ),
       duePage: ({ demandedSince, measuredBefore, platform, after, limit }) =>
         orDie(
-          Effect.map(
+          flushed(
             sql`SELECT t.* FROM tracked t WHERE ${dueWhere(demandedSince, measuredBefore, platform)}
                 ${after === undefined ? sql`` : sql`AND t.freshness_key > ${after}`}
                 ORDER BY t.freshness_key LIMIT ${limit}`,

@@ -62,6 +62,36 @@ for (const t of targets) {
         }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(t.target, Database.layer)))),
       { timeout: 60_000 }
     )
+    it.effect(
+      "a listing sees the demand noted just before it: the buffer is written first (D101)",
+      () =>
+        Effect.gen(function* () {
+          const run = `l${Date.now().toString(36)}`
+          yield* Effect.scoped(
+            Effect.gen(function* () {
+              // the periodic flush waits an hour: only the listing's own flush can write the note
+              const demand = Context.get(yield* Layer.build(PgDemand.layer({ flushEvery: "1 hour" })), Demand.Demand)
+              yield* demand.note("account", [
+                {
+                  freshnessKey: `${run}-k`,
+                  platform: "short_video",
+                  op: "profiles",
+                  subject: `${run}-one`,
+                  request: Object.freeze({ op: "profiles", subjects: [`${run}-one`] }),
+                  demandedAt: new Date("2026-11-20T10:00:00.000Z")
+                }
+              ])
+              const listed = yield* demand.list({ pinnedOnly: false })
+              assert.deepStrictEqual(
+                listed.filter((e) => e.subject.startsWith(run)).map((e) => e.demandedAt?.toISOString()),
+                ["2026-11-20T10:00:00.000Z"]
+              )
+            })
+          )
+        }).pipe(Effect.provide(Layer.unwrapScoped(Effect.map(t.target, Database.layer)))),
+      { timeout: 60_000 }
+    )
+
     // the tracked table refuses this run's rows while `<run>_refuse` has a row; each refusal counted in a sequence
     // (not rolled back with the statement)
     const refusing = (run: string) =>
