@@ -182,6 +182,83 @@ const sameSettles = (
     return batch
   })
 
+/** The same asks as draws from shared holds (issue 19: a refresh batch's entities), as one batch (world w). */
+const drawBatch = (w: string, asks: ReadonlyArray<Settle>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const json = asks.map((a) => recordsOf(a, w))
+    const rows = yield* sql`SELECT ord, balance::int AS balance, held::int AS held, captured::int AS captured, kept
+      FROM pdr_draw_batch_keep(${asks.map((a) => a.hold + w)}::text[], ${asks.map((a) => a.account + w)}::text[],
+        ${asks.map((a) => a.capture)}::bigint[], ${asks.map((a) => `refresh ${a.entity ?? a.hold}`)}::text[],
+        ${json.map((j) => j.measurements)}::text[], ${json.map((j) => j.points)}::text[],
+        ${json.map((j) => j.reveals)}::text[], ${asks.map((a) => a.key ?? null)}::text[],
+        ${asks.map((a) => (a.key === undefined ? null : 200))}::integer[], ${asks.map(answerOf)}::text[])`
+    return asks.map((_, i) => {
+      const r = rows.find((x) => Number(x["ord"]) === i + 1)
+      return r === undefined
+        ? null
+        : { balance: r["balance"], held: r["held"], captured: r["captured"], kept: r["kept"] }
+    })
+  })
+
+/** The same draws one by one (pdr_draw, pdr_draw_keep: a draw alone), world w. */
+const drawAlone = (w: string, asks: ReadonlyArray<Settle>) =>
+  Effect.forEach(asks, (a) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const j = recordsOf(a, w)
+      const reason = `refresh ${a.entity ?? a.hold}`
+      const rows =
+        a.key === undefined
+          ? yield* sql`SELECT balance::int AS balance, held::int AS held, captured::int AS captured, NULL::text AS kept
+              FROM pdr_draw(${a.hold + w}, ${a.account + w}, ${a.capture}, ${reason}, ${j.measurements}::jsonb,
+                ${j.points}::jsonb, ${j.reveals}::jsonb)`
+          : yield* sql`SELECT balance::int AS balance, held::int AS held, captured::int AS captured, kept
+              FROM pdr_draw_keep(${a.hold + w}, ${a.account + w}, ${a.capture}, ${reason},
+                ${j.measurements}::jsonb, ${j.points}::jsonb, ${j.reveals}::jsonb, ${a.key}, 200, ${answerOf(a)})`
+      const r = rows[0]
+      return r === undefined
+        ? null
+        : { balance: r["balance"], held: r["held"], captured: r["captured"], kept: r["kept"] }
+    })
+  )
+
+/** A batch of draws answers and writes what the same draws do one by one (the holds' captures and reasons too). */
+const sameDraws = (
+  credits: Record<string, number>,
+  holds: ReadonlyArray<readonly [string, string, number]>,
+  asks: ReadonlyArray<Settle>,
+  before?: (w: string) => Effect.Effect<unknown, unknown, SqlClient.SqlClient>
+) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const n = world++
+    const batchWorld = `_db${n}_${Date.now()}`
+    const aloneWorld = `_da${n}_${Date.now()}`
+    // each (account, key) once: a key asked twice has one record
+    const keys = [...new Set(asks.filter((a) => a.key !== undefined).map((a) => `${a.account}\t${a.key}`))].map(
+      (k) => k.split("\t") as [string, string]
+    )
+    for (const w of [batchWorld, aloneWorld]) {
+      yield* seed(w, credits, holds, keys)
+      if (before !== undefined) yield* before(w)
+    }
+    const batch = yield* drawBatch(batchWorld, asks)
+    const alone = yield* drawAlone(aloneWorld, asks)
+    assert.deepStrictEqual(batch, alone)
+    const holdsOf = (w: string) =>
+      Effect.map(
+        sql`SELECT id, status, captured::int AS captured, reason FROM holds WHERE id LIKE ${`%${w}`} ORDER BY id`,
+        (rs) => rs.map((r) => ({ ...r, id: String(r["id"]).split(w)[0] }))
+      )
+    assert.deepStrictEqual(yield* holdsOf(batchWorld), yield* holdsOf(aloneWorld))
+    assert.deepStrictEqual(
+      yield* snapshot(batchWorld, Object.keys(credits)),
+      yield* snapshot(aloneWorld, Object.keys(credits))
+    )
+    return batch
+  })
+
 interface Place {
   readonly hold: string
   readonly account: string
@@ -379,6 +456,82 @@ for (const t of targets) {
             20,
             10,
             null,
+            3
+          ])
+        })
+      )
+
+      // issue 19: a draw without reveals is two reads in the batch's loop and its rows are written with the other such
+      // draws' (pdr_draw_batch_write, migration 0040); a draw with reveals is drawn alone between them
+      it.effect("a batch of draws from shared holds answers and writes, in ask order, what one by one does", () =>
+        Effect.gen(function* () {
+          const reveal = (w: string) =>
+            JSON.stringify([
+              {
+                account_id: `acG${w}`,
+                person: "p1",
+                part: "phone",
+                status: "revealed",
+                value: "+1-555-0100",
+                revealed_at: "2026-11-26T01:00:00.000Z",
+                source: "test",
+                credits: 2
+              }
+            ])
+          const holds = [
+            ["h1", "acG", 30],
+            ["h2", "acH", 10],
+            ["h3", "acG", 5],
+            ["h4", "acG", 8]
+          ] as const
+          const asks = (withReveal: boolean): ReadonlyArray<Settle> => [
+            // one hold drawn by several entities: each within what is left after the ones before
+            { hold: "h1", account: "acG", capture: 10, key: "k1", entity: "e1", more: ["e1b"] },
+            { hold: "h1", account: "acG", capture: 15, entity: "e2" },
+            // above what is left of h1 (30 - 25): refused, nothing written
+            { hold: "h1", account: "acG", capture: 6, key: "k2", entity: "e3" },
+            { hold: "h2", account: "acH", capture: 0, key: "k3", entity: "e4" },
+            {
+              hold: "h3",
+              account: "acG",
+              capture: 2,
+              key: "k4",
+              entity: "e5",
+              ...(withReveal ? { reveals: reveal } : {})
+            },
+            // what is left of h1 exactly
+            { hold: "h1", account: "acG", capture: 5, entity: "e6" },
+            // closed before the batch: not held
+            { hold: "h4", account: "acG", capture: 1, key: "k5", entity: "e7" },
+            // h3 after the draw above (with its reveal: 5 - 4 = 1 left; without: 5 - 2 = 3)
+            { hold: "h3", account: "acG", capture: 2, entity: "e8" },
+            // the same idempotency key again: the later answer kept
+            { hold: "h2", account: "acH", capture: 3, key: "k3", entity: "e9" }
+          ]
+          const closeH4 = (w: string) =>
+            Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT * FROM pdr_close_hold(${`h4${w}`}, 'released')`)
+          const answered = (answers: ReadonlyArray<{ readonly captured: unknown } | null>) =>
+            answers.map((a) => (a === null ? null : a.captured))
+          assert.deepStrictEqual(answered(yield* sameDraws({ acG: 1000, acH: 300 }, holds, asks(true), closeH4)), [
+            10,
+            15,
+            null,
+            0,
+            4,
+            5,
+            null,
+            null,
+            3
+          ])
+          assert.deepStrictEqual(answered(yield* sameDraws({ acG: 1000, acH: 300 }, holds, asks(false), closeH4)), [
+            10,
+            15,
+            null,
+            0,
+            2,
+            5,
+            null,
+            2,
             3
           ])
         })
