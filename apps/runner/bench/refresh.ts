@@ -181,11 +181,18 @@ const phases = async (url: string, spawnedAt: number, exits: ReadonlyArray<numbe
      FROM refresh_passes p`
   )
   const s = (ms: unknown) => ((Number(ms) - spawnedAt) / 1000).toFixed(2)
+  // each runner's share: its results, its first and its last (a runner that starts late or ends early shows here)
+  const perRunner = await query(
+    url,
+    `SELECT runner, count(*) AS n, extract(epoch FROM min(at)) * 1000 AS first, extract(epoch FROM max(at)) * 1000 AS last
+     FROM refresh_results GROUP BY runner ORDER BY min(at)`
+  )
+  const runners = perRunner.map((x) => `${x.n} results ${s(x.first)}-${s(x.last)}`).join(" / ")
   // the steady rate: the middle 80% of the results over the time they took; what the pass took beyond n at that rate
   // is its fixed time (start-up to the first results, the tail, the end's detection)
   const steady = (0.8 * Number(r.n)) / ((Number(r.p90) - Number(r.p10)) / 1000)
   const pass = (Number(r.ended) - Number(r.pass)) / 1000
-  return `  phases (s from spawn): pass row ${s(r.pass)}, jobs planned ${s(r.first_job)}-${s(r.last_job)}, results ${s(r.first_result)}-${s(r.last_result)}, pass ended ${s(r.ended)}, exits ${exits.map(s).join(" / ")}; steady ${steady.toFixed(0)}/s, pass row to end ${pass.toFixed(2)} s of which beyond the steady rate ${(pass - Number(r.n) / steady).toFixed(2)} s; each tenth of the results by ${(r.deciles as Array<number>).map(s).join(" ")}`
+  return `  phases (s from spawn): pass row ${s(r.pass)}, jobs planned ${s(r.first_job)}-${s(r.last_job)}, results ${s(r.first_result)}-${s(r.last_result)}, pass ended ${s(r.ended)}, exits ${exits.map(s).join(" / ")}; steady ${steady.toFixed(0)}/s, pass row to end ${pass.toFixed(2)} s of which beyond the steady rate ${(pass - Number(r.n) / steady).toFixed(2)} s; each tenth of the results by ${(r.deciles as Array<number>).map(s).join(" ")}; per runner: ${runners}`
 }
 const showPhases = process.env["BENCH_REFRESH_PHASES"] === "1"
 
