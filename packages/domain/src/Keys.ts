@@ -303,31 +303,35 @@ export class Keys extends Effect.Service<Keys>()("@pdr/domain/Keys", {
     let unwritten: ReadonlyArray<UsageBatch> = []
     const flushUsage = Effect.fn("Keys.flushUsage")(function* () {
       return yield* flushing.withPermits(1)(
-        Effect.gen(function* () {
-          const pending = yield* Ref.getAndSet(usage, new Map())
-          const days = yield* Ref.getAndSet(daily, new Map())
-          const batches =
-            pending.size === 0 && days.size === 0
-              ? unwritten
-              : [
-                  ...unwritten,
-                  {
-                    id: yield* Ids.make(crypto, "usage"),
-                    usage: [...pending].map(([keyId, u]) => ({ keyId, ...u })),
-                    daily: [...days.values()]
-                  }
-                ]
-          if (batches.length === 0) return 0
-          unwritten = []
-          yield* store.recordUsage(batches).pipe(
-            Effect.onExit((exit) =>
-              Effect.sync(() => {
-                if (Exit.isFailure(exit)) unwritten = batches
-              })
+        // the counts taken from the buffers are in a batch to write or kept before an interruption can come: only the
+        // write itself is interruptible (and then kept, as a failure is)
+        Effect.uninterruptibleMask((restore) =>
+          Effect.gen(function* () {
+            const pending = yield* Ref.getAndSet(usage, new Map())
+            const days = yield* Ref.getAndSet(daily, new Map())
+            const batches =
+              pending.size === 0 && days.size === 0
+                ? unwritten
+                : [
+                    ...unwritten,
+                    {
+                      id: yield* Ids.make(crypto, "usage"),
+                      usage: [...pending].map(([keyId, u]) => ({ keyId, ...u })),
+                      daily: [...days.values()]
+                    }
+                  ]
+            if (batches.length === 0) return 0
+            unwritten = []
+            yield* restore(store.recordUsage(batches)).pipe(
+              Effect.onExit((exit) =>
+                Effect.sync(() => {
+                  if (Exit.isFailure(exit)) unwritten = batches
+                })
+              )
             )
-          )
-          return pending.size
-        })
+            return pending.size
+          })
+        )
       )
     })
 
