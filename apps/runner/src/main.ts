@@ -176,7 +176,30 @@ const root = Command.make("runner", {}, () =>
 
 const cli = Command.run(root, { name: "pnpm runner", version: "0.1.0" })
 
-const main = cli(process.argv).pipe(
+/** A terminal's colour and style codes (@effect/cli writes its help and argument errors with them). */
+const styles = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
+
+/** Whether a stream gets plain text: it is not a terminal (a pipe, a log file), or NO_COLOR is set (no-color.org). */
+const plainOn = (stream: NodeJS.WriteStream) => stream.isTTY !== true || (process.env["NO_COLOR"] ?? "") !== ""
+
+/** The console with the help and argument errors written without styles where they would show as escape codes. */
+const plainWhereNeeded = (console: Console.Console): Console.Console => {
+  const strip =
+    (plain: boolean) =>
+    (args: ReadonlyArray<unknown>): Array<unknown> =>
+      plain ? args.map((a) => (typeof a === "string" ? a.replace(styles, "") : a)) : [...args]
+  const out = strip(plainOn(process.stdout))
+  const err = strip(plainOn(process.stderr))
+  return {
+    ...console,
+    log: (...args) => console.log(...out(args)),
+    info: (...args) => console.info(...out(args)),
+    error: (...args) => console.error(...err(args)),
+    warn: (...args) => console.warn(...err(args))
+  }
+}
+
+const main = Effect.consoleWith((console) => Effect.withConsole(cli(process.argv), plainWhereNeeded(console))).pipe(
   Effect.catchAll((e) => {
     if (ValidationError.isValidationError(e)) return setCode(ExitCode.badArguments)
     const tagged = e as { _tag?: string; message?: string }

@@ -135,5 +135,13 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     )
     expect(await first.exited).toBe(2)
     expect(first.output()).toContain("--platform nosuch is no platform")
+    // the help and an argument error read as plain text in a pipe or a log file: no terminal escape codes
+    const help = F.spawnRunner(["--help"], w.env())
+    expect(await help.exited).toBe(0)
+    expect(help.stdout()).toContain("run one pass now")
+    expect(help.output()).not.toContain(String.fromCharCode(27))
+    expect(await bad.exited).toBe(2)
+    expect(bad.output().length).toBeGreaterThan(0)
+    expect(bad.output()).not.toContain(String.fromCharCode(27))
   }, 120_000)
 })
