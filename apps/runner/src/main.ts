@@ -5,7 +5,7 @@
  */
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Core, Refresh, Telemetry } from "@pdr/core"
+import { Core, Refresh, Telemetry, Terminal } from "@pdr/core"
 import { Cause, Config, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Display from "./Display.js"
 import * as HealthServer from "./HealthServer.js"
@@ -176,30 +176,9 @@ const root = Command.make("runner", {}, () =>
 
 const cli = Command.run(root, { name: "pnpm runner", version: "0.1.0" })
 
-/** A terminal's colour and style codes (@effect/cli writes its help and argument errors with them). */
-const styles = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g")
-
-/** Whether a stream gets plain text: it is not a terminal (a pipe, a log file), or NO_COLOR is set (no-color.org). */
-const plainOn = (stream: NodeJS.WriteStream) => stream.isTTY !== true || (process.env["NO_COLOR"] ?? "") !== ""
-
-/** The console with the help and argument errors written without styles where they would show as escape codes. */
-const plainWhereNeeded = (console: Console.Console): Console.Console => {
-  const strip =
-    (plain: boolean) =>
-    (args: ReadonlyArray<unknown>): Array<unknown> =>
-      plain ? args.map((a) => (typeof a === "string" ? a.replace(styles, "") : a)) : [...args]
-  const out = strip(plainOn(process.stdout))
-  const err = strip(plainOn(process.stderr))
-  return {
-    ...console,
-    log: (...args) => console.log(...out(args)),
-    info: (...args) => console.info(...out(args)),
-    error: (...args) => console.error(...err(args)),
-    warn: (...args) => console.warn(...err(args))
-  }
-}
-
-const main = Effect.consoleWith((console) => Effect.withConsole(cli(process.argv), plainWhereNeeded(console))).pipe(
+const main = Effect.consoleWith((console) =>
+  Effect.withConsole(cli(process.argv), Terminal.plainWhereNeeded(console))
+).pipe(
   Effect.catchAll((e) => {
     if (ValidationError.isValidationError(e)) return setCode(ExitCode.badArguments)
     const tagged = e as { _tag?: string; message?: string }

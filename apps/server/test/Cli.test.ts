@@ -113,6 +113,14 @@ describe.skipIf(!serverUp)("pnpm admin", () => {
     assert.strictEqual(noToken.code, 2)
     assert.include(noToken.stderr, "no operator token")
     assert.strictEqual(noToken.stdout, "")
+    // the help and an argument error read as plain text in a pipe or a log file: no terminal escape codes
+    const [help, missing] = await Promise.all([runWith({}, "--help"), runWith({}, "key", "create")])
+    assert.strictEqual(help.code, 0)
+    assert.include(help.stdout, "pnpm admin")
+    assert.notInclude(help.stdout + help.stderr, String.fromCharCode(27))
+    assert.strictEqual(missing.code, 2)
+    assert.include(missing.stderr, "--account")
+    assert.notInclude(missing.stdout + missing.stderr, String.fromCharCode(27))
   }, 60_000)
 
   it("the operator listener serves its own OpenAPI document, and the public one has no operator path", async () => {

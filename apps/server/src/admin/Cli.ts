@@ -12,6 +12,7 @@ import { CliConfig, Command, HelpDoc, Options, ValidationError } from "@effect/c
 import { FetchHttpClient, HttpClientError } from "@effect/platform"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as PdrClient from "@pdr/client/effect"
+import * as Terminal from "@pdr/core/src/Terminal.js"
 import { Failure as Answer } from "@pdr/http-api"
 import { Config, Console, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import * as ServerConfig from "../Config.js"
@@ -352,12 +353,18 @@ const report = (failure: Failure, asJson: boolean) =>
 
 /** Runs the CLI on these arguments (`process.argv`: runtime and script first); succeeds with the exit code. */
 export const run = (argv: ReadonlyArray<string>) =>
-  Command.run(root, { name: "pnpm admin", version: engineVersion })(argv).pipe(
+  Effect.consoleWith((console) =>
+    // the help and argument errors plain in a pipe or a log file (Terminal)
+    Effect.withConsole(
+      Command.run(root, { name: "pnpm admin", version: engineVersion })(argv),
+      Terminal.plainWhereNeeded(console)
+    )
+  ).pipe(
     Effect.as(0),
     Effect.catchAll((e) => {
       if (ValidationError.isValidationError(e)) {
         // @effect/cli has printed the problem on stderr; with --json, stdout still gets one JSON line
-        const message = HelpDoc.toAnsiText(e.error).trim()
+        const message = Terminal.plain(HelpDoc.toAnsiText(e.error)).trim()
         return report(usage(message), argv.includes("--json"))
       }
       // the commands' own failures (their type is lost through the `any` of the command tree)
