@@ -1,0 +1,113 @@
+// Issue 19 (never stalls; a dropped database connection is retried; a lease that runs out), beyond one dropped
+// connection: the database out of reach for 8 s mid-pass, longer than the runner's 6 s lease, through a TCP proxy the
+// test stops (every connection cut and new ones refused: a restart, a failover) or freezes (nothing passes, no error:
+// a partition). The runner waits it out and ends the pass complete: every entity refreshed once (one new point, one
+// charge), the pass budget's invariants held.
+import * as net from "node:net"
+import * as Testing from "@pdr/store-pg/Testing"
+import { afterEach, describe, expect, it } from "vitest"
+import * as F from "./fixtures.js"
+
+const server = await Testing.serverAvailable()
+const worlds: Array<F.World> = []
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.close()
+})
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const count = async (url: string, text: string) =>
+  Number((await F.query(url, text).catch(() => [{ n: -1 }]))[0]?.n ?? 0)
+
+/**
+ * A loopback TCP proxy to PostgreSQL whose `down(ms)` is an outage: every connection through it cut, and new ones
+ * refused (the listener closed) until it is back up.
+ */
+const proxy = async (target: URL) => {
+  const sockets = new Set<net.Socket>()
+  const serve = (client: net.Socket) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      s.on("error", () => {})
+      s.on("close", () => {
+        sockets.delete(s)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  }
+  let server = net.createServer(serve)
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as net.AddressInfo).port
+  return {
+    port,
+    /** Nothing passes either way for `ms` (a partition: no error, no answer), then all goes on. */
+    freeze: async (ms: number) => {
+      for (const s of sockets) s.pause()
+      const frozen = new Set(sockets)
+      const held = (c: net.Socket) => {
+        c.pause()
+        frozen.add(c)
+      }
+      server.on("connection", held)
+      await sleep(ms)
+      server.off("connection", held)
+      for (const s of frozen) s.resume()
+    },
+    down: async (ms: number) => {
+      // (close's callback waits for the open connections: they are cut first)
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      for (const s of sockets) s.destroy()
+      await closed
+      await sleep(ms)
+      server = net.createServer(serve)
+      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+    },
+    close: () => {
+      for (const s of sockets) s.destroy()
+      server.close()
+    }
+  }
+}
+
+describe.skipIf(!server)("the refresh runner through a database outage", () => {
+  it.each(["unreachable", "not answering"] as const)(
+    "the database %s for 8 s mid-pass (past the runner's 6 s lease): the pass ends complete, each entity once",
+    async (kind) => {
+      const w = await F.world(48)
+      worlds.push(w)
+      const p = await proxy(new URL(w.url))
+      const through = new URL(w.url)
+      through.port = String(p.port)
+      const r = F.spawnRunner(
+        ["once"],
+        w.env({ DATABASE_URL: through.toString(), REFRESH_CONCURRENCY: "1", SYNTHETIC_LATENCY_MS: "300" })
+      )
+      try {
+        const until = Date.now() + 60_000
+        while ((await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) < 5 && Date.now() < until)
+          await sleep(50)
+        if (kind === "unreachable") await p.down(8_000)
+        else await p.freeze(8_000)
+        expect(r.child.exitCode, r.output()).toBe(null)
+        const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
+        const code = await r.exited
+        clearTimeout(stuck)
+        const summary = F.lastJson(r.stdout())
+        // it ended by itself (not the SIGINT above): every entity refreshed, none twice (one new point each), the budget's
+        // invariants held
+        expect(code, r.output()).toBe(0)
+        expect([summary.outcome, summary.total, summary.refreshed, summary.failed]).toEqual(["complete", 48, 48, 0])
+        const points = await F.pointsPerSubject(w.url)
+        for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+        expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)
+        expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+        expect(await F.reconciles(w.url)).toBe(true)
+      } finally {
+        p.close()
+      }
+    },
+    180_000
+  )
+})
