@@ -5,7 +5,8 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Demand } from "@pdr/domain"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Cause, Duration, Effect, Layer, Schedule } from "effect"
+import * as Failures from "./Failures.js"
 import { date } from "./Rows.js"
 
 const toTracked = (r: Record<string, unknown>): Demand.Tracked => ({
@@ -17,6 +18,9 @@ const toTracked = (r: Record<string, unknown>): Demand.Tracked => ({
   demandedAt: r["demanded_at"] === null || r["demanded_at"] === undefined ? null : date(r["demanded_at"]),
   pinned: Boolean(r["pinned"])
 })
+
+/** The freshness keys kept waiting for the database at most (new keys beyond are not kept, and counted). */
+export const maxUnwritten = 100_000
 
 /** Options: accounts whose calls are not demand (the refresh account), and how often the buffer is written. */
 export interface Options {
@@ -51,9 +55,13 @@ export const make = (options: Options = {}) =>
           pinned = tracked.pinned OR EXCLUDED.pinned
       `
 
-    // entries whose write failed once (a dropped connection): put back for the next flush; a second failure drops them
-    // (unless noted again meanwhile)
+    // entries whose write the database refused once: put back for the next flush; a second refusal drops them (unless
+    // noted again meanwhile). A write that did not reach the database (a dropped connection, a database down or
+    // restarting) keeps its entries until they are written (the upsert is idempotent), up to `maxUnwritten`
+    // freshness keys, beyond which new keys are not kept (counted in the log) (D102)
     const retried = new WeakSet<object>()
+    let unreachable = 0
+    let notKept = 0
     // one flush at a time (D101): a read that flushes first (the tracked listing, the planner's pages in the embedded
     // default's process) waits for a periodic write in progress, so it sees every demand noted before it
     const flushing = yield* Effect.makeSemaphore(1)
@@ -63,17 +71,37 @@ export const make = (options: Options = {}) =>
         const batch = [...pending.values()]
         pending = new Map()
         return upsert(batch, false).pipe(
-          Effect.asVoid,
+          Effect.zipRight(
+            Effect.suspend(() => {
+              if (unreachable === 0) return Effect.void
+              const message = `demand recorded again after ${unreachable} writes that did not reach the database${notKept === 0 ? "" : `; ${notKept} entries were not kept (over ${maxUnwritten} waiting)`}`
+              unreachable = 0
+              notKept = 0
+              return Effect.logWarning(message)
+            })
+          ),
           Effect.catchAllCause((cause) =>
             Effect.suspend(() => {
+              const refused = Failures.refusedWrite(cause)
               let dropped = 0
               for (const e of batch) {
-                if (retried.has(e)) dropped++
+                if (refused && retried.has(e)) dropped++
                 else if (!pending.has(e.freshnessKey)) {
                   // a note since the failure is the later one: it stays
-                  retried.add(e)
+                  if (refused) retried.add(e)
                   pending.set(e.freshnessKey, e)
                 }
+              }
+              if (!refused) {
+                // an interruption (the process stopping) leaves them for the last flush
+                if (Cause.isInterruptedOnly(cause)) return Effect.void
+                unreachable++
+                return unreachable === 1
+                  ? Effect.logWarning(
+                      `demand not recorded: the database was not reached; ${pending.size} entries kept until it is`,
+                      cause
+                    )
+                  : Effect.void
               }
               return Effect.logWarning(
                 dropped === 0
@@ -127,7 +155,8 @@ export const make = (options: Options = {}) =>
               known.demandedAt = e.demandedAt
               // a new demand: its write gets its own two tries
               retried.delete(known)
-            } else pending.set(e.freshnessKey, { ...e })
+            } else if (known === undefined && pending.size >= maxUnwritten) notKept++
+            else pending.set(e.freshnessKey, { ...e })
           }
         }),
       pin: (entries) =>

@@ -1,5 +1,6 @@
 export * as Database from "./Database.js"
 export * as Embedded from "./Embedded.js"
+export * as Failures from "./Failures.js"
 export * as GroupCommit from "./GroupCommit.js"
 export * as Migrations from "./Migrations.js"
 export * as NodeCrypto from "./NodeCrypto.js"

@@ -30,7 +30,8 @@ import {
   LongCalls
 } from "@pdr/domain"
 import { Api, Failure } from "@pdr/http-api"
-import { DateTime, Deferred, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Option, Schedule } from "effect"
+import { Failures } from "@pdr/store-pg"
+import { Cause, DateTime, Deferred, Duration, Effect, Exit, Fiber, FiberId, FiberRef, Option, Schedule } from "effect"
 import * as RequestId from "../RequestId.js"
 import { engineVersion } from "../Version.js"
 import * as ApiErrors from "./ApiErrors.js"
@@ -49,6 +50,12 @@ export interface LeaseSettings {
 
 /** How many synchronous calls' records are written together at most (more often than every 250 ms when busy). */
 export const recordBatch = 64
+
+/** The records one statement writes at most (a backlog after an outage is written in several). */
+export const maxRecordsPerWrite = 1_000
+
+/** The characters of answers kept waiting for the database at most (records beyond are not kept, and counted). */
+export const maxUnwrittenChars = 32 * 1024 * 1024
 
 export const defaultLease: LeaseSettings = { leaseMs: 15_000, heartbeatMs: 5_000, claimEveryMs: 5_000 }
 
@@ -202,26 +209,87 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     // for up to 250 ms outlived two young-generation collections, so every answer was copied into the old generation
     // and collected there)
     const pending: Array<CallStore.Finished> = []
-    // a batch whose write failed (a dropped connection) is put back for the next one (the write is idempotent: a
-    // call recorded before the failure is not recorded twice); what fails a second time is dropped, said in the log
+    // the characters of the answers waiting in `pending` (bounded while the database is not reached)
+    let pendingChars = 0
+    // a write that did not reach the database (a dropped connection, a database down or restarting: nothing refused)
+    // keeps its records until they are written (the write is idempotent: a call recorded before a lost answer is not
+    // recorded twice), up to `maxUnwrittenChars` of answers, beyond which new records are not kept (counted in the
+    // log); a batch the database refused is written again with the next write, and refused again, record by record:
+    // only the records it refuses alone are dropped, said in the log (D102)
     const retried = new WeakSet<CallStore.Finished>()
-    const flush = Effect.suspend(() => {
-      if (pending.length === 0) return Effect.void
-      const batch = pending.splice(0, pending.length)
-      return store.record(batch).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.suspend(() => {
-            const again = batch.filter((c) => !retried.has(c))
-            for (const c of again) retried.add(c)
-            pending.unshift(...again)
-            const dropped = batch.length - again.length
-            return Effect.logError(
-              `calls not recorded: ${again.length} kept for the next write${dropped === 0 ? "" : `, ${dropped} dropped after two failures`}`,
-              cause
-            )
-          })
+    let unreachable = 0
+    let notKept = 0
+    const putBack = (batch: ReadonlyArray<CallStore.Finished>) => {
+      pending.unshift(...batch)
+      for (const c of batch) pendingChars += c.answer.length
+    }
+    const wrote = Effect.suspend(() => {
+      if (unreachable === 0) return Effect.void
+      const message = `calls recorded again after ${unreachable} writes that did not reach the database${notKept === 0 ? "" : `; ${notKept} records were not kept (over ${maxUnwrittenChars} characters of answers waiting)`}`
+      unreachable = 0
+      notKept = 0
+      return Effect.logWarning(message)
+    })
+    /** A batch the database refused, written again record by record: only what it refuses again is dropped. */
+    const oneByOne = (batch: ReadonlyArray<CallStore.Finished>, refusal: Cause.Cause<unknown>) =>
+      Effect.zipRight(
+        Effect.logWarning(`calls' records refused together (${batch.length}): written one by one`, refusal),
+        Effect.forEach(
+          batch,
+          (c) =>
+            Effect.catchAllCause(store.record([c]), (cause) =>
+              Failures.refusedWrite(cause)
+                ? Effect.logError(`call ${c.id} not recorded: the database refused its record`, cause)
+                : Effect.sync(() => putBack([c]))
+            ),
+          { discard: true }
         )
       )
+    /** One write of up to `maxRecordsPerWrite` records; false when it did not reach the database. */
+    const writeSome = Effect.suspend(() => {
+      const batch = pending.splice(0, Math.min(pending.length, maxRecordsPerWrite))
+      for (const c of batch) pendingChars -= c.answer.length
+      return Effect.matchCauseEffect(store.record(batch), {
+        onSuccess: () => Effect.as(wrote, true),
+        onFailure: (cause) => {
+          if (Failures.refusedWrite(cause)) {
+            // refused again (records of it were refused before): only what is refused alone is dropped
+            if (batch.some((c) => retried.has(c))) return Effect.as(oneByOne(batch, cause), true)
+            for (const c of batch) retried.add(c)
+            putBack(batch)
+            return Effect.as(
+              Effect.logError(
+                `calls not recorded: ${batch.length} records refused, written again with the next write`,
+                cause
+              ),
+              false
+            )
+          }
+          putBack(batch)
+          // an interruption (the process stopping) leaves them for the last flush
+          if (Cause.isInterruptedOnly(cause)) return Effect.succeed(false)
+          unreachable++
+          return Effect.as(
+            unreachable === 1
+              ? Effect.logError(
+                  `calls not recorded: the database was not reached; ${pending.length} kept until it is`,
+                  cause
+                )
+              : Effect.void,
+            false
+          )
+        }
+      })
+    })
+    // what is waiting when it starts, in writes of up to `maxRecordsPerWrite`, until one does not reach the database
+    const flush = Effect.suspend(() => {
+      let writes = Math.ceil(pending.length / maxRecordsPerWrite)
+      const loop: Effect.Effect<void> = Effect.suspend(() =>
+        writes-- <= 0 || pending.length === 0
+          ? Effect.void
+          : Effect.flatMap(writeSome, (ok) => (ok ? loop : Effect.void))
+      )
+      return loop
     })
     yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(flush), Schedule.spaced(Duration.millis(250))))
     yield* Effect.addFinalizer(() => Effect.ignoreLogged(flush))
@@ -241,7 +309,17 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     ) =>
       // the clock read in the same step as the push (issue 22: `DateTime.now` and a `map` are four steps)
       Effect.clockWith((clock) => {
+        if (pendingChars > maxUnwrittenChars) {
+          // the database has not been reached for long: the oldest records waiting are kept, this one is not
+          notKept++
+          return notKept === 1
+            ? Effect.logError(
+                `calls not recorded: over ${maxUnwrittenChars} characters of answers waiting for the database; new records are not kept until it answers`
+              )
+            : Effect.void
+        }
         const at = new Date(clock.unsafeCurrentTimeMillis())
+        pendingChars += o.text.length
         pending.push({
           id,
           accountId: caller.accountId,
@@ -255,7 +333,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           finishedAt: at,
           expiresAt: new Date(at.getTime() + Duration.toMillis(LongCalls.retention))
         })
-        return pending.length >= recordBatch ? flushNow : Effect.void
+        // (while the database is not reached, only the periodic flush tries again)
+        return pending.length >= recordBatch && unreachable === 0 ? flushNow : Effect.void
       })
 
     // ---- long calls: jobs of the `calls` queue on the job engine (JobQueue, JobEngine), run apart from the request ----

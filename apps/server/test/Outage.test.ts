@@ -1,0 +1,203 @@
+// Issue 22 (a crash losing nothing; a lost connection answered as alone) and D24, through a database outage: paid
+// calls made while PostgreSQL is unreachable (connections cut and refused by a TCP proxy the test stops) or does not
+// answer (the proxy passes nothing) are answered in the D5 shape, in bounded time, and charge nothing they did not
+// answer 200 for; after the database returns, calls answer 200 again, and the ledger, the balance and the key's
+// usage counts are exact.
+import { connect, createServer as createTcpServer, type Server, type Socket } from "node:net"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
+import { describe, expect, it } from "vitest"
+import * as H from "./harness.js"
+
+const serverOk = await Testing.serverAvailable()
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A loopback TCP proxy to PostgreSQL: `down` cuts and refuses every connection, `freeze` passes nothing. */
+const proxy = (target: { host: string; port: number }) => {
+  const sockets = new Set<Socket>()
+  let frozen = false
+  let server: Server | undefined
+  let port = 0
+  const serve = (client: Socket) => {
+    const upstream = connect(target.port, target.host)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      if (frozen) s.pause()
+      s.on("error", () => {})
+      s.on("close", () => {
+        sockets.delete(s)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  }
+  const up = () =>
+    new Promise<number>((resolve) => {
+      server = createTcpServer(serve)
+      server.listen(port, "127.0.0.1", () => {
+        port = (server!.address() as { port: number }).port
+        resolve(port)
+      })
+    })
+  const down = () => {
+    const closed = new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
+    for (const s of sockets) s.destroy()
+    return closed
+  }
+  const freeze = () => {
+    frozen = true
+    for (const s of sockets) s.pause()
+  }
+  const thaw = () => {
+    frozen = false
+    for (const s of sockets) s.resume()
+  }
+  return { up, down, freeze, thaw }
+}
+
+const call = (server: H.Running, key: string, i: number) =>
+  fetch(`${server.api}/api/v1/platforms/short_video`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": key },
+    body: JSON.stringify({ request: { op: "profiles", subjects: [`outage.${i}`] } })
+  }).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }))
+
+describe.skipIf(!serverOk)("paid calls through a database outage", () => {
+  it.each(["unreachable", "not answering"] as const)(
+    "the database %s for 4 s: calls answer in the D5 shape; after it, 200s again and the money is exact",
+    async (kind) => {
+      const scope = Effect.runSync(Scope.make())
+      const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+      if (target._tag !== "Server") throw new Error("expected a server target")
+      const url = new URL(target.url)
+      const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
+      url.port = String(await tcp.up())
+      const server = await H.start({ target: Effect.succeed({ ...target, url: url.toString() }) })
+      const db = new pg.Client({ connectionString: target.url })
+      await db.connect()
+      try {
+        const { key, accountId, keyId } = await H.account(server, 1_000)
+        const answers: Array<{ status: number; body: any; ms: number }> = []
+        const timed = async (i: number) => {
+          const t0 = Date.now()
+          const r = await call(server, key, i)
+          answers.push({ ...r, ms: Date.now() - t0 })
+        }
+        // records of these wait in the buffer (written every 250 ms) when the outage starts
+        for (let i = 0; i < 5; i++) await timed(i)
+        if (kind === "unreachable") await tcp.down()
+        else tcp.freeze()
+        const during = Array.from({ length: 20 }, (_, i) => timed(100 + i))
+        await sleep(4_000)
+        if (kind === "unreachable") await tcp.up()
+        else tcp.thaw()
+        await Promise.all(during)
+        // back: the pool reconnects within a few seconds
+        let ok = false
+        for (let i = 0; i < 40 && !ok; i++) {
+          const t0 = Date.now()
+          const r = await call(server, key, 1_000 + i)
+          answers.push({ ...r, ms: Date.now() - t0 })
+          ok = r.status === 200
+          if (!ok) await sleep(250)
+        }
+        expect(ok, JSON.stringify(answers.slice(-3))).toBe(true)
+        for (let i = 0; i < 5; i++) await timed(2_000 + i)
+        // every answer is a 200 or a D5 failure (never a hang, an HTML page or an empty body)
+        for (const a of answers) {
+          if (a.status === 200) expect(a.body.cost.creditsCharged, JSON.stringify(a.body)).toBeGreaterThan(0)
+          else {
+            expect(a.status, JSON.stringify(a.body)).toBeGreaterThanOrEqual(500)
+            expect(typeof a.body.error?.code, JSON.stringify(a.body)).toBe("string")
+          }
+        }
+        const charged = answers.filter((a) => a.status === 200).reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+        // the balance is what the 200s charged, no more: a call that failed charged nothing
+        expect(await H.balance(server, key)).toBe(1_000 - charged)
+        const [ledger] = (
+          await db.query(
+            "SELECT coalesce(-sum(credits) FILTER (WHERE kind = 'capture'), 0)::int AS captured FROM ledger WHERE account_id = $1",
+            [accountId]
+          )
+        ).rows
+        expect(ledger.captured).toBe(charged)
+        // every call answered 200 is collected again by its id (its record was kept until the database answered:
+        // D102), and answers the same text
+        await sleep(600)
+        for (const a of answers.filter((x) => x.status === 200)) {
+          const again = await fetch(`${server.api}/api/v1/calls/${a.body.callId}`, { headers: { "x-api-key": key } })
+          expect(again.status, a.body.callId).toBe(200)
+          expect(JSON.parse(await again.text())).toEqual(a.body)
+        }
+        // the demand of every call answered 200 is tracked (kept through the outage too)
+        const subjects = answers.filter((a) => a.status === 200).map((a) => a.body.data[0].subject as string)
+        // (demand is written once a second)
+        let tracked = 0
+        for (let i = 0; i < 40 && tracked < subjects.length; i++) {
+          if (i > 0) await sleep(100)
+          tracked = (await db.query("SELECT subject FROM tracked WHERE subject = ANY($1::text[])", [subjects])).rows
+            .length
+        }
+        expect(tracked).toBe(subjects.length)
+        const [held] = (
+          await db.query("SELECT count(*)::int AS n FROM holds WHERE account_id = $1 AND status = 'held'", [accountId])
+        ).rows
+        expect(held.n).toBe(0)
+        console.log(
+          JSON.stringify({
+            kind,
+            statuses: answers.map((a) => a.status).join(","),
+            codes: [...new Set(answers.filter((a) => a.status !== 200).map((a) => a.body.error.code))],
+            slowestMs: Math.max(...answers.map((a) => a.ms)),
+            charged,
+            keyId
+          })
+        )
+      } finally {
+        tcp.thaw()
+        await db.end()
+        await server.close()
+        await tcp.down()
+        await Effect.runPromise(Scope.close(scope, Exit.void))
+      }
+    },
+    60_000
+  )
+
+  it("a record the database refuses is dropped alone: the other records written with it are kept", async () => {
+    const { server, db, close } = await H.startWithDatabase()
+    try {
+      const { key } = await H.account(server, 1_000)
+      await db.query(
+        `CREATE FUNCTION refuse_record() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN IF NEW.answer LIKE '%outage.refused%' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$;
+         CREATE TRIGGER refuse_record BEFORE INSERT ON calls FOR EACH ROW EXECUTE FUNCTION refuse_record()`
+      )
+      // answered together, so their records are written in one batch
+      const answers = await Promise.all(
+        ["outage.a", "outage.b", "outage.refused", "outage.c", "outage.d"].map((subject) =>
+          fetch(`${server.api}/api/v1/platforms/short_video`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-api-key": key },
+            body: JSON.stringify({ request: { op: "profiles", subjects: [subject] } })
+          }).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }))
+        )
+      )
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
+      await sleep(1_000)
+      const collected = await Promise.all(
+        answers.map(async (a) => {
+          const r = await fetch(`${server.api}/api/v1/calls/${a.body.callId}`, { headers: { "x-api-key": key } })
+          await r.text()
+          return r.status
+        })
+      )
+      expect(collected).toEqual([200, 200, 404, 200, 200])
+    } finally {
+      await close()
+    }
+  }, 30_000)
+})

@@ -1,0 +1,29 @@
+/**
+ * What a failed write's cause says about writing it again (issue 22's buffered writes: call records, demand). The
+ * database refused it (its own answer with a SQLSTATE: a constraint, a value it cannot take): written again, it fails
+ * again the same way. The database was not reached or dropped the connection, was shutting down, had no connection
+ * left, or rolled the statement back as a deadlock victim: written again once it answers, it succeeds.
+ */
+import type { SqlError } from "@effect/sql/SqlError"
+import { Cause } from "effect"
+import { refusedByDatabase } from "./PgLedger.js"
+
+const isSqlError = (u: unknown): u is SqlError => (u as { readonly _tag?: unknown } | null)?._tag === "SqlError"
+
+// SQLSTATEs of a database that did not take the statement for a reason of its own state, not the statement's:
+// 08 connection exception, 53 insufficient resources (53300 too many connections, 53100 disk full), 58 system error
+// (I/O), 57P01-57P03 shutting down or not accepting connections (pg_terminate_backend is 57P01), 57014 a statement
+// cancelled (statement_timeout), 55P03 a lock not available, 25006 a read-only transaction (a standby, mid-failover),
+// 40001 / 40P01 serialization failure / deadlock
+const notTheWrite = /^(08|53|58|57P0[1-3]|57014|55P03|25006|40001|40P01)/
+
+/** Whether the database refused this write (see above); an interruption alone is not a refusal. */
+export const refusedWrite = (cause: Cause.Cause<unknown>): boolean => {
+  const errors: Array<unknown> = [...Cause.failures(cause), ...Cause.defects(cause)]
+  if (errors.length === 0) return false
+  const sql = errors.find(isSqlError)
+  // not a failure of the database (a bug in the write itself): written again, it fails again
+  if (sql === undefined) return true
+  if (!refusedByDatabase(sql)) return false
+  return !notTheWrite.test(String((sql.cause as { readonly code: string }).code))
+}
