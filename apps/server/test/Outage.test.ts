@@ -5,7 +5,7 @@
 // usage counts are exact.
 import { connect, createServer as createTcpServer, type Server, type Socket } from "node:net"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Effect, Exit, Scope } from "effect"
+import { Duration, Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import * as H from "./harness.js"
@@ -200,4 +200,45 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
       await close()
     }
   }, 30_000)
+
+  it("a long call running through 6 s of the database unreachable ends and is collected, billed once", async () => {
+    const scope = Effect.runSync(Scope.make())
+    const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+    if (target._tag !== "Server") throw new Error("expected a server target")
+    const url = new URL(target.url)
+    const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(await tcp.up())
+    const server = await H.start({
+      target: Effect.succeed({ ...target, url: url.toString() }),
+      knobs: { latency: Duration.millis(1_500) }
+    })
+    try {
+      const { key } = await H.account(server, 1_000)
+      const started = await fetch(`${server.api}/api/v1/platforms/short_video`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key, prefer: "respond-async" },
+        body: JSON.stringify({ request: { op: "profiles", subjects: ["outage.long.1", "outage.long.2"] } })
+      })
+      const accepted = JSON.parse(await started.text())
+      expect(started.status, JSON.stringify(accepted)).toBe(202)
+      await sleep(300)
+      await tcp.down()
+      await sleep(6_000)
+      await tcp.up()
+      let done: { status: number; body: any } = { status: 0, body: undefined }
+      for (let i = 0; i < 150; i++) {
+        const r = await fetch(`${server.api}/api/v1/calls/${accepted.callId}`, { headers: { "x-api-key": key } })
+        done = { status: r.status, body: JSON.parse(await r.text()) }
+        if (done.status !== 202 && done.status < 500) break
+        await sleep(200)
+      }
+      expect(done.status, JSON.stringify(done.body)).toBe(200)
+      expect(done.body.cost.creditsCharged).toBe(accepted.quote)
+      expect(await H.balance(server, key)).toBe(1_000 - accepted.quote)
+    } finally {
+      await server.close()
+      await tcp.down()
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  }, 60_000)
 })
