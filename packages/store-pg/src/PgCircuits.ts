@@ -22,8 +22,20 @@ export const make = (pollMs = 250) =>
         )
       )
     )
+    // a database out of reach is said once, with its cause, and again when the circuits are read again (not every
+    // `pollMs` for as long as it lasts: four lines a second with their stacks)
+    let failing = 0
     yield* poll.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("the shared circuits could not be read", cause)),
+      Effect.matchCauseEffect({
+        onSuccess: () => {
+          if (failing === 0) return Effect.void
+          const n = failing
+          failing = 0
+          return Effect.logWarning(`the shared circuits are read again after ${n} failed reads`)
+        },
+        onFailure: (cause) =>
+          failing++ === 0 ? Effect.logWarning("the shared circuits could not be read; read again", cause) : Effect.void
+      }),
       Effect.repeat(Schedule.spaced(`${pollMs} millis`)),
       Effect.forkScoped
     )
