@@ -7,6 +7,7 @@ import type { HttpApiError, HttpServerError } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import type { ErrorCodes } from "@pdr/domain"
 import { Failure } from "@pdr/http-api"
+import { Failures } from "@pdr/store-pg"
 import { Cause, Effect, FiberRef, Option } from "effect"
 import * as RequestId from "../RequestId.js"
 
@@ -64,6 +65,12 @@ const framework = (messages: Messages): FrameworkErrors => ({
   }
 })
 
+/** What a failure of the database not reached says (its message and its cause's: "connect ECONNREFUSED ..."). */
+const unreached = (e: Error): string => {
+  const inner = (e as { readonly cause?: unknown }).cause
+  return inner instanceof Error && inner.message !== e.message ? `${e.message}: ${inner.message}` : e.message
+}
+
 const tagOf = (u: unknown): string | undefined =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" ? u._tag : undefined
 
@@ -83,8 +90,14 @@ export const renderCause = (messages: Messages) => {
       return Effect.succeed(render(failure))
     }
     if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-    return Effect.logError("unhandled failure", cause).pipe(
-      Effect.as(render(Failure.make("internal", messages.internal, requestId)))
-    )
+    // the database out of reach (a dropped connection, a restart): one line without a stack per request, as each
+    // request meets it while it lasts; anything else with its cause
+    return (
+      Failures.refusedWrite(cause)
+        ? Effect.logError("unhandled failure", cause)
+        : Effect.logError(
+            `the database was not reached (${Cause.squash(cause) instanceof Error ? unreached(Cause.squash(cause) as Error) : String(error)}); answered 500 internal`
+          )
+    ).pipe(Effect.as(render(Failure.make("internal", messages.internal, requestId))))
   }
 }
