@@ -110,4 +110,35 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     },
     180_000
   )
+
+  it("scheduled: the database out of reach at the scheduled second does not skip the night; the pass runs when it is back", async () => {
+    const w = await F.world(16)
+    worlds.push(w)
+    const p = await proxy(new URL(w.url))
+    const through = new URL(w.url)
+    through.port = String(p.port)
+    // a daily schedule whose time comes in 6 s (UTC)
+    const at = new Date(Date.now() + 6_000)
+    const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`
+    const r = F.spawnRunner([], w.env({ DATABASE_URL: through.toString(), REFRESH_CRON: cron }))
+    try {
+      await sleep(Math.max(0, at.getTime() - Date.now() - 1_500))
+      // out of reach from 1.5 s before the scheduled second to 5 s after it
+      await p.down(6_500)
+      let ended: Array<any> = []
+      for (let i = 0; i < 300 && ended.length === 0; i++) {
+        await sleep(100)
+        ended = await F.query(w.url, "SELECT id FROM refresh_passes WHERE ended_at IS NOT NULL").catch(() => [])
+      }
+      expect(ended.length, r.output()).toBe(1)
+      const points = await F.pointsPerSubject(w.url)
+      for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+      expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+      expect(r.output()).toContain("refresh pass failed; run again")
+    } finally {
+      r.child.kill("SIGTERM")
+      await r.exited
+      p.close()
+    }
+  }, 120_000)
 })

@@ -26,6 +26,7 @@ import {
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
 import {
+  Cause,
   Config,
   Cron,
   DateTime,
@@ -1330,21 +1331,47 @@ export const make = (settings: Settings) =>
     /** Runs passes on the cron schedule (UTC), resuming unfinished ones first; never returns. */
     const scheduled = Effect.gen(function* () {
       const cron = Cron.unsafeParse(settings.cron, "UTC")
-      for (const pass of yield* unfinished) yield* logged(runPass(pass, undefined))
+      const resumeUntil = Cron.next(cron, DateTime.toDate(yield* DateTime.now))
+      for (const pass of yield* unfinished) yield* persisted(pass, resumeUntil)
       while (true) {
         const now = DateTime.toDate(yield* DateTime.now)
         const at = Cron.next(cron, now)
         yield* Effect.logInfo("next refresh pass", { at: at.toISOString() })
         yield* Effect.sleep(Duration.millis(at.getTime() - now.getTime()))
-        yield* logged(runPass(passId(at, undefined), undefined))
+        yield* persisted(passId(at, undefined), Cron.next(cron, new Date(at.getTime() + 1000)))
       }
     })
 
-    /** A scheduled pass ends with its summary in the log, whatever happened. */
+    /**
+     * A scheduled pass, run again after a backoff (1 s, doubling up to a minute) while it fails (the database out of
+     * reach at the scheduled minute, say), until it ends or the next pass is due: a failure at its start no longer
+     * skips the night.
+     */
+    const persisted = (pass: string, until: Date) =>
+      Effect.gen(function* () {
+        let waitMs = 1000
+        while (!(yield* logged(runPass(pass, undefined)))) {
+          const now = DateTime.toDate(yield* DateTime.now)
+          if (now.getTime() + waitMs >= until.getTime()) {
+            yield* Effect.logError("refresh pass not run: it failed until the next one was due", { pass })
+            return
+          }
+          yield* Effect.logWarning("refresh pass failed; run again", { pass, inMs: waitMs })
+          yield* Effect.sleep(Duration.millis(waitMs))
+          waitMs = Math.min(60_000, waitMs * 2)
+        }
+      })
+
+    /** A scheduled pass ends with its summary in the log, whatever happened: whether it ended. */
     const logged = <E, R>(pass: Effect.Effect<Progress, E, R>) =>
       pass.pipe(
         Effect.tap((p) => Effect.logInfo("refresh pass ended", { ...p, outcome: outcomeOf(p) })),
-        Effect.catchAllCause((c) => Effect.logError("refresh pass failed", String(c)))
+        Effect.as(true),
+        Effect.catchAllCause((c) =>
+          Cause.isInterruptedOnly(c)
+            ? Effect.failCause(c)
+            : Effect.as(Effect.logError("refresh pass failed", String(c)), false)
+        )
       )
 
     return { runPass, dryRun, progress, scheduled, checkAccount, checkPlatform, failures, endedPass, runner } as const
