@@ -3,7 +3,6 @@
 // test stops (every connection cut and new ones refused: a restart, a failover) or freezes (nothing passes, no error:
 // a partition). The runner waits it out and ends the pass complete: every entity refreshed once (one new point, one
 // charge), the pass budget's invariants held.
-import * as net from "node:net"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterEach, describe, expect, it } from "vitest"
 import * as F from "./fixtures.js"
@@ -17,56 +16,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const count = async (url: string, text: string) =>
   Number((await F.query(url, text).catch(() => [{ n: -1 }]))[0]?.n ?? 0)
 
-/**
- * A loopback TCP proxy to PostgreSQL whose `down(ms)` is an outage: every connection through it cut, and new ones
- * refused (the listener closed) until it is back up.
- */
-const proxy = async (target: URL) => {
-  const sockets = new Set<net.Socket>()
-  const serve = (client: net.Socket) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname)
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      s.on("error", () => {})
-      s.on("close", () => {
-        sockets.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream)
-    upstream.pipe(client)
-  }
-  let server = net.createServer(serve)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const port = (server.address() as net.AddressInfo).port
+/** The world's database through a TCP proxy: `down` and `freeze` for `ms`, then back. */
+const behindProxy = async (w: F.World) => {
+  const url = new URL(w.url)
+  const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+  const through = Testing.throughPort(w.url, await tcp.up())
   return {
-    port,
-    /** Nothing passes either way for `ms` (a partition: no error, no answer), then all goes on. */
-    freeze: async (ms: number) => {
-      for (const s of sockets) s.pause()
-      const frozen = new Set(sockets)
-      const held = (c: net.Socket) => {
-        c.pause()
-        frozen.add(c)
-      }
-      server.on("connection", held)
-      await sleep(ms)
-      server.off("connection", held)
-      for (const s of frozen) s.resume()
-    },
+    through,
     down: async (ms: number) => {
-      // (close's callback waits for the open connections: they are cut first)
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      for (const s of sockets) s.destroy()
-      await closed
+      await tcp.down()
       await sleep(ms)
-      server = net.createServer(serve)
-      await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
+      await tcp.up()
     },
-    close: () => {
-      for (const s of sockets) s.destroy()
-      server.close()
+    freeze: async (ms: number) => {
+      tcp.freeze()
+      await sleep(ms)
+      tcp.thaw()
+    },
+    close: async () => {
+      tcp.thaw()
+      await tcp.down()
     }
   }
 }
@@ -77,12 +46,10 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     async (kind) => {
       const w = await F.world(48)
       worlds.push(w)
-      const p = await proxy(new URL(w.url))
-      const through = new URL(w.url)
-      through.port = String(p.port)
+      const p = await behindProxy(w)
       const r = F.spawnRunner(
         ["once"],
-        w.env({ DATABASE_URL: through.toString(), REFRESH_CONCURRENCY: "1", SYNTHETIC_LATENCY_MS: "300" })
+        w.env({ DATABASE_URL: p.through, REFRESH_CONCURRENCY: "1", SYNTHETIC_LATENCY_MS: "300" })
       )
       try {
         const until = Date.now() + 60_000
@@ -105,7 +72,7 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
         expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
         expect(await F.reconciles(w.url)).toBe(true)
       } finally {
-        p.close()
+        await p.close()
       }
     },
     180_000
@@ -114,13 +81,11 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
   it("scheduled: the database out of reach at the scheduled second does not skip the night; the pass runs when it is back", async () => {
     const w = await F.world(16)
     worlds.push(w)
-    const p = await proxy(new URL(w.url))
-    const through = new URL(w.url)
-    through.port = String(p.port)
+    const p = await behindProxy(w)
     // a daily schedule whose time comes in 6 s (UTC)
     const at = new Date(Date.now() + 6_000)
     const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`
-    const r = F.spawnRunner([], w.env({ DATABASE_URL: through.toString(), REFRESH_CRON: cron }))
+    const r = F.spawnRunner([], w.env({ DATABASE_URL: p.through, REFRESH_CRON: cron }))
     try {
       await sleep(Math.max(0, at.getTime() - Date.now() - 1_500))
       // out of reach from 1.5 s before the scheduled second to 5 s after it
@@ -138,7 +103,7 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     } finally {
       r.child.kill("SIGTERM")
       await r.exited
-      p.close()
+      await p.close()
     }
   }, 120_000)
 })

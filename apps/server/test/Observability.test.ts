@@ -3,7 +3,6 @@
 // bounded labels under a fuzz of subjects, traces received by a loopback OTLP/HTTP receiver, and a readiness that
 // follows the database through a TCP proxy the test stops and starts again.
 import { createServer, type IncomingMessage, type Server } from "node:http"
-import { connect, createServer as createTcpServer, type Socket, type Server as TcpServer } from "node:net"
 import { Telemetry } from "@pdr/core"
 import * as Testing from "@pdr/store-pg/Testing"
 import { Effect, Exit, Option, Scope } from "effect"
@@ -171,69 +170,18 @@ describe.skipIf(!serverOk)("probes and metrics", () => {
   })
 })
 
-/**
- * A TCP proxy on loopback to the PostgreSQL server that the test can stop (dropping every connection) and start, or
- * freeze (connections kept, nothing passed on: a database that does not answer) and thaw.
- */
-const proxy = (target: { host: string; port: number }) => {
-  let server: TcpServer | undefined
-  const sockets = new Set<Socket>()
-  let port = 0
-  let frozen = false
-  const start = () =>
-    new Promise<number>((resolve) => {
-      server = createTcpServer((client) => {
-        const upstream = connect(target.port, target.host)
-        sockets.add(client)
-        sockets.add(upstream)
-        client.pipe(upstream).pipe(client)
-        if (frozen) {
-          client.pause()
-          upstream.pause()
-        }
-        const end = () => {
-          client.destroy()
-          upstream.destroy()
-          sockets.delete(client)
-          sockets.delete(upstream)
-        }
-        client.on("error", end).on("close", end)
-        upstream.on("error", end).on("close", end)
-      })
-      server.listen(port, "127.0.0.1", () => {
-        port = (server!.address() as { port: number }).port
-        resolve(port)
-      })
-    })
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy()
-      sockets.clear()
-      server?.close(() => resolve())
-    })
-  const freeze = () => {
-    frozen = true
-    for (const s of sockets) s.pause()
-  }
-  const thaw = () => {
-    frozen = false
-    for (const s of sockets) s.resume()
-  }
-  return { start, stop, freeze, thaw }
-}
-
 describe.skipIf(!serverOk)("readiness follows the database", () => {
   it("/readyz is 503 while the database is unreachable and 200 after it returns; /healthz stays 200", async () => {
     const scope = Effect.runSync(Scope.make())
     const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(2), scope))
     if (target._tag !== "Server") throw new Error("expected a server target")
     const url = new URL(target.url)
-    const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
-    url.port = String(await tcp.start())
+    const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(await tcp.up())
     const server = await H.start({ target: Effect.succeed({ ...target, url: url.toString() }) })
     try {
       expect((await get(`${server.api}/readyz`)).status).toBe(200)
-      await tcp.stop()
+      await tcp.down()
       await new Promise((r) => setTimeout(r, 600))
       const t0 = Date.now()
       const down = await get(`${server.api}/readyz`)
@@ -243,7 +191,7 @@ describe.skipIf(!serverOk)("readiness follows the database", () => {
       // cheap for a probe: the check is bounded by its own timeout
       expect(Date.now() - t0).toBeLessThan(2_500)
       expect((await get(`${server.api}/healthz`)).status).toBe(200)
-      await tcp.start()
+      await tcp.up()
       let status = 0
       for (let i = 0; i < 40 && status !== 200; i++) {
         await new Promise((r) => setTimeout(r, 250))
@@ -252,7 +200,7 @@ describe.skipIf(!serverOk)("readiness follows the database", () => {
       expect(status).toBe(200)
     } finally {
       await server.close()
-      await tcp.stop()
+      await tcp.down()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   }, 30_000)
@@ -262,8 +210,8 @@ describe.skipIf(!serverOk)("readiness follows the database", () => {
     const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(4), scope))
     if (target._tag !== "Server") throw new Error("expected a server target")
     const url = new URL(target.url)
-    const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
-    url.port = String(await tcp.start())
+    const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    url.port = String(await tcp.up())
     const server = await H.start({ target: Effect.succeed({ ...target, url: url.toString() }) })
     try {
       expect((await get(`${server.api}/readyz`)).status).toBe(200)
@@ -286,7 +234,7 @@ describe.skipIf(!serverOk)("readiness follows the database", () => {
     } finally {
       tcp.thaw()
       await server.close()
-      await tcp.stop()
+      await tcp.down()
       await Effect.runPromise(Scope.close(scope, Exit.void))
     }
   }, 30_000)

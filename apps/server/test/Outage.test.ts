@@ -3,8 +3,8 @@
 // answer (the proxy passes nothing) are answered in the D5 shape, in bounded time, and charge nothing they did not
 // answer 200 for; after the database returns, calls answer 200 again, and the ledger, the balance and the key's
 // usage counts are exact.
-import { connect, createServer as createTcpServer, type Server, type Socket } from "node:net"
 import * as Testing from "@pdr/store-pg/Testing"
+import type { SyntheticUpstream } from "@pdr/upstream-synthetic"
 import { Duration, Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
@@ -13,49 +13,25 @@ import * as H from "./harness.js"
 const serverOk = await Testing.serverAvailable()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** A loopback TCP proxy to PostgreSQL: `down` cuts and refuses every connection, `freeze` passes nothing. */
-const proxy = (target: { host: string; port: number }) => {
-  const sockets = new Set<Socket>()
-  let frozen = false
-  let server: Server | undefined
-  let port = 0
-  const serve = (client: Socket) => {
-    const upstream = connect(target.port, target.host)
-    for (const s of [client, upstream]) {
-      sockets.add(s)
-      if (frozen) s.pause()
-      s.on("error", () => {})
-      s.on("close", () => {
-        sockets.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream)
-    upstream.pipe(client)
+/** A server whose database is reached through a TCP proxy the test stops and freezes; `close` ends all of it. */
+const behindProxy = async (knobs?: Partial<SyntheticUpstream.Knobs>) => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+  if (target._tag !== "Server") throw new Error("expected a server target")
+  const url = new URL(target.url)
+  const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+  const through = Testing.throughPort(target.url, await tcp.up())
+  const server = await H.start({ target: Effect.succeed({ ...target, url: through }), ...(knobs ? { knobs } : {}) })
+  const db = new pg.Client({ connectionString: target.url })
+  await db.connect()
+  const close = async () => {
+    tcp.thaw()
+    await db.end()
+    await server.close()
+    await tcp.down()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
   }
-  const up = () =>
-    new Promise<number>((resolve) => {
-      server = createTcpServer(serve)
-      server.listen(port, "127.0.0.1", () => {
-        port = (server!.address() as { port: number }).port
-        resolve(port)
-      })
-    })
-  const down = () => {
-    const closed = new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
-    for (const s of sockets) s.destroy()
-    return closed
-  }
-  const freeze = () => {
-    frozen = true
-    for (const s of sockets) s.pause()
-  }
-  const thaw = () => {
-    frozen = false
-    for (const s of sockets) s.resume()
-  }
-  return { up, down, freeze, thaw }
+  return { server, db, tcp, close }
 }
 
 const call = (server: H.Running, key: string, i: number) =>
@@ -69,15 +45,7 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
   it.each(["unreachable", "not answering"] as const)(
     "the database %s for 4 s: calls answer in the D5 shape; after it, 200s again and the money is exact",
     async (kind) => {
-      const scope = Effect.runSync(Scope.make())
-      const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
-      if (target._tag !== "Server") throw new Error("expected a server target")
-      const url = new URL(target.url)
-      const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
-      url.port = String(await tcp.up())
-      const server = await H.start({ target: Effect.succeed({ ...target, url: url.toString() }) })
-      const db = new pg.Client({ connectionString: target.url })
-      await db.connect()
+      const { server, db, tcp, close } = await behindProxy()
       try {
         const { key, accountId, keyId } = await H.account(server, 1_000)
         const answers: Array<{ status: number; body: any; ms: number }> = []
@@ -157,11 +125,7 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
           })
         )
       } finally {
-        tcp.thaw()
-        await db.end()
-        await server.close()
-        await tcp.down()
-        await Effect.runPromise(Scope.close(scope, Exit.void))
+        await close()
       }
     },
     60_000
@@ -202,16 +166,7 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
   }, 30_000)
 
   it("a long call running through 6 s of the database unreachable ends and is collected, billed once", async () => {
-    const scope = Effect.runSync(Scope.make())
-    const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
-    if (target._tag !== "Server") throw new Error("expected a server target")
-    const url = new URL(target.url)
-    const tcp = proxy({ host: url.hostname, port: Number(url.port || 5432) })
-    url.port = String(await tcp.up())
-    const server = await H.start({
-      target: Effect.succeed({ ...target, url: url.toString() }),
-      knobs: { latency: Duration.millis(1_500) }
-    })
+    const { server, tcp, close } = await behindProxy({ latency: Duration.millis(1_500) })
     try {
       const { key } = await H.account(server, 1_000)
       const started = await fetch(`${server.api}/api/v1/platforms/short_video`, {
@@ -236,9 +191,7 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
       expect(done.body.cost.creditsCharged).toBe(accepted.quote)
       expect(await H.balance(server, key)).toBe(1_000 - accepted.quote)
     } finally {
-      await server.close()
-      await tcp.down()
-      await Effect.runPromise(Scope.close(scope, Exit.void))
+      await close()
     }
   }, 60_000)
 })

@@ -5,6 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto"
+import { connect, createServer, type Server, type Socket } from "node:net"
 import { Effect } from "effect"
 import pg from "pg"
 import type { Target } from "./Database.js"
@@ -75,4 +76,80 @@ export const targets = async () => {
     { name: "postgres", enabled: server, target: freshServerSchema() },
     { name: "embedded", enabled: wanted.includes("embedded"), target: Effect.succeed(embedded) }
   ] as const
+}
+
+/**
+ * A TCP proxy on loopback to a PostgreSQL server, for outage tests: `up` listens (on the same port again after a
+ * `down`) and answers its port; `down` cuts every connection and refuses new ones (a restart, a failover); `freeze`
+ * passes nothing either way, the connections kept and new ones held (a partition: no error, no answer); `thaw` lets
+ * everything go on.
+ */
+export const tcpProxy = (target: { readonly host: string; readonly port: number }) => {
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  let port = 0
+  let frozen = false
+  const serve = (client: Socket) => {
+    const upstream = connect(target.port, target.host)
+    for (const s of [client, upstream]) {
+      sockets.add(s)
+      if (frozen) s.pause()
+      s.on("error", () => {})
+      s.on("close", () => {
+        sockets.delete(s)
+        client.destroy()
+        upstream.destroy()
+      })
+    }
+    client.pipe(upstream)
+    upstream.pipe(client)
+  }
+  const up = () =>
+    new Promise<number>((resolve) => {
+      const listening = createServer(serve)
+      server = listening
+      listening.listen(port, "127.0.0.1", () => {
+        port = (listening.address() as { port: number }).port
+        resolve(port)
+      })
+    })
+  const down = () => {
+    // (close's callback waits for the open connections: they are cut first)
+    const closed = new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
+    server = undefined
+    for (const s of sockets) s.destroy()
+    return closed
+  }
+  const freeze = () => {
+    frozen = true
+    for (const s of sockets) s.pause()
+  }
+  const thaw = () => {
+    frozen = false
+    for (const s of sockets) s.resume()
+  }
+  return { up, down, freeze, thaw }
+}
+
+/** `url` through a proxy listening on `port` (the same database, user and options). */
+export const throughPort = (url: string, port: number): string => {
+  const u = new URL(url)
+  u.port = String(port)
+  return u.toString()
+}
+
+/** The pg client's error when the server end closes the connection at once (a database that drops it). */
+export const droppedConnection = async (): Promise<unknown> => {
+  const server = createServer((socket) => socket.destroy())
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const port = (server.address() as { port: number }).port
+  const client = new pg.Client({ host: "127.0.0.1", port, user: "x", database: "x", connectionTimeoutMillis: 2000 })
+  try {
+    await client.connect()
+    return undefined
+  } catch (e) {
+    return e
+  } finally {
+    server.close()
+  }
 }

@@ -17,20 +17,9 @@ const causeOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.exit(effect), (exit) => (Exit.isFailure(exit) ? exit.cause : Cause.empty))
 
 /** A connection the server end closes at once (as a database that drops it). */
-const lost = Effect.tryPromise({
-  try: async () => {
-    const server = createServer((socket) => socket.destroy())
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    const port = (server.address() as { port: number }).port
-    const client = new pg.Client({ host: "127.0.0.1", port, user: "x", database: "x", connectionTimeoutMillis: 2000 })
-    try {
-      await client.connect()
-    } finally {
-      server.close()
-    }
-  },
-  catch: (cause) => new SqlError.SqlError({ cause, message: "lost" })
-})
+const lost = Effect.flatMap(Effect.promise(Testing.droppedConnection), (cause) =>
+  Effect.fail(new SqlError.SqlError({ cause, message: "lost" }))
+)
 
 /** A connection refused (nothing listens on the port). */
 const refused = Effect.tryPromise({

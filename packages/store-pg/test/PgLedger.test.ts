@@ -1,11 +1,9 @@
 // D7, D8: holds are placed atomically, captures never exceed holds, expired holds come back, the ledger balances.
 
-import { createServer } from "node:net"
 import { SqlClient, SqlError } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Answers, Ledger } from "@pdr/domain"
 import { Effect, Either, FastCheck as fc, Option } from "effect"
-import pg from "pg"
 import { PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
@@ -13,20 +11,9 @@ import { services } from "./layers.js"
 const targets = await Testing.targets()
 
 /** The error node-postgres gives when the connection closes before the answer comes, as the store wraps it. */
-const socketError = Effect.tryPromise({
-  try: async () => {
-    const server = createServer((socket) => socket.destroy())
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-    const port = (server.address() as { port: number }).port
-    const client = new pg.Client({ host: "127.0.0.1", port, user: "x", database: "x", connectionTimeoutMillis: 2000 })
-    try {
-      await client.connect()
-    } finally {
-      server.close()
-    }
-  },
-  catch: (cause) => new SqlError.SqlError({ cause, message: "lost" })
-})
+const socketError = Effect.flatMap(Effect.promise(Testing.droppedConnection), (cause) =>
+  Effect.fail(new SqlError.SqlError({ cause, message: "lost" }))
+)
 
 let counter = 0
 const holdId = () => `hold_test_${Date.now()}_${counter++}`
