@@ -6,6 +6,7 @@
 import { Command, Options, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh, Telemetry, Terminal } from "@pdr/core"
+import { Failures } from "@pdr/store-pg"
 import { Cause, Config, Console, DateTime, Effect, Exit, Layer, Logger, Option } from "effect"
 import * as Display from "./Display.js"
 import * as HealthServer from "./HealthServer.js"
@@ -182,8 +183,10 @@ const main = Effect.consoleWith((console) =>
   Effect.catchAll((e) => {
     if (ValidationError.isValidationError(e)) return setCode(ExitCode.badArguments)
     const tagged = e as { _tag?: string; message?: string }
+    // a database not reached: where and why, not the client's "Failed to connect" alone
+    const unreached = Failures.unreachableAtStart(Cause.fail(e), process.env["DATABASE_URL"] ?? "")
     return Effect.zipRight(
-      Console.error(`runner: ${typeof e === "string" ? e : (tagged.message ?? String(e))}`),
+      Console.error(`runner: ${unreached ?? (typeof e === "string" ? e : (tagged.message ?? String(e)))}`),
       setCode(tagged._tag === "UnknownPlatform" ? ExitCode.badArguments : ExitCode.error)
     )
   }),

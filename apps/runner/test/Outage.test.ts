@@ -3,6 +3,7 @@
 // test stops (every connection cut and new ones refused: a restart, a failover) or freezes (nothing passes, no error:
 // a partition). The runner waits it out and ends the pass complete: every entity refreshed once (one new point, one
 // charge), the pass budget's invariants held.
+import * as net from "node:net"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterEach, describe, expect, it } from "vitest"
 import * as F from "./fixtures.js"
@@ -106,4 +107,20 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
       await p.close()
     }
   }, 120_000)
+
+  it("started with the database out of reach: one line naming where and why (never the password), exit 1", async () => {
+    const closed = net.createServer()
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve))
+    const port = (closed.address() as net.AddressInfo).port
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const r = F.spawnRunner(["once"], {
+      DATABASE_URL: `postgres://pdr:s3cret@127.0.0.1:${port}/nowhere`,
+      REFRESH_ACCOUNT_ID: "acct_none"
+    })
+    expect(await r.exited, r.output()).toBe(1)
+    expect(r.output()).toContain(
+      `runner: the database at 127.0.0.1:${port}/nowhere could not be reached (connect ECONNREFUSED`
+    )
+    expect(r.output()).not.toContain("s3cret")
+  }, 60_000)
 })

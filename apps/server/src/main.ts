@@ -1,7 +1,8 @@
 /** Starts the service: the public API, the operator API and the background work. */
 import { NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh } from "@pdr/core"
-import { Console, Effect, Layer, Option } from "effect"
+import { Failures } from "@pdr/store-pg"
+import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
 import * as OperatorToken from "./admin/OperatorToken.js"
 import * as Config from "./Config.js"
 import * as Demo from "./Demo.js"
@@ -65,7 +66,30 @@ const main = Effect.gen(function* () {
       // allocated and dropped
       Layer.provideMerge(Server.layer({ ...config, ...core, adminToken }))
     )
+  ).pipe(
+    // a database not reached at start is said in one line naming where (not a stack), and the exit code is 1
+    Effect.catchAllCause((cause) => {
+      const line = target._tag === "Server" ? Failures.unreachableAtStart(cause, target.url) : undefined
+      return line === undefined
+        ? Effect.failCause(cause)
+        : Effect.zipRight(
+            Effect.logError(line),
+            Effect.sync(() => {
+              process.exitCode = 1
+            })
+          )
+    })
   )
 })
 
-NodeRuntime.runMain(main)
+NodeRuntime.runMain(main, {
+  // the exit code set above (the database not reached), else 1 on a failure, 0 otherwise
+  teardown: (exit, onExit) =>
+    onExit(
+      process.exitCode !== undefined && process.exitCode !== 0
+        ? Number(process.exitCode)
+        : Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)
+          ? 1
+          : 0
+    )
+})

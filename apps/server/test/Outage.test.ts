@@ -9,6 +9,7 @@ import { Duration, Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import * as H from "./harness.js"
+import { freePort, spawnServer } from "./processes.js"
 
 const serverOk = await Testing.serverAvailable()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -193,5 +194,16 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
     } finally {
       await close()
     }
+  }, 60_000)
+
+  it("started with the database out of reach: one line naming where and why (never the password), exit 1", async () => {
+    const port = await freePort()
+    const failed = await spawnServer({ DATABASE_URL: `postgres://pdr:s3cret@127.0.0.1:${port}/nowhere` }).then(
+      () => "started",
+      (e: Error) => e.message
+    )
+    expect(failed).toContain(`the database at 127.0.0.1:${port}/nowhere could not be reached (connect ECONNREFUSED`)
+    expect(failed).not.toContain("s3cret")
+    expect(failed).not.toContain("    at ")
   }, 60_000)
 })
