@@ -35,6 +35,13 @@ const behindProxy = async (knobs?: Partial<SyntheticUpstream.Knobs>) => {
   return { server, db, tcp, close }
 }
 
+/** One unlabelled series' value on the operator's /metrics (0 when absent). */
+const metric = async (server: H.Running, name: string) => {
+  const r = await fetch(`${server.admin}/metrics`, { headers: { authorization: `Bearer ${server.token}` } })
+  const line = (await r.text()).split("\n").find((l) => l.startsWith(`${name} `))
+  return line === undefined ? 0 : Number(line.split(" ")[1])
+}
+
 const call = (server: H.Running, key: string, i: number) =>
   fetch(`${server.api}/api/v1/platforms/short_video`, {
     method: "POST",
@@ -61,6 +68,8 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
         else tcp.freeze()
         const during = Array.from({ length: 20 }, (_, i) => timed(100 + i))
         await sleep(4_000)
+        // the records of the calls answered before it wait, and /metrics says so (an alert's gauge)
+        if (kind === "unreachable") expect(await metric(server, "pdr_call_records_unwritten")).toBeGreaterThan(0)
         if (kind === "unreachable") await tcp.up()
         else tcp.thaw()
         await Promise.all(during)
@@ -111,6 +120,8 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
             .length
         }
         expect(tracked).toBe(subjects.length)
+        expect(await metric(server, "pdr_call_records_unwritten")).toBe(0)
+        expect(await metric(server, "pdr_call_records_dropped_total")).toBe(0)
         const [held] = (
           await db.query("SELECT count(*)::int AS n FROM holds WHERE account_id = $1 AND status = 'held'", [accountId])
         ).rows
@@ -161,6 +172,7 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
         })
       )
       expect(collected).toEqual([200, 200, 404, 200, 200])
+      expect(await metric(server, "pdr_call_records_dropped_total")).toBe(1)
     } finally {
       await close()
     }

@@ -53,6 +53,14 @@ export const metrics = {
   ),
   replays: counter("pdr_idempotent_replays_total", "answers replayed for a repeated Idempotency-Key"),
   authFailures: counter("pdr_auth_failures_total", "requests refused for a missing or invalid API key"),
+  recordsUnwritten: gauge(
+    "pdr_call_records_unwritten",
+    "synchronous calls' records waiting to be written (kept while the database is not reached; set at each write)"
+  ),
+  recordsDropped: counter(
+    "pdr_call_records_dropped_total",
+    "calls' records never written: refused by the database, or not kept while it was out of reach (too many waiting)"
+  ),
   holdsActive: gauge("pdr_holds_active", "credit holds currently held (read from the ledger at scrape)"),
   oldestHold: gauge("pdr_hold_oldest_age_seconds", "age of the oldest hold still held (0 when none)"),
   holdsPastTtl: gauge("pdr_holds_expired_unreleased", "holds still held past their expiry (the sweep is behind)"),

@@ -14,7 +14,7 @@
  *   again, not started twice).
  */
 import { createHash } from "node:crypto"
-import { JobEngine } from "@pdr/core"
+import { JobEngine, Metrics } from "@pdr/core"
 import {
   Answers,
   CallStore,
@@ -239,7 +239,10 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           (c) =>
             Effect.catchAllCause(store.record([c]), (cause) =>
               Failures.refusedWrite(cause)
-                ? Effect.logError(`call ${c.id} not recorded: the database refused its record`, cause)
+                ? Effect.zipRight(
+                    Effect.sync(() => Metrics.unsafeIncrement(Metrics.metrics.recordsDropped)),
+                    Effect.logError(`call ${c.id} not recorded: the database refused its record`, cause)
+                  )
                 : Effect.sync(() => putBack([c]))
             ),
           { discard: true }
@@ -281,7 +284,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         }
       })
     })
-    // what is waiting when it starts, in writes of up to `maxRecordsPerWrite`, until one does not reach the database
+    // what is waiting when it starts, in writes of up to `maxRecordsPerWrite`, until one does not reach the database;
+    // then what is left waiting, for /metrics
     const flush = Effect.suspend(() => {
       let writes = Math.ceil(pending.length / maxRecordsPerWrite)
       const loop: Effect.Effect<void> = Effect.suspend(() =>
@@ -289,7 +293,10 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           ? Effect.void
           : Effect.flatMap(writeSome, (ok) => (ok ? loop : Effect.void))
       )
-      return loop
+      return Effect.zipRight(
+        loop,
+        Effect.suspend(() => Metrics.set(Metrics.metrics.recordsUnwritten, pending.length))
+      )
     })
     yield* Effect.forkScoped(Effect.repeat(Effect.ignoreLogged(flush), Schedule.spaced(Duration.millis(250))))
     yield* Effect.addFinalizer(() => Effect.ignoreLogged(flush))
@@ -312,6 +319,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         if (pendingChars > maxUnwrittenChars) {
           // the database has not been reached for long: the oldest records waiting are kept, this one is not
           notKept++
+          Metrics.unsafeIncrement(Metrics.metrics.recordsDropped)
           return notKept === 1
             ? Effect.logError(
                 `calls not recorded: over ${maxUnwrittenChars} characters of answers waiting for the database; new records are not kept until it answers`
