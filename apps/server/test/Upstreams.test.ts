@@ -184,11 +184,11 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
       times.push(performance.now() - started)
       assert.isTrue(Either.isLeft(answer) && /circuit open/.test(answer.left.detail))
     }
-    assert.isBelow(
-      Math.max(...times),
-      50,
-      `the open circuit answered in ${times.map((t) => t.toFixed(1)).join(", ")} ms`
-    )
+    // at once: the median under 50 ms (one answer may meet a collection or a compile on a loaded machine: CI saw 50.9,
+    // 9.3, 8.9 ms), none near the unit's 3 s budget; that the host was not called (no retry) is counted below
+    const shown = `the open circuit answered in ${times.map((t) => t.toFixed(1)).join(", ")} ms`
+    assert.isBelow([...times].sort((a, b) => a - b)[1]!, 50, shown)
+    assert.isBelow(Math.max(...times), 250, shown)
     assert.strictEqual(down.total(), 2, "the open circuit did not call the host")
   })
 
