@@ -30,7 +30,7 @@
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
- * are printed; BENCH_ONLY=main runs a0-d10m only, BENCH_ONLY=c a1, c and c1 in alternating rounds). Targets (issue 22): b >= 0.60 x a1, c >= 0.25 x a1,
+ * are printed; BENCH_ONLY=main runs a0-d10m only, BENCH_ONLY=c a1, c and c1 in alternating rounds, BENCH_ONLY=d d alone). Targets (issue 22): b >= 0.60 x a1, c >= 0.25 x a1,
  * c1 >= 0.20 x a1, d p50 <= 15 ms, d10m p50 <= 10 ms, server peak memory <= 250 MB, embedded <= 300 MB idle and
  * <= 450 MB at start, no errors but the expected 402 and 429. The last line printed is one JSON object of the
  * figures a script reads: {"b","c","c1","d_p50_ms","d10m_p50_ms","embedded_idle_mb",...} (ratios to a1 measured
@@ -185,6 +185,70 @@ const small = {
   method: "POST" as const,
   headers: { "content-type": "application/json" },
   body: JSON.stringify({ name: "bench", n: 1 })
+}
+
+/** d's table: 1,000,000 points (1,370 subjects x 730 days); answers the milliseconds it took. */
+const seedHistory = async (admin: pg.Client, schema: string) => {
+  const t0 = Date.now()
+  await admin.query(`
+      INSERT INTO ${schema}.history_values (platform, entity, metric, measured_at, value, source)
+      SELECT 'maps', 'ChIJbenchhist' || lpad((g % 1370)::text, 6, '0'), 'rating',
+             now() - ((g / 1370) * interval '1 day') - interval '1 hour', 3 + (g % 20) / 10.0, 'synthetic'
+      FROM generate_series(0, 999999) AS g`)
+  await admin.query(`VACUUM ANALYZE ${schema}.history_values`)
+  return Date.now() - t0
+}
+
+/** d's call: 10 of the seeded subjects over 730 days. */
+const history = JSON.stringify({
+  request: {
+    op: "history",
+    subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchhist${String(i).padStart(6, "0")}`),
+    metric: "rating",
+    days: 730
+  }
+})
+
+/**
+ * `BENCH_ONLY=d`: the history call alone (d: one connection, 1,000,000 points in the table), BENCH_D_ROUNDS rounds
+ * (default 3): each round's p50 and the server's CPU per call, and the median p50.
+ */
+const historyOnly = async () => {
+  const { server, admin, schema, close } = await serverOnFreshSchema("benchd")
+  try {
+    const op = operator(server)
+    const account = await op("/admin/accounts", { name: "bench", credits: 1_000 })
+    const key = (await op(`/admin/accounts/${account.accountId}/keys`, { name: "bench" })).key as string
+    const seeded = await seedHistory(admin, schema)
+    const d = {
+      url: `${server.api}/api/v1/platforms/maps`,
+      method: "POST" as const,
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: history,
+      connections: 1
+    }
+    const probe = (await fetch(d.url, d).then((r) => r.json())) as any
+    const points = probe.data.reduce((n: number, row: any) => n + row.points.length, 0)
+    console.log(`1M points seeded in ${seeded} ms; the call answers ${points} points`)
+    const p50s: Array<number> = []
+    const rounds = Number(process.env["BENCH_D_ROUNDS"] ?? 3)
+    for (let r = 0; r < rounds; r++) {
+      let cpu0 = 0
+      const result = await load("d", d, () => {
+        cpu0 = cpuMs(server.child.pid!)
+      })
+      const total = result.rps * seconds
+      const cpuPerCall = ((cpuMs(server.child.pid!) - cpu0) * 1000) / total
+      p50s.push(result.p50)
+      console.log(
+        `round ${r + 1}: d ${result.rps.toFixed(1)}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, statuses ${JSON.stringify(result.statuses)}, server CPU ${(cpuPerCall / 1000).toFixed(2)} ms/call, load average ${loadavg()[0]!.toFixed(1)}`
+      )
+    }
+    summary["d_p50_ms"] = [...p50s].sort((x, y) => x - y)[Math.floor(p50s.length / 2)]!
+    console.log(`d p50 = ${summary["d_p50_ms"]} ms (median of ${rounds} rounds; target <= 15 ms)`)
+  } finally {
+    await close()
+  }
 }
 
 /** The bare Effect HttpApi server (a1), bundled like the real server so both run the same way under plain node. */
@@ -460,22 +524,7 @@ const main = async () => {
       await stop(twin.child)
     }
 
-    const t0 = Date.now()
-    await admin.query(`
-      INSERT INTO ${schema}.history_values (platform, entity, metric, measured_at, value, source)
-      SELECT 'maps', 'ChIJbenchhist' || lpad((g % 1370)::text, 6, '0'), 'rating',
-             now() - ((g / 1370) * interval '1 day') - interval '1 hour', 3 + (g % 20) / 10.0, 'synthetic'
-      FROM generate_series(0, 999999) AS g`)
-    await admin.query(`VACUUM ANALYZE ${schema}.history_values`)
-    const seeded = Date.now() - t0
-    const history = JSON.stringify({
-      request: {
-        op: "history",
-        subjects: Array.from({ length: 10 }, (_, i) => `ChIJbenchhist${String(i).padStart(6, "0")}`),
-        metric: "rating",
-        days: 730
-      }
-    })
+    const seeded = await seedHistory(admin, schema)
     const probe = (await fetch(`${api}/maps`, {
       method: "POST",
       headers: { ...json, "x-api-key": keys[2]! },
@@ -1131,6 +1180,7 @@ const all = async () => {
   if (only === undefined || only === "main") await main()
   if (only === "b") await storedOnly()
   if (only === "c") await paidOnly()
+  if (only === "d") await historyOnly()
   if (only === undefined || only === "u") await upstreams()
   if (only === undefined || only === "p") await providerServed()
   if (only === undefined || only === "e") await clients()
