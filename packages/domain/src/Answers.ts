@@ -12,6 +12,7 @@ import { Predicate } from "effect"
  */
 const rowJson = new WeakMap<object, string>()
 const jsonOfRow = (row: object): string => {
+  if (textMembers in row) return spliced(row as Readonly<Record<string, unknown>>)
   if (!Object.isFrozen(row)) return JSON.stringify(row)
   let json = rowJson.get(row)
   if (json === undefined) {
@@ -23,7 +24,67 @@ const jsonOfRow = (row: object): string => {
 
 /** An array member's JSON as JSON.stringify writes it inside the array (a frozen object's kept text). */
 const jsonOfItem = (item: unknown): string =>
-  typeof item === "object" && item !== null && !("toJSON" in item) ? jsonOfRow(item) : (JSON.stringify(item) ?? "null")
+  item instanceof JsonText
+    ? item.text
+    : typeof item === "object" && item !== null && !("toJSON" in item)
+      ? jsonOfRow(item)
+      : (JSON.stringify(item) ?? "null")
+
+/**
+ * A value carried as its JSON text (issue 22, d: a stored history's points are written as JSON by the store and put in
+ * the answer as they are, instead of thousands of point objects built and then serialized): `text` is its JSON,
+ * `value` the value, parsed once when something reads it as data; JSON.stringify writes it as its value, so an answer
+ * is the same JSON however it is written.
+ */
+export class JsonText<A> {
+  #text: string | undefined
+  #value: A | undefined
+  #parsed: boolean
+  private constructor(text: string | undefined, value: A | undefined, parsed: boolean) {
+    this.#text = text
+    this.#value = value
+    this.#parsed = parsed
+  }
+  /** From its JSON text, as the store wrote it (trusted to be JSON: it is parsed only when read as data). */
+  static fromText<A>(text: string): JsonText<A> {
+    return new JsonText<A>(text, undefined, false)
+  }
+  /** From a value (its text is written when asked for). */
+  static of<A>(value: A): JsonText<A> {
+    return new JsonText<A>(undefined, value, true)
+  }
+  get text(): string {
+    if (this.#text === undefined) this.#text = JSON.stringify(this.#value)
+    return this.#text
+  }
+  get value(): A {
+    if (!this.#parsed) {
+      this.#value = JSON.parse(this.#text as string) as A
+      this.#parsed = true
+    }
+    return this.#value as A
+  }
+  toJSON(): A {
+    return this.value
+  }
+}
+
+/** Marks a row whose members may be `JsonText`. */
+const textMembers: unique symbol = Symbol("@pdr/domain/Answers/textMembers")
+
+/** A row some of whose members are `JsonText`: the answer writes their text as it is (JSON.stringify, their value). */
+export const withText = <R extends object>(row: R): R => Object.defineProperty(row, textMembers, { value: true })
+
+/** A row marked by `withText`, written member by member as JSON.stringify writes it (undefined members left out). */
+const spliced = (row: Readonly<Record<string, unknown>>): string => {
+  let out = ""
+  for (const key of Object.keys(row)) {
+    const value = row[key]
+    const json = value instanceof JsonText ? value.text : JSON.stringify(value)
+    if (json !== undefined) out += `${out === "" ? "" : ","}${JSON.stringify(key)}:${json}`
+  }
+  return `{${out}}`
+}
 
 /**
  * A 200 op answer's JSON text: `data` first, then the other members in their order, as JSON.stringify writes the

@@ -4,6 +4,7 @@
  * points oldest first, each `{measuredAt, value}` and the `stay` or `store` it was measured for, when there is one.
  */
 import { DateTime, Effect } from "effect"
+import * as Answers from "./Answers.js"
 import * as Catalogue from "./Catalogue.js"
 import type { Measurements, Row } from "./ports/Measurements.js"
 
@@ -32,15 +33,14 @@ export const answer = (
     })
     const data: Array<Row> = []
     const coverage = subjects.map((subject) => {
-      const mine = series.filter((s) => s.entity === subject && s.points.length > 0)
+      const mine = series.filter((s) => s.entity === subject && s.count > 0)
       let rows = 0
       let latest: { measuredAt: string; source: string } | undefined
       for (const s of mine) {
-        const last = s.points[s.points.length - 1]!
-        data.push({ subject, metric, source: s.source, measuredAt: last.measuredAt, points: s.points })
-        rows += s.points.length
-        if (latest === undefined || last.measuredAt > latest.measuredAt)
-          latest = { measuredAt: last.measuredAt, source: s.source }
+        // the points stay the store's JSON text: written into the answer as they are
+        data.push(Answers.withText({ subject, metric, source: s.source, measuredAt: s.latest, points: s.points }))
+        rows += s.count
+        if (latest === undefined || s.latest > latest.measuredAt) latest = { measuredAt: s.latest, source: s.source }
       }
       return latest === undefined
         ? {

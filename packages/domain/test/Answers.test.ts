@@ -19,9 +19,21 @@ const member = fc.oneof(
   fc.constant(() => 1),
   fc.date({ noInvalidDate: true })
 )
-const item = fc
-  .tuple(fc.dictionary(fc.string(), member), fc.boolean())
-  .map(([o, frozen]) => (frozen ? deepFreeze(o) : o))
+// a row some of whose members are carried as JSON text (a history's points, issue 22 d), from their text or a value
+const textRow = fc
+  .dictionary(
+    fc.string(),
+    fc.oneof(
+      member,
+      json.map((v) => Answers.JsonText.fromText(JSON.stringify(v))),
+      json.map((v) => Answers.JsonText.of(v))
+    )
+  )
+  .map((o) => Answers.withText(o))
+const item = fc.oneof(
+  fc.tuple(fc.dictionary(fc.string(), member), fc.boolean()).map(([o, frozen]) => (frozen ? deepFreeze(o) : o)),
+  textRow
+)
 const body = fc
   .tuple(
     fc.array(item, { maxLength: 5 }),
@@ -55,6 +67,21 @@ describe("Answers.text", () => {
       }),
       { numRuns: 500 }
     )
+  })
+
+  it("a member carried as JSON text is written as its text, not parsed and written again", () => {
+    const points = Answers.JsonText.fromText<ReadonlyArray<{ value: number }>>('[{"value": 1} , {"value":2.50}]')
+    const row = Answers.withText({ subject: "s", points, measuredAt: "2026-01-01T00:00:00.000Z" })
+    const b = { data: [row], coverage: [{ subject: "s", rows: 2 }] }
+    assert.strictEqual(
+      Answers.text(b),
+      '{"data":[{"subject":"s","points":[{"value": 1} , {"value":2.50}],"measuredAt":"2026-01-01T00:00:00.000Z"}],"coverage":[{"subject":"s","rows":2}]}'
+    )
+    // read any other way, it is its value
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(b)), JSON.parse(Answers.text(b)))
+    assert.deepStrictEqual(points.value, [{ value: 1 }, { value: 2.5 }])
+    assert.strictEqual(Answers.JsonText.of([1, 2]).text, "[1,2]")
+    assert.strictEqual(Answers.JsonText.of(undefined).value, undefined)
   })
 
   it("a frozen row or coverage item shared by two answers is written the same in both", () => {

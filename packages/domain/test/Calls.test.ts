@@ -493,7 +493,11 @@ describe("Calls", () => {
         const expected = Array.from({ length: fetches }, (_, i) => start + i * 8 * 86_400_000).filter(
           (t) => t > start + fetches * 8 * 86_400_000 - days * 86_400_000
         )
-        const points = h.data.flatMap((r) => r["points"] as Array<{ measuredAt: string; value: number }>)
+        // the rows as a client reads them (their points are carried as the store's JSON text)
+        const rows = JSON.parse(JSON.stringify(h.data)) as Array<{
+          points: Array<{ measuredAt: string; value: number }>
+        }>
+        const points = rows.flatMap((r) => r.points)
         assert.deepStrictEqual(
           points.map((p) => Date.parse(p.measuredAt)),
           expected

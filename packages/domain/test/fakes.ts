@@ -2,7 +2,7 @@
 
 import { createHash, randomBytes } from "node:crypto"
 import { DateTime, Effect, Layer, Option } from "effect"
-import { CommonPasswords, Crypto, Freshness, KeySpend, Ledger, Measurements, Upstream } from "../src/index.js"
+import { Answers, CommonPasswords, Crypto, Freshness, KeySpend, Ledger, Measurements, Upstream } from "../src/index.js"
 
 export const crypto = Layer.succeed(Crypto.Crypto, {
   randomBytes: (n) => Effect.sync(() => new Uint8Array(randomBytes(n))),
@@ -173,7 +173,13 @@ export const memoryStore = () => {
           })
           series.set(key, s)
         }
-        return [...series.values()]
+        return [...series.values()].map((s) => ({
+          entity: s.entity,
+          source: s.source,
+          count: s.points.length,
+          latest: s.points[s.points.length - 1]!.measuredAt,
+          points: Answers.JsonText.of(s.points)
+        }))
       }),
     reveals: ({ accountId, persons }) =>
       Effect.sync(() => reveals.filter((r) => r.accountId === accountId && persons.includes(r.person)))

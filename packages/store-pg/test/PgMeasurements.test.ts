@@ -50,7 +50,7 @@ for (const t of targets) {
             store: null,
             since: new Date("2026-10-01T00:00:00.000Z")
           })
-          const shown = series.map((s) => [s.entity, s.source, s.points.map((p) => [p.measuredAt, p.value])])
+          const shown = series.map((s) => [s.entity, s.source, s.points.value.map((p) => [p.measuredAt, p.value])])
           assert.deepStrictEqual(shown, [
             [
               "hist-plain",
@@ -71,8 +71,23 @@ for (const t of targets) {
             ["hist-mixed", "other", [["2026-11-21T10:00:00.123Z", 4.2]]],
             ["hist-stay", "synthetic", [["2026-11-21T09:00:00.000Z", 3.5]]]
           ])
-          assert.deepStrictEqual(series[3]!.points[0]!.stay, stay)
-          assert.isUndefined(series[0]!.points[0]!.stay)
+          assert.deepStrictEqual(series[3]!.points.value[0]!.stay, stay)
+          assert.isUndefined(series[0]!.points.value[0]!.stay)
+          // each series says how many points it has and its newest; the common one (hist-plain: one source, no stay)
+          // comes as the JSON text PostgreSQL wrote, exactly what JSON.stringify writes for its points
+          assert.deepStrictEqual(
+            series.map((s) => [s.count, s.latest]),
+            [
+              [2, "2026-11-21T08:00:00.007Z"],
+              [2, "2026-11-20T10:00:00.000Z"],
+              [1, "2026-11-21T10:00:00.123Z"],
+              [1, "2026-11-21T09:00:00.000Z"]
+            ]
+          )
+          assert.strictEqual(
+            series[0]!.points.text,
+            '[{"measuredAt":"2026-11-01T08:00:00.000Z","value":4.5},{"measuredAt":"2026-11-21T08:00:00.007Z","value":5}]'
+          )
           const recent = yield* measurements.history({
             platform: "lodging",
             entities: ["hist-plain"],
@@ -81,9 +96,52 @@ for (const t of targets) {
             since: new Date("2026-11-10T00:00:00.000Z")
           })
           assert.deepStrictEqual(
-            recent[0]!.points.map((p) => p.measuredAt),
+            recent[0]!.points.value.map((p) => p.measuredAt),
             ["2026-11-21T08:00:00.007Z"]
           )
+        })
+      )
+
+      it.effect("D9: a series written as JSON text by the store carries every value and store exactly", () =>
+        Effect.gen(function* () {
+          const accounts = yield* Accounts.Accounts
+          const ledger = yield* Ledger.Ledger
+          const measurements = yield* Measurements.Measurements
+          const account = yield* accounts.create({ name: "history text" })
+          // values whose shortest text differs between JavaScript and PostgreSQL ("1e-7" / "1e-07") or needs 17 digits
+          const values = [0.1 + 0.2, 1e-7, 123456789012345680000, -2.5e-300, 4, 1 / 3]
+          const store = 'store "7" \\ north'
+          const points = values.map((rating, i) => ({
+            ...point("hist-exact", `2026-11-2${i}T10:00:00.00${i}Z`, rating, "synthetic", null),
+            platform: "quick_commerce",
+            store
+          }))
+          yield* ledger.settle({
+            holdId: null,
+            accountId: account.id,
+            capture: 0,
+            reason: "history text test",
+            records: { measurements: [], points, reveals: [] }
+          })
+          const read = (s: string | null) =>
+            measurements.history({
+              platform: "quick_commerce",
+              entities: ["hist-exact"],
+              metric: "rating",
+              store: s,
+              since: new Date("2026-10-01T00:00:00.000Z")
+            })
+          const expected = values.map((value, i) => ({ measuredAt: `2026-11-2${i}T10:00:00.00${i}Z`, value }))
+          const [plain] = yield* read(null)
+          assert.deepStrictEqual(JSON.parse(plain!.points.text), expected)
+          assert.deepStrictEqual(plain!.points.value, expected)
+          assert.deepStrictEqual([plain!.count, plain!.latest], [6, "2026-11-25T10:00:00.005Z"])
+          const [inStore] = yield* read(store)
+          assert.deepStrictEqual(
+            JSON.parse(inStore!.points.text),
+            expected.map((p) => ({ ...p, store }))
+          )
+          assert.deepStrictEqual(yield* read("another store"), [])
         })
       )
 

@@ -1,5 +1,6 @@
 /** Port: measured results, history points and contact reveals. */
 import { Context, type Effect } from "effect"
+import type { JsonText } from "../Answers.js"
 
 /** One row of measured data, as the upstream produced it (the envelope adds `subject` and `measuredAt`). */
 export type Row = Readonly<Record<string, unknown>>
@@ -48,7 +49,12 @@ export interface SeriesPoint {
 export interface Series {
   readonly entity: string
   readonly source: string
-  readonly points: ReadonlyArray<SeriesPoint>
+  /** How many points it has (at least one). */
+  readonly count: number
+  /** The newest point's `measuredAt`. */
+  readonly latest: string
+  /** The points, oldest first, carried as their JSON text (the store writes it: issue 22, d). */
+  readonly points: JsonText<ReadonlyArray<SeriesPoint>>
 }
 
 /** A contact part as known to one org (D10). */
