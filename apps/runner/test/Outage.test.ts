@@ -1,8 +1,10 @@
 // Issue 19 (never stalls; a dropped database connection is retried; a lease that runs out), beyond one dropped
 // connection: the database out of reach for 8 s mid-pass, longer than the runner's 6 s lease, through a TCP proxy the
 // test stops (every connection cut and new ones refused: a restart, a failover) or freezes (nothing passes, no error:
-// a partition). The runner waits it out and ends the pass complete: every entity refreshed once (one new point, one
-// charge), the pass budget's invariants held.
+// a partition), or the connections open at a moment lost for good without a word while new ones pass (a failover
+// the old connections never hear of: before DATABASE_ANSWER_TIMEOUT_MS, the pass stalled for good). The runner waits
+// it out and ends the pass complete: every entity refreshed once (one new point, one charge), the pass budget's
+// invariants held.
 import * as net from "node:net"
 import * as Testing from "@pdr/store-pg/Testing"
 import { afterEach, describe, expect, it } from "vitest"
@@ -34,6 +36,8 @@ const behindProxy = async (w: F.World) => {
       await sleep(ms)
       tcp.thaw()
     },
+    /** The connections open now pass nothing again, for good; new ones pass (a failover without a word). */
+    lose: () => tcp.lose(),
     close: async () => {
       tcp.thaw()
       await tcp.down()
@@ -42,22 +46,29 @@ const behindProxy = async (w: F.World) => {
 }
 
 describe.skipIf(!server)("the refresh runner through a database outage", () => {
-  it.each(["unreachable", "not answering"] as const)(
+  it.each(["unreachable", "not answering", "lost without a word"] as const)(
     "the database %s for 8 s mid-pass (past the runner's 6 s lease): the pass ends complete, each entity once",
     async (kind) => {
       const w = await F.world(48)
       worlds.push(w)
       const p = await behindProxy(w)
+      // (a statement without an answer for 2 s takes its connection for lost: the lost ones are found, new ones taken)
       const r = F.spawnRunner(
         ["once"],
-        w.env({ DATABASE_URL: p.through, REFRESH_CONCURRENCY: "1", SYNTHETIC_LATENCY_MS: "300" })
+        w.env({
+          DATABASE_URL: p.through,
+          REFRESH_CONCURRENCY: "1",
+          SYNTHETIC_LATENCY_MS: "300",
+          DATABASE_ANSWER_TIMEOUT_MS: "2000"
+        })
       )
       try {
         const until = Date.now() + 60_000
         while ((await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) < 5 && Date.now() < until)
           await sleep(50)
         if (kind === "unreachable") await p.down(8_000)
-        else await p.freeze(8_000)
+        else if (kind === "not answering") await p.freeze(8_000)
+        else p.lose()
         expect(r.child.exitCode, r.output()).toBe(null)
         const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
         const code = await r.exited

@@ -9,7 +9,13 @@ import * as Migrations from "./Migrations.js"
 
 /** Where the data lives. */
 export type Target =
-  | { readonly _tag: "Server"; readonly url: string; readonly maxConnections?: number }
+  | {
+      readonly _tag: "Server"
+      readonly url: string
+      readonly maxConnections?: number
+      /** How long a statement waits for the database's answer before its connection is taken for lost (0: never). */
+      readonly answerTimeoutMs?: number
+    }
   | { readonly _tag: "Embedded"; readonly dataDir: string | undefined }
 
 /**
@@ -34,18 +40,76 @@ const uninterruptibleStatements = (connection: SqlConnection.Connection): SqlCon
   executeStream: connection.executeStream
 })
 
+/** What the watch reads of a pooled node-postgres client (its statement waiting for an answer, its socket). */
+interface PgConnection {
+  readonly _activeQuery?: object | null
+  readonly connection?: { readonly stream?: { readonly destroy: (error: Error) => void } }
+  readonly once: (event: "end", listener: () => void) => void
+  readonly on: (event: "error", listener: () => void) => void
+}
+
+/**
+ * The connections whose statement has waited longer than `answerTimeoutMs` for the database's answer are taken for
+ * lost and closed (issues 19 and 22, a dropped connection): a connection whose path is gone without a word (a host
+ * failed over or powered off, a NAT or firewall entry dropped) gets no error for about 15 minutes (the kernel's
+ * retransmissions), or never when its peer's kernel still acknowledges, so a request waited that long and a runner's
+ * worker stalled. Closed, the statement fails as the database not reached (no SQLSTATE: `Failures.refusedWrite` says
+ * so), the pool drops the connection and the next statement takes a new one. Every `checkEveryMs` the clients are
+ * looked at: a statement is timed from the first look that finds it waiting (node-postgres' active query), so it is
+ * closed between `answerTimeoutMs` and `answerTimeoutMs + checkEveryMs` after it was sent; nothing is added to a
+ * statement's own path. A statement that legitimately runs longer (none of the service's: its statements are short
+ * and batched; the migrations run before the watch starts) would be closed too: `DATABASE_ANSWER_TIMEOUT_MS` sets it.
+ */
+export const makeWatch = (answerTimeoutMs: number) => {
+  const clients = new Set<PgConnection>()
+  const waitingSince = new WeakMap<object, number>()
+  const track = (client: PgConnection | undefined) => {
+    if (client === undefined || clients.has(client)) return
+    clients.add(client)
+    client.once("end", () => clients.delete(client))
+  }
+  /** Closes the connections whose statement has waited too long; answers how many. */
+  const check = (now: number): number => {
+    let closed = 0
+    for (const client of clients) {
+      const waiting = client._activeQuery
+      if (waiting === null || waiting === undefined) continue
+      const since = waitingSince.get(waiting)
+      if (since === undefined) waitingSince.set(waiting, now)
+      else if (now - since >= answerTimeoutMs) {
+        clients.delete(client)
+        closed++
+        client.connection?.stream?.destroy(
+          new Error(
+            `no answer from the database in ${answerTimeoutMs} ms: the connection was taken for lost and closed`
+          )
+        )
+      }
+    }
+    return closed
+  }
+  return { track, check, size: () => clients.size }
+}
+
 /**
  * The SqlClient of the store: @effect/sql-pg's pool and compiler, every statement run through
- * `uninterruptibleStatements` on a connection taken from the pool for it (or the transaction's), as PgClient does.
+ * `uninterruptibleStatements` on a connection taken from the pool for it (or the transaction's), as PgClient does;
+ * with `watch`, each connection taken is watched (`makeWatch`).
  */
-const client = (config: PgClient.PgClientConfig) =>
+const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeWatch>) =>
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function* () {
       const pg = yield* PgClient.make(config)
       // taking a connection is not interrupted either: PgClient's `reserve` ignores an interruption while it waits
       // for the pool, and the connection the pool hands over later would never be given back
-      const acquirer = Effect.uninterruptible(Effect.map(pg.reserve, uninterruptibleStatements))
+      const acquirer = Effect.uninterruptible(
+        Effect.map(pg.reserve, (connection) => {
+          // (@effect/sql-pg's reserved connection keeps its pooled client as `pg`)
+          watch?.track((connection as { readonly pg?: PgConnection }).pg)
+          return uninterruptibleStatements(connection)
+        })
+      )
       return yield* SqlClient.make({
         acquirer,
         transactionAcquirer: acquirer,
@@ -55,17 +119,67 @@ const client = (config: PgClient.PgClientConfig) =>
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
-/** SqlClient on a target, with the migrations run. */
+/** The default of `DATABASE_ANSWER_TIMEOUT_MS`. */
+export const defaultAnswerTimeoutMs = 30_000
+
+/**
+ * A wait on the machine's clock, not the Clock service: the watch times sockets, and a test clock moved by hours
+ * (sessions, the audit log's year) would otherwise run its checks thousands of times.
+ */
+const wallSleep = (ms: number) =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), ms)
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+/**
+ * Checks `watch` every `checkEveryMs` for as long as the scope is open, logging the connections it closes (one line a
+ * check).
+ */
+const watching = (watch: ReturnType<typeof makeWatch>, answerTimeoutMs: number) => {
+  const checkEveryMs = Math.max(50, Math.min(1_000, Math.floor(answerTimeoutMs / 4)))
+  return Effect.forkScoped(
+    Effect.forever(
+      Effect.zipRight(
+        wallSleep(checkEveryMs),
+        Effect.suspend(() => {
+          const closed = watch.check(Date.now())
+          return closed === 0
+            ? Effect.void
+            : Effect.logWarning(
+                `${closed} database connection${closed === 1 ? "" : "s"} closed: a statement had no answer from the database in ${answerTimeoutMs} ms (taken for a lost connection; the statement failed as the database not reached)`
+              )
+        })
+      )
+    )
+  )
+}
+
+/** SqlClient on a target, with the migrations run (then, on a server, its connections watched: `makeWatch`). */
 export const layer = (target: Target) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const url = target._tag === "Server" ? target.url : yield* Embedded.start(target.dataDir)
-      const sql = client({
-        url: Redacted.make(url),
-        maxConnections: target._tag === "Embedded" ? 1 : (target.maxConnections ?? 10),
-        applicationName: "pdr"
-      })
-      return Layer.effectDiscard(Migrations.run).pipe(Layer.provideMerge(sql))
+      // the embedded database runs in this process: no path to it can be lost
+      const answerTimeoutMs = target._tag === "Server" ? (target.answerTimeoutMs ?? defaultAnswerTimeoutMs) : 0
+      const watch = answerTimeoutMs > 0 ? makeWatch(answerTimeoutMs) : undefined
+      const sql = client(
+        {
+          url: Redacted.make(url),
+          maxConnections: target._tag === "Embedded" ? 1 : (target.maxConnections ?? 10),
+          applicationName: "pdr",
+          // a new connection's handshake, and a wait for a pooled one, are bounded the same (node-postgres' pool
+          // applies its connection timeout to both)
+          ...(answerTimeoutMs > 0 ? { connectTimeout: answerTimeoutMs } : {})
+        },
+        watch
+      )
+      // the watch starts once the migrations are run (a migration on a large table may legitimately take minutes)
+      return Layer.scopedDiscard(
+        watch === undefined
+          ? Effect.asVoid(Migrations.run)
+          : Effect.andThen(Migrations.run, Effect.asVoid(watching(watch, answerTimeoutMs)))
+      ).pipe(Layer.provideMerge(sql))
     })
   )
 
@@ -73,13 +187,17 @@ export const layer = (target: Target) =>
 export const targetConfig = Config.all({
   url: Config.option(Config.string("DATABASE_URL")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
-  pool: Config.integer("DATABASE_POOL").pipe(Config.withDefault(10))
+  pool: Config.integer("DATABASE_POOL").pipe(Config.withDefault(10)),
+  answerTimeoutMs: Config.integer("DATABASE_ANSWER_TIMEOUT_MS").pipe(
+    Config.validate({ message: "must be 0 (never) or a number of milliseconds", validation: (n) => n >= 0 }),
+    Config.withDefault(defaultAnswerTimeoutMs)
+  )
 }).pipe(
   Config.map(
-    ({ url, dataDir, pool }): Target =>
+    ({ url, dataDir, pool, answerTimeoutMs }): Target =>
       Option.match(url, {
         onNone: () => ({ _tag: "Embedded", dataDir }),
-        onSome: (url) => ({ _tag: "Server", url, maxConnections: pool })
+        onSome: (url) => ({ _tag: "Server", url, maxConnections: pool, answerTimeoutMs })
       })
   )
 )

@@ -82,27 +82,44 @@ export const targets = async () => {
  * A TCP proxy on loopback to a PostgreSQL server, for outage tests: `up` listens (on the same port again after a
  * `down`) and answers its port; `down` cuts every connection and refuses new ones (a restart, a failover); `freeze`
  * passes nothing either way, the connections kept and new ones held (a partition: no error, no answer); `thaw` lets
- * everything go on.
+ * everything go on; `lose` makes the connections open now pass nothing for good, kept open and never cut, while new
+ * ones pass (a path gone without a word: a host failed over or powered off, a dropped NAT entry).
  */
 export const tcpProxy = (target: { readonly host: string; readonly port: number }) => {
   const sockets = new Set<Socket>()
+  const pairs = new Set<readonly [Socket, Socket]>()
+  const lost = new Set<Socket>()
   let server: Server | undefined
   let port = 0
   let frozen = false
+  // (stopped by unpiping, then pausing: pipe() resumes its source, and so does a drain, so a pause alone let new
+  // connections through a freeze)
+  const stop = ([client, upstream]: readonly [Socket, Socket]) => {
+    client.unpipe(upstream)
+    upstream.unpipe(client)
+    client.pause()
+    upstream.pause()
+  }
+  const pass = ([client, upstream]: readonly [Socket, Socket]) => {
+    client.pipe(upstream)
+    upstream.pipe(client)
+  }
   const serve = (client: Socket) => {
     const upstream = connect(target.port, target.host)
-    for (const s of [client, upstream]) {
+    const pair = [client, upstream] as const
+    pairs.add(pair)
+    for (const s of pair) {
       sockets.add(s)
-      if (frozen) s.pause()
       s.on("error", () => {})
       s.on("close", () => {
         sockets.delete(s)
+        pairs.delete(pair)
         client.destroy()
         upstream.destroy()
       })
     }
-    client.pipe(upstream)
-    upstream.pipe(client)
+    if (frozen) stop(pair)
+    else pass(pair)
   }
   const up = () =>
     new Promise<number>((resolve) => {
@@ -117,18 +134,30 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     // (close's callback waits for the open connections: they are cut first)
     const closed = new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
     server = undefined
-    for (const s of sockets) s.destroy()
+    for (const s of [...sockets, ...lost]) s.destroy()
+    lost.clear()
     return closed
   }
   const freeze = () => {
     frozen = true
-    for (const s of sockets) s.pause()
+    for (const pair of pairs) stop(pair)
   }
   const thaw = () => {
+    if (!frozen) return
     frozen = false
-    for (const s of sockets) s.resume()
+    for (const pair of pairs) pass(pair)
   }
-  return { up, down, freeze, thaw }
+  const lose = () => {
+    for (const pair of pairs) {
+      stop(pair)
+      for (const s of pair) {
+        sockets.delete(s)
+        lost.add(s)
+      }
+    }
+    pairs.clear()
+  }
+  return { up, down, freeze, thaw, lose }
 }
 
 /** `url` through a proxy listening on `port` (the same database, user and options). */

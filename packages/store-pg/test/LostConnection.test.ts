@@ -1,0 +1,110 @@
+// Issues 19 and 22 (a dropped connection): a connection whose path to PostgreSQL is gone without a word (no reset,
+// no error: a host failed over or powered off, a dropped NAT entry) is taken for lost once a statement on it has
+// waited DATABASE_ANSWER_TIMEOUT_MS for an answer: closed, the statement fails as the database not reached
+// (Failures.refusedWrite says so, so buffered writes keep their rows), and the next statements get new connections.
+// Before, such a statement waited for good (on loopback, where the peer's kernel still acknowledges) or about 15
+// minutes (the kernel's retransmissions). A TCP proxy between the store and PostgreSQL stops passing anything on the
+// connections open at that moment, for good, while new ones pass.
+import { SqlClient } from "@effect/sql"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import { Database, Failures } from "../src/index.js"
+import * as Testing from "../src/Testing.js"
+
+const serverOk = await Testing.serverAvailable()
+
+/** A store on a fresh schema reached through a proxy, its statements answered within `answerTimeoutMs`. */
+const throughProxy = (answerTimeoutMs: number) =>
+  Effect.gen(function* () {
+    const target = yield* Testing.freshServerSchema()
+    if (target._tag !== "Server") throw new Error("expected a server target")
+    const url = new URL(target.url)
+    const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+    yield* Effect.addFinalizer(() => Effect.promise(() => tcp.down()))
+    const port = yield* Effect.promise(() => tcp.up())
+    const context = yield* Layer.build(
+      Database.layer({ ...target, url: Testing.throughPort(target.url, port), maxConnections: 2, answerTimeoutMs })
+    )
+    return { sql: Effect.provide(SqlClient.SqlClient, context), tcp }
+  })
+
+/** How long `effect` took, and how it ended. */
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const t0 = Date.now()
+    const exit = yield* Effect.exit(effect)
+    return { ms: Date.now() - t0, exit }
+  })
+
+describe.skipIf(!serverOk)("a connection lost without a word", () => {
+  it.scopedLive(
+    "its statement fails within the answer timeout as the database not reached; the next ones get new connections",
+    () =>
+      Effect.gen(function* () {
+        const { sql: client, tcp } = yield* throughProxy(1_000)
+        const sql = yield* client
+        // both pooled connections opened and used (statements slower than a look at the clients, answered)
+        yield* Effect.all([sql`SELECT pg_sleep(0.3)`, sql`SELECT pg_sleep(0.3)`], { concurrency: 2 })
+        // a statement in flight when the path is lost: its answer never comes
+        const inFlight = yield* Effect.fork(timed(sql`SELECT pg_sleep(0.2), 1 AS x`))
+        yield* Effect.sleep("50 millis")
+        tcp.lose()
+        const lost = yield* Fiber.join(inFlight)
+        expect(Exit.isFailure(lost.exit)).toBe(true)
+        // closed between the timeout and the timeout plus one look (a quarter of it), never much later
+        expect(lost.ms).toBeGreaterThanOrEqual(950)
+        expect(lost.ms).toBeLessThan(2_500)
+        if (Exit.isFailure(lost.exit)) {
+          expect(Failures.refusedWrite(lost.exit.cause)).toBe(false)
+          const error = Cause.squash(lost.exit.cause) as { readonly cause?: { readonly message?: string } }
+          expect(error.cause?.message).toContain("no answer from the database in 1000 ms")
+        }
+        // the pool's other connection was lost too (idle then): a statement on it waits out the timeout once;
+        // then new connections answer at once
+        const after: Array<{ ok: boolean; ms: number }> = []
+        for (let i = 0; i < 6; i++) {
+          const r = yield* timed(sql<{ n: number }>`SELECT 1 AS n`)
+          after.push({ ok: Exit.isSuccess(r.exit), ms: r.ms })
+        }
+        expect(
+          after.every((r) => r.ms < 2_500),
+          JSON.stringify(after)
+        ).toBe(true)
+        expect(after.filter((r) => !r.ok).length, JSON.stringify(after)).toBeLessThanOrEqual(1)
+        expect(
+          after.slice(-3).every((r) => r.ok && r.ms < 500),
+          JSON.stringify(after)
+        ).toBe(true)
+      }),
+    30_000
+  )
+
+  it.scopedLive(
+    "statements that answer in time are never closed, however many",
+    () =>
+      Effect.gen(function* () {
+        const { sql: client } = yield* throughProxy(500)
+        const sql = yield* client
+        // 120 statements of up to 150 ms, two at a time: each under the timeout, many across a look at the clients
+        const exits = yield* Effect.forEach(
+          Array.from({ length: 120 }, (_, i) => i),
+          (i) => Effect.exit(sql`SELECT pg_sleep(${(i % 4) * 0.05})`),
+          { concurrency: 2 }
+        )
+        expect(exits.filter(Exit.isFailure).length).toBe(0)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "0 turns the watch off: a statement waits for its answer however long",
+    () =>
+      Effect.gen(function* () {
+        const { sql: client } = yield* throughProxy(0)
+        const sql = yield* client
+        const r = yield* timed(sql`SELECT pg_sleep(1.5)`)
+        expect(Exit.isSuccess(r.exit)).toBe(true)
+      }),
+    30_000
+  )
+})
