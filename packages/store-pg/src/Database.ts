@@ -40,12 +40,14 @@ const uninterruptibleStatements = (connection: SqlConnection.Connection): SqlCon
   executeStream: connection.executeStream
 })
 
-/** What the watch reads of a pooled node-postgres client (its statement waiting for an answer, its socket). */
+/**
+ * What the watch reads of a pooled node-postgres client: its statement waiting for an answer (`_activeQuery`, pg 8's
+ * field behind the deprecated `activeQuery` getter; LostConnection.test fails if it goes) and its socket.
+ */
 interface PgConnection {
   readonly _activeQuery?: object | null
   readonly connection?: { readonly stream?: { readonly destroy: (error: Error) => void } }
   readonly once: (event: "end", listener: () => void) => void
-  readonly on: (event: "error", listener: () => void) => void
 }
 
 /**
@@ -88,7 +90,7 @@ export const makeWatch = (answerTimeoutMs: number) => {
     }
     return closed
   }
-  return { track, check, size: () => clients.size }
+  return { track, check }
 }
 
 /**
