@@ -1,3 +1,4 @@
 import { config } from "@pdr/vitest-config"
 
-export default config()
+// the files mostly wait on PostgreSQL (each on its own schema): two run at once
+export default config({ maxWorkers: 2 })
