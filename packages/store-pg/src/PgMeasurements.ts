@@ -45,7 +45,15 @@ interface SeriesRow {
  * A point's instant as its ISO 8601 text in UTC to the millisecond (what Instants.iso writes for a Date), written by
  * PostgreSQL: both forms of a series read it so, and the newest point's too.
  */
-const instantOf = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+const instantPattern = `YYYY-MM-DD"T"HH24:MI:SS.MS"Z"`
+const instantOf = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', '${instantPattern}')`
+/**
+ * A point's JSON text up to its value, `{"measuredAt":"<instant>","value":`, written by one `to_char` whose pattern
+ * carries the literal parts (quoted in the pattern, a double quote as `\"`): about a fifth less of PostgreSQL's time
+ * per history statement than the instant's text joined to the literals with `||` (issue 22, d).
+ */
+const pointHead = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', '{"\\"measuredAt\\":\\""${instantPattern}"\\",\\"value\\":"')`
 
 type FreshAsk = Parameters<M.Measurements["Type"]["fresh"]>[0]
 
@@ -102,7 +110,7 @@ export const makeWith = (historyParts: number) =>
                  ${
                    full
                      ? sql`NULL::text`
-                     : sql`'[' || string_agg('{"measuredAt":"' || ${sql.literal(instantOf("q.measured_at"))} || '","value":' || q.value::text || ${storeMember}::text || '}', ',') || ']'`
+                     : sql`'[' || string_agg(${sql.literal(pointHead("q.measured_at"))} || q.value::text || ${`${storeMember}}`}::text, ',') || ']'`
                  } AS points,
                  ${full ? sql`json_agg(${sql.literal(instantOf("q.measured_at"))})` : sql`NULL::json`} AS t,
                  ${full ? sql`json_agg(q.value)` : sql`NULL::json`} AS v,
