@@ -243,8 +243,17 @@ describe.skipIf(!serverUp)("fuzzing the op endpoint", () => {
   }, 60_000)
   afterAll(() => close())
 
-  /** What the database holds for an account: balance, held, ledger rows, active holds. */
-  const money = async (accountId: string) => {
+  /**
+   * What the database holds for an account: balance, held, ledger rows, active holds (one statement at a time on the
+   * test's one client: pg 8 warns of a client given a query while it runs one, pg 9 refuses it).
+   */
+  let inTurn: Promise<unknown> = Promise.resolve()
+  const money = (accountId: string) => {
+    const next = inTurn.then(() => moneyNow(accountId))
+    inTurn = next.catch(() => undefined)
+    return next
+  }
+  const moneyNow = async (accountId: string) => {
     const r = await db.query(
       `SELECT a.balance::int AS balance, a.held::int AS held,
               (SELECT count(*)::int FROM ledger l WHERE l.account_id = a.id) AS ledger,
