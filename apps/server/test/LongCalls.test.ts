@@ -419,6 +419,60 @@ describe("call records when their write fails (a dropped connection)", () => {
     }
   }
 
+  it("large answers are recorded in statements of at most maxRecordBytesPerWrite bytes beyond their first record (issue 22)", async () => {
+    const { server, db, close } = await startWithDatabase()
+    try {
+      // each statement that writes records leaves its row count and answers' bytes (a statement trigger)
+      await db.query("CREATE TABLE record_writes (n int, bytes bigint)")
+      await db.query(`CREATE FUNCTION record_writes_f() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO record_writes SELECT count(*), sum(octet_length(answer)) FROM written;
+          RETURN NULL;
+        END $$`)
+      await db.query(`CREATE TRIGGER record_writes_t AFTER INSERT ON calls REFERENCING NEW TABLE AS written
+        FOR EACH STATEMENT EXECUTE FUNCTION record_writes_f()`)
+      // 10 subjects x 730 days: a history answer of about 400,000 characters
+      const subjects = Array.from({ length: 10 }, (_, i) => `ChIJrecords-${i}`)
+      await db.query(`INSERT INTO history_values (platform, entity, metric, measured_at, value, source)
+        SELECT 'maps', 'ChIJrecords-' || (g % 10), 'rating', now() - (g / 10) * interval '1 day' - interval '1 hour',
+               (g % 50) / 10.0, 'synthetic'
+        FROM generate_series(0, 7299) AS g`)
+      const a = await account(server, 1000, "large")
+      const history = { request: { op: "history", subjects, metric: "rating", days: 730 } }
+      const small = (i: number) => ({ ...places([`ChIJrecords-small-${i}`]), estimateOnly: true })
+      // 8 large and 40 small answers at once
+      const answers = await Promise.all([
+        ...Array.from({ length: 8 }, () => post(server, maps, history, a.key)),
+        ...Array.from({ length: 36 }, (_, i) => post(server, maps, small(i), a.key)),
+        // (answers not all ASCII: the record is the answer's UTF-8 as it was sent)
+        ...Array.from({ length: 4 }, (_, i) =>
+          post(server, "/api/v1/platforms/web_search", { request: { op: "search", query: `café ☕ 𝄞 ${i}` } }, a.key)
+        )
+      ])
+      await sleep(800)
+      for (const r of answers) {
+        assert.strictEqual(r.status, 200)
+        const again = await get(`${server.api}/api/v1/calls/${r.headers.get("call-id")}`, {
+          headers: { "x-api-key": a.key }
+        })
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.text, r.text)
+      }
+      assert.isAbove(answers[0]!.text.length, CallRunner.maxRecordBytesPerWrite / 2)
+      assert.include(answers.at(-1)!.text, "café ☕ 𝄞 3")
+      const writes = (await db.query("SELECT n, bytes::int AS bytes FROM record_writes")).rows
+      assert.strictEqual(
+        writes.reduce((n, w) => n + w.n, 0),
+        answers.length
+      )
+      for (const w of writes) if (w.n > 1) assert.isAtMost(w.bytes, CallRunner.maxRecordBytesPerWrite)
+      // the small answers still share statements
+      assert.isBelow(writes.length, answers.length)
+    } finally {
+      await close()
+    }
+  }, 60_000)
+
   it("a batch whose write fails is written with the next one; what fails twice is dropped, and calls go on", async () => {
     const { server, db, close } = await startWithDatabase()
     try {

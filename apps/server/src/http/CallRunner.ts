@@ -54,15 +54,28 @@ export const recordBatch = 64
 /** The records one statement writes at most (a backlog after an outage is written in several). */
 export const maxRecordsPerWrite = 1_000
 
-/** The characters of answers kept waiting for the database at most (records beyond are not kept, and counted). */
-export const maxUnwrittenChars = 32 * 1024 * 1024
+/**
+ * The bytes of answers one statement writes at most, beyond its first record (issue 22, d: fifteen records of a 394 KB
+ * history answer were one 6 MB statement, whose building (the driver's buffer growing by copies) held the event loop
+ * for about 40 ms; a batch of 64 stored calls' ~7 KB answers stays one statement).
+ */
+export const maxRecordBytesPerWrite = 512 * 1024
+
+/**
+ * The bytes of answers kept waiting for the database at most (records beyond are not kept, and counted); an answer
+ * kept as text counts its characters, here and in `maxRecordBytesPerWrite`.
+ */
+export const maxUnwrittenBytes = 32 * 1024 * 1024
 
 export const defaultLease: LeaseSettings = { leaseMs: 15_000, heartbeatMs: 5_000, claimEveryMs: 5_000 }
 
-/** A call's outcome: its status and its body's JSON text, as the synchronous answer would have it. */
+/**
+ * A call's outcome: its status and its body's JSON text, as the synchronous answer would have it; a large answer as
+ * its UTF-8 bytes (`okBody`), sent as they are and recorded as they are.
+ */
 export interface Outcome {
   readonly status: number
-  readonly text: string
+  readonly body: string | Buffer
   /** An idempotent replay (D16), with the original request id when the body has one. */
   readonly replayed: boolean
   readonly originalRequestId?: string | undefined
@@ -71,11 +84,40 @@ export interface Outcome {
 /** A 200 op answer's JSON text (one renderer for live and kept answers: domain `Answers`). */
 export const okText = Answers.text
 
+/** Text in parts as one UTF-8 buffer: each part measured and written in place, never joined into one string first. */
+export const utf8 = (parts: ReadonlyArray<string>): Buffer => {
+  let size = 0
+  for (const part of parts) size += Buffer.byteLength(part)
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (const part of parts) at += out.write(part, at)
+  return out
+}
+
+/**
+ * The answers from this many characters on are encoded to UTF-8 once, from their parts (issue 22, d: a 10-subject,
+ * 730-day history answer is about 400 KB; as one string it was flattened into a large-object string by each encoding,
+ * for its Content-Length, the response and the call's record: about 3 ms of the server's CPU per call); a smaller
+ * answer stays a string (a buffer per stored call cost about 10% more of the server's CPU than its encodings).
+ */
+export const bytesFrom = 64 * 1024
+
+/** A 200 op answer's body: its JSON text (`okText`), or, from `bytesFrom` characters on, that text's UTF-8. */
+export const okBody = (body: Parameters<typeof Answers.parts>[0]): string | Buffer => {
+  const parts = Answers.parts(body)
+  let length = 0
+  for (const part of parts) length += part.length
+  return length < bytesFrom ? parts.join("") : utf8(parts)
+}
+
+/** An outcome's body as text. */
+export const textOf = (o: Outcome): string => (typeof o.body === "string" ? o.body : o.body.toString())
+
 /**
  * The text of an answer as the idempotency run gives it: a settle's kept record (live, or replayed from the store) is
  * rendered as the live answer is; an answer kept as it was sent is that text.
  */
-const textOf = (kept: { readonly body: unknown; readonly keptBySettle?: boolean }): string => {
+const keptText = (kept: { readonly body: unknown; readonly keptBySettle?: boolean }): string => {
   if (typeof kept.body === "string") {
     const record = kept.keptBySettle === true ? Answers.keptOf(kept.body) : undefined
     return record === undefined ? kept.body : Answers.renderKept(record)
@@ -160,13 +202,13 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           Effect.flip(ApiErrors.fromDomain(e)),
           (f): Outcome => ({
             status: Failure.statusOf(f) ?? 500,
-            text: JSON.stringify({ error: (f as { error: Failure.Body["error"] }).error }),
+            body: JSON.stringify({ error: (f as { error: Failure.Body["error"] }).error }),
             replayed: false
           })
         )
       if (idempotencyKey === undefined)
         return answer.pipe(
-          Effect.map((a): Outcome => ({ status: 200, text: okText(a.body), replayed: false })),
+          Effect.map((a): Outcome => ({ status: 200, body: okBody(a.body), replayed: false })),
           Effect.catchAll(asError)
         )
       return idempotency
@@ -179,14 +221,14 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
                 : { status: 200, body: kept, keptBySettle: true as const }
             ),
             Effect.catchAll((e) =>
-              Effect.map(asError(e), (o) => ({ status: o.status, body: JSON.parse(o.text) as unknown }))
+              Effect.map(asError(e), (o) => ({ status: o.status, body: JSON.parse(textOf(o)) as unknown }))
             )
           )
         )
         .pipe(
           Effect.map((kept): Outcome => {
-            const text = textOf(kept)
-            if (!kept.replayed) return { status: kept.status, text, replayed: false }
+            const text = keptText(kept)
+            if (!kept.replayed) return { status: kept.status, body: text, replayed: false }
             // a replay is the original answer: its request id too (D16, D17)
             const body = JSON.parse(text) as {
               requestId?: unknown
@@ -195,7 +237,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
             const original = body.requestId ?? body.error?.requestId
             return {
               status: kept.status,
-              text,
+              body: text,
               replayed: true,
               originalRequestId: typeof original === "string" ? original : undefined
             }
@@ -209,11 +251,12 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     // for up to 250 ms outlived two young-generation collections, so every answer was copied into the old generation
     // and collected there)
     const pending: Array<CallStore.Finished> = []
-    // the characters of the answers waiting in `pending` (bounded while the database is not reached)
-    let pendingChars = 0
+    // the size of the answers waiting in `pending`, bytes (an answer kept as text: its characters; bounded while the
+    // database is not reached)
+    let pendingBytes = 0
     // a write that did not reach the database (a dropped connection, a database down or restarting: nothing refused)
     // keeps its records until they are written (the write is idempotent: a call recorded before a lost answer is not
-    // recorded twice), up to `maxUnwrittenChars` of answers, beyond which new records are not kept (counted in the
+    // recorded twice), up to `maxUnwrittenBytes` of answers, beyond which new records are not kept (counted in the
     // log); a batch the database refused is written again with the next write, and refused again, record by record:
     // only the records it refuses alone are dropped, said in the log (D102)
     const retried = new WeakSet<CallStore.Finished>()
@@ -221,11 +264,11 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     let notKept = 0
     const putBack = (batch: ReadonlyArray<CallStore.Finished>) => {
       pending.unshift(...batch)
-      for (const c of batch) pendingChars += c.answer.length
+      for (const c of batch) pendingBytes += c.answer.length
     }
     const wrote = Effect.suspend(() => {
       if (unreachable === 0) return Effect.void
-      const message = `calls recorded again after ${unreachable} writes that did not reach the database${notKept === 0 ? "" : `; ${notKept} records were not kept (over ${maxUnwrittenChars} characters of answers waiting)`}`
+      const message = `calls recorded again after ${unreachable} writes that did not reach the database${notKept === 0 ? "" : `; ${notKept} records were not kept (over ${maxUnwrittenBytes} bytes of answers waiting)`}`
       unreachable = 0
       notKept = 0
       return Effect.logWarning(message)
@@ -248,16 +291,26 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           { discard: true }
         )
       )
-    /** One write of up to `maxRecordsPerWrite` records; false when it did not reach the database. */
+    /**
+     * One write of the oldest records waiting, up to `maxRecordsPerWrite` of them and `maxRecordBytesPerWrite`
+     * bytes of answers (at least one record); how many it took, or 0 when it did not reach the database.
+     */
     const writeSome = Effect.suspend(() => {
-      const batch = pending.splice(0, Math.min(pending.length, maxRecordsPerWrite))
-      for (const c of batch) pendingChars -= c.answer.length
+      let n = 0
+      let bytes = 0
+      while (n < pending.length && n < maxRecordsPerWrite) {
+        bytes += pending[n]!.answer.length
+        if (n > 0 && bytes > maxRecordBytesPerWrite) break
+        n++
+      }
+      const batch = pending.splice(0, n)
+      for (const c of batch) pendingBytes -= c.answer.length
       return Effect.matchCauseEffect(store.record(batch), {
-        onSuccess: () => Effect.as(wrote, true),
+        onSuccess: () => Effect.as(wrote, batch.length),
         onFailure: (cause) => {
           if (Failures.refusedWrite(cause)) {
             // refused again (records of it were refused before): only what is refused alone is dropped
-            if (batch.some((c) => retried.has(c))) return Effect.as(oneByOne(batch, cause), true)
+            if (batch.some((c) => retried.has(c))) return Effect.as(oneByOne(batch, cause), batch.length)
             for (const c of batch) retried.add(c)
             putBack(batch)
             return Effect.as(
@@ -265,12 +318,12 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
                 `calls not recorded: ${batch.length} records refused, written again with the next write`,
                 cause
               ),
-              false
+              0
             )
           }
           putBack(batch)
           // an interruption (the process stopping) leaves them for the last flush
-          if (Cause.isInterruptedOnly(cause)) return Effect.succeed(false)
+          if (Cause.isInterruptedOnly(cause)) return Effect.succeed(0)
           unreachable++
           return Effect.as(
             unreachable === 1
@@ -279,19 +332,22 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
                   cause
                 )
               : Effect.void,
-            false
+            0
           )
         }
       })
     })
-    // what is waiting when it starts, in writes of up to `maxRecordsPerWrite`, until one does not reach the database;
-    // then what is left waiting, for /metrics
+    // what is waiting when it starts (records written meanwhile wait for the next), in writes of `writeSome`'s size,
+    // until one does not reach the database; then what is left waiting, for /metrics
     const flush = Effect.suspend(() => {
-      let writes = Math.ceil(pending.length / maxRecordsPerWrite)
+      let records = pending.length
       const loop: Effect.Effect<void> = Effect.suspend(() =>
-        writes-- <= 0 || pending.length === 0
+        records <= 0 || pending.length === 0
           ? Effect.void
-          : Effect.flatMap(writeSome, (ok) => (ok ? loop : Effect.void))
+          : Effect.flatMap(writeSome, (written) => {
+              records -= written
+              return written === 0 ? Effect.void : loop
+            })
       )
       return Effect.zipRight(
         loop,
@@ -316,18 +372,18 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     ) =>
       // the clock read in the same step as the push (issue 22: `DateTime.now` and a `map` are four steps)
       Effect.clockWith((clock) => {
-        if (pendingChars > maxUnwrittenChars) {
+        if (pendingBytes > maxUnwrittenBytes) {
           // the database has not been reached for long: the oldest records waiting are kept, this one is not
           notKept++
           Metrics.unsafeIncrement(Metrics.metrics.recordsDropped)
           return notKept === 1
             ? Effect.logError(
-                `calls not recorded: over ${maxUnwrittenChars} characters of answers waiting for the database; new records are not kept until it answers`
+                `calls not recorded: over ${maxUnwrittenBytes} bytes of answers waiting for the database; new records are not kept until it answers`
               )
             : Effect.void
         }
         const at = new Date(clock.unsafeCurrentTimeMillis())
-        pendingChars += o.text.length
+        pendingBytes += o.body.length
         pending.push({
           id,
           accountId: caller.accountId,
@@ -336,7 +392,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           op: opOf(platform, payload),
           requestId,
           httpStatus: o.status,
-          answer: o.text,
+          answer: o.body,
           createdAt: at,
           finishedAt: at,
           expiresAt: new Date(at.getTime() + Duration.toMillis(LongCalls.retention))
@@ -452,7 +508,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
           owner,
           status: made.control.isCancelled() ? "cancelled" : "done",
           httpStatus: o.status,
-          answer: o.text,
+          answer: o.body,
           unitsDone: made.progress.unitsDone,
           now,
           expiresAt: new Date(now.getTime() + Duration.toMillis(LongCalls.retention))

@@ -30,14 +30,17 @@ const versions = { contextVersion: Api.contextVersion, engineVersion }
 /** The response of an outcome: a 200 as its text, an error as its D5 failure (rendered like any other). */
 const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
   Effect.suspend(() => {
-    // the answer's text as it is: node writes it after the headers in one write (`text` would encode it to a new
-    // Uint8Array in JavaScript first, ~7 KB of heap per stored call; issue 22)
+    // the answer as it is (text or UTF-8): node writes it after the headers (`text` would encode a text answer to a
+    // new Uint8Array in JavaScript first, ~7 KB of heap per stored call; issue 22)
     if (o.status === 200)
       return Effect.as(
         RequestId.addHeaders(headers),
-        HttpServerResponse.raw(o.text, { contentType: "application/json", contentLength: Buffer.byteLength(o.text) })
+        HttpServerResponse.raw(o.body, {
+          contentType: "application/json",
+          contentLength: typeof o.body === "string" ? Buffer.byteLength(o.body) : o.body.length
+        })
       )
-    const body = JSON.parse(o.text) as Failure.Body
+    const body = JSON.parse(CallRunner.textOf(o)) as Failure.Body
     const failure = Failure.fromBody(body)
     return Effect.zipRight(
       RequestId.addHeaders(headers),
@@ -88,7 +91,7 @@ const platformCall = Effect.gen(function* () {
   ) => {
     const callId = `call_${RequestId.make().slice(4)}`
     return Effect.flatMap(runner.outcome(caller, platform, payload, key, { requestId: state.id, callId }), (o) => {
-      const replayedId = o.replayed ? (callIdOf(o.text) ?? callId) : callId
+      const replayedId = o.replayed ? (callIdOf(o.body) ?? callId) : callId
       const answer = respond(o, {
         "call-id": replayedId,
         ...(o.replayed
@@ -125,7 +128,7 @@ const platformCall = Effect.gen(function* () {
       if (Option.isSome(done)) {
         const o = done.value
         return yield* respond(o, {
-          "call-id": o.replayed ? (callIdOf(o.text) ?? started.id) : started.id,
+          "call-id": o.replayed ? (callIdOf(o.body) ?? started.id) : started.id,
           ...(o.replayed ? { "idempotent-replayed": "true" } : {})
         })
       }
@@ -170,9 +173,13 @@ const platformCall = Effect.gen(function* () {
   }
 })
 
-/** The call id a kept answer carries (an idempotent replay is the original call). */
-const callIdOf = (text: string): string | undefined => {
-  const m = /"callId":"(call_[0-9a-f]+)"/.exec(text)
+/** The call id a kept answer carries (an idempotent replay is the original call): its first `"callId":"call_..."`. */
+const callIdOf = (body: string | Buffer): string | undefined => {
+  const at = body.indexOf('"callId":"call_')
+  if (at < 0) return undefined
+  const m = /^"callId":"(call_[0-9a-f]+)"/.exec(
+    typeof body === "string" ? body.slice(at, at + 64) : body.toString("latin1", at, at + 64)
+  )
   return m?.[1]
 }
 

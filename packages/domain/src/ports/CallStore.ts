@@ -51,7 +51,8 @@ export interface Finished {
   readonly op: string | null
   readonly requestId: string
   readonly httpStatus: number
-  readonly answer: string
+  /** The answer's JSON text, or that text as UTF-8 (what the server sent, recorded as it is). */
+  readonly answer: string | Uint8Array
   readonly createdAt: Date
   readonly finishedAt: Date
   readonly expiresAt: Date
@@ -96,7 +97,8 @@ export class CallStore extends Context.Tag("@pdr/domain/CallStore")<
       readonly owner: string
       readonly status: Exclude<CallStatus, "running">
       readonly httpStatus: number
-      readonly answer: string
+      /** Its JSON text, or that text as UTF-8. */
+      readonly answer: string | Uint8Array
       readonly unitsDone: number
       readonly now: Date
       readonly expiresAt: Date

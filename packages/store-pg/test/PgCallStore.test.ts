@@ -1,0 +1,61 @@
+// A call's record keeps its answer as it was sent (issue 21): given as its JSON text or as that text's UTF-8 (the
+// server sends a large answer as bytes and records those bytes, issue 22), it reads back as the same text.
+
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
+import { CallStore } from "@pdr/domain"
+import { Effect, Layer, Option } from "effect"
+import { Database, PgCallStore } from "../src/index.js"
+import * as Testing from "../src/Testing.js"
+
+const targets = await Testing.targets()
+
+for (const t of targets) {
+  describe.skipIf(!t.enabled)(`CallStore on ${t.name}`, () => {
+    it.live(
+      "a record's answer given as text or as UTF-8 reads back as the same text, ASCII or not, small or large",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const store = yield* CallStore.CallStore
+          const run = `c${Date.now().toString(36)}`
+          yield* sql`INSERT INTO accounts (id, name) VALUES (${run}, 'calls')`
+          const now = new Date()
+          const answers = [
+            '{"data":[],"requestId":"req_1"}',
+            JSON.stringify({ data: [{ title: 'café ☕ 𝄞 \u0000 \\ "' }] }),
+            JSON.stringify({ data: Array.from({ length: 3000 }, (_, i) => ({ i, title: `é${i}` })) })
+          ]
+          const given = answers.flatMap((text, i) => [
+            { id: `${run}-text-${i}`, answer: text, text },
+            { id: `${run}-utf8-${i}`, answer: Buffer.from(text), text }
+          ])
+          yield* store.record(
+            given.map((g) => ({
+              id: g.id,
+              accountId: run,
+              keyId: "key",
+              platform: "maps",
+              op: "places",
+              requestId: "req_1",
+              httpStatus: 200,
+              answer: g.answer,
+              createdAt: now,
+              finishedAt: now,
+              expiresAt: new Date(now.getTime() + 60_000)
+            }))
+          )
+          for (const g of given) {
+            const found = yield* store.find({ accountId: run, id: g.id, now })
+            assert.isTrue(Option.isSome(found), g.id)
+            assert.strictEqual(Option.getOrThrow(found).answer, g.text, g.id)
+          }
+        }).pipe(
+          Effect.provide(
+            PgCallStore.layer.pipe(Layer.provideMerge(Layer.unwrapScoped(Effect.map(t.target, Database.layer))))
+          )
+        ),
+      { timeout: 60_000 }
+    )
+  })
+}
