@@ -29,6 +29,20 @@ const upstream = (latencyMs: number) =>
   )
 
 const places = (subjects: ReadonlyArray<string>) => ({ request: { op: "places", subjects } })
+
+/** Every answer a 200, and its call collected by its id as exactly the text that was answered. */
+const collectedAsAnswered = async (
+  server: Running,
+  key: string,
+  answers: ReadonlyArray<{ readonly status: number; readonly text: string; readonly headers: Headers }>
+) => {
+  for (const r of answers) {
+    assert.strictEqual(r.status, 200)
+    const again = await get(`${server.api}/api/v1/calls/${r.headers.get("call-id")}`, { headers: { "x-api-key": key } })
+    assert.strictEqual(again.status, 200)
+    assert.strictEqual(again.text, r.text)
+  }
+}
 const maps = "/api/v1/platforms/maps"
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -181,14 +195,7 @@ for (const t of targets) {
         )
       )
       await sleep(600)
-      for (const r of answers) {
-        assert.strictEqual(r.status, 200)
-        const again = await get(`${server.api}/api/v1/calls/${r.headers.get("call-id")}`, {
-          headers: { "x-api-key": a.key }
-        })
-        assert.strictEqual(again.status, 200)
-        assert.strictEqual(again.text, r.text)
-      }
+      await collectedAsAnswered(server, a.key, answers)
     })
 
     it("another account's call id answers exactly as an unknown one: 404", async () => {
@@ -450,14 +457,7 @@ describe("call records when their write fails (a dropped connection)", () => {
         )
       ])
       await sleep(800)
-      for (const r of answers) {
-        assert.strictEqual(r.status, 200)
-        const again = await get(`${server.api}/api/v1/calls/${r.headers.get("call-id")}`, {
-          headers: { "x-api-key": a.key }
-        })
-        assert.strictEqual(again.status, 200)
-        assert.strictEqual(again.text, r.text)
-      }
+      await collectedAsAnswered(server, a.key, answers)
       assert.isAbove(answers[0]!.text.length, CallRunner.maxRecordBytesPerWrite / 2)
       assert.include(answers.at(-1)!.text, "café ☕ 𝄞 3")
       const writes = (await db.query("SELECT n, bytes::int AS bytes FROM record_writes")).rows
