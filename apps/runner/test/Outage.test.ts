@@ -94,11 +94,15 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     const w = await F.world(16)
     worlds.push(w)
     const p = await behindProxy(w)
-    // a daily schedule whose time comes in 6 s (UTC)
-    const at = new Date(Date.now() + 6_000)
+    // a daily schedule whose time comes in 10 s (UTC): the runner must have started (reached the database) before the
+    // outage begins, and a loaded machine takes a few seconds to start it (with 6 s, one run under three test suites at
+    // once began the outage before the runner had connected, and it exited as started without a database)
+    const at = new Date(Date.now() + 10_000)
     const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`
     const r = F.spawnRunner([], w.env({ DATABASE_URL: p.through, REFRESH_CRON: cron }))
     try {
+      while (!r.output().includes("refresh runner started") && Date.now() < at.getTime() - 1_500) await sleep(50)
+      expect(r.output(), "the runner started before the outage").toContain("refresh runner started")
       await sleep(Math.max(0, at.getTime() - Date.now() - 1_500))
       // out of reach from 1.5 s before the scheduled second to 5 s after it
       await p.down(6_500)
