@@ -468,6 +468,20 @@ describe("call records when their write fails (a dropped connection)", () => {
       for (const w of writes) if (w.n > 1) assert.isAtMost(w.bytes, CallRunner.maxRecordBytesPerWrite)
       // the small answers still share statements
       assert.isBelow(writes.length, answers.length)
+      // a long call's large answer (its end records the bytes it answers; a history is done within the request's
+      // wait, so it is answered 200 at once or, on a slow machine, 202 and collected): the synchronous answer, and
+      // collected as the same text
+      const long = await post(server, maps, history, a.key, { prefer: "respond-async" })
+      const id = long.headers.get("call-id")!
+      const done = long.status === 202 ? await collect(server, a.key, id) : long
+      assert.strictEqual(done.status, 200)
+      assert.isAbove(done.text.length, CallRunner.bytesFrom)
+      // (the ids, and the balance: the web_search calls above were billed)
+      const ids = (text: string) =>
+        text.replace(/"(requestId|callId)":"[a-z]+_[0-9a-f]+"/g, "").replace(/"creditsRemaining":\d+/, "")
+      assert.strictEqual(ids(done.text), ids(answers[0]!.text))
+      const again = await get(`${server.api}/api/v1/calls/${id}`, { headers: { "x-api-key": a.key } })
+      assert.strictEqual(again.text, done.text)
     } finally {
       await close()
     }
