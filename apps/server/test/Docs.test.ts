@@ -28,73 +28,66 @@ describe.skipIf(!ready)("/docs in a browser", () => {
   })
 
   // a long walk through every platform's section on a shared machine: a time limit for the whole flow
-  it(
-    "renders every platform's operation with its op examples, offline, and Try it out answers a quote",
-    {
-      timeout: 120_000
-    },
-    async () => {
-      const a = await account(server, 100, "docs")
-      const context = await browser.newContext()
-      context.setDefaultTimeout(15_000)
-      const elsewhere: Array<string> = []
-      const origin = new URL(server.api).origin
-      await context.route("**/*", (route) => {
-        const url = route.request().url()
-        if (url.startsWith(origin) || url.startsWith("data:")) return route.continue()
-        elsewhere.push(url)
-        return route.abort()
-      })
-      const page = await context.newPage()
-      const errors: Array<string> = []
-      page.on("pageerror", (e) => errors.push(e.message))
-      await page.goto(`${server.api}/docs`)
-      const operations = page.locator(".opblock")
-      await operations.first().waitFor()
-      const expected = Catalogue.platforms.length + 2
-      await operations.nth(expected - 1).waitFor()
-      const paths = await page.locator(".opblock-summary-path").allInnerTexts()
-      for (const p of Catalogue.platforms)
-        assert.include(
-          paths.map((t) => t.replace(/\u200b/g, "")),
-          `/api/v1/platforms/${p.id}`
-        )
+  it("renders every platform's operation with its op examples, offline, and Try it out answers a quote", async () => {
+    const a = await account(server, 100, "docs")
+    const context = await browser.newContext()
+    context.setDefaultTimeout(15_000)
+    const elsewhere: Array<string> = []
+    const origin = new URL(server.api).origin
+    await context.route("**/*", (route) => {
+      const url = route.request().url()
+      if (url.startsWith(origin) || url.startsWith("data:")) return route.continue()
+      elsewhere.push(url)
+      return route.abort()
+    })
+    const page = await context.newPage()
+    const errors: Array<string> = []
+    page.on("pageerror", (e) => errors.push(e.message))
+    await page.goto(`${server.api}/docs`)
+    const operations = page.locator(".opblock")
+    await operations.first().waitFor()
+    const expected = Catalogue.platforms.length + 2
+    await operations.nth(expected - 1).waitFor()
+    const paths = await page.locator(".opblock-summary-path").allInnerTexts()
+    for (const p of Catalogue.platforms)
+      assert.include(
+        paths.map((t) => t.replace(/\u200b/g, "")),
+        `/api/v1/platforms/${p.id}`
+      )
 
-      // the maps operation: its examples are its ops, and Try it out sends the chosen one
-      const maps = page.locator(".opblock", { has: page.locator('[data-path="/api/v1/platforms/maps"]') })
-      await maps.locator(".opblock-summary").click()
-      const select = maps.locator(".examples-select select").first()
-      await select.waitFor()
-      const options = await select.locator("option").allInnerTexts()
-      const ops = Catalogue.findPlatform("maps")!
-        .ops.filter((o) => o.available)
-        .map((o) => o.name)
-      for (const op of ops)
-        assert.isTrue(
-          options.some((o) => o.startsWith(`${op}:`) || o === op),
-          `example ${op}`
-        )
+    // the maps operation: its examples are its ops, and Try it out sends the chosen one
+    const maps = page.locator(".opblock", { has: page.locator('[data-path="/api/v1/platforms/maps"]') })
+    await maps.locator(".opblock-summary").click()
+    const select = maps.locator(".examples-select select").first()
+    await select.waitFor()
+    const options = await select.locator("option").allInnerTexts()
+    const ops = Catalogue.findPlatform("maps")!
+      .ops.filter((o) => o.available)
+      .map((o) => o.name)
+    for (const op of ops)
+      assert.isTrue(
+        options.some((o) => o.startsWith(`${op}:`) || o === op),
+        `example ${op}`
+      )
 
-      await page.locator(".btn.authorize").first().click()
-      const dialog = page.locator(".dialog-ux")
-      await dialog.locator("input").first().fill(a.key)
-      await dialog.locator(".btn.modal-btn.auth.authorize").first().click()
-      await dialog.locator(".btn-done").first().click()
-      await maps.locator(".try-out__btn").click()
-      const body = maps.locator("textarea.body-param__text")
-      const example = JSON.parse(await body.inputValue()) as { request: Record<string, unknown> }
-      await body.fill(JSON.stringify({ ...example, estimateOnly: true }))
-      await maps.locator(".execute").click()
-      const status = maps.locator(".live-responses-table tbody .response-col_status").first()
-      await status.waitFor()
-      assert.strictEqual((await status.innerText()).trim(), "200")
-      const answer = await maps.locator(".live-responses-table tbody .response-col_description pre").first().innerText()
-      assert.match(answer, /"estimate"/, "the quote came back")
+    await page.locator(".btn.authorize").first().click()
+    const dialog = page.locator(".dialog-ux")
+    await dialog.locator("input").first().fill(a.key)
+    await dialog.locator(".btn.modal-btn.auth.authorize").first().click()
+    await dialog.locator(".btn-done").first().click()
+    await maps.locator(".try-out__btn").click()
+    const body = maps.locator("textarea.body-param__text")
+    const example = JSON.parse(await body.inputValue()) as { request: Record<string, unknown> }
+    await body.fill(JSON.stringify({ ...example, estimateOnly: true }))
+    await maps.locator(".execute").click()
+    const status = maps.locator(".live-responses-table tbody .response-col_status").first()
+    await status.waitFor()
+    assert.strictEqual((await status.innerText()).trim(), "200")
+    const answer = await maps.locator(".live-responses-table tbody .response-col_description pre").first().innerText()
+    assert.match(answer, /"estimate"/, "the quote came back")
 
-      assert.deepStrictEqual(elsewhere, [], "no request left our server")
-      assert.deepStrictEqual(errors, [], "no script error")
-      await context.close()
-    },
-    60_000
-  )
+    assert.deepStrictEqual(elsewhere, [], "no request left our server")
+    assert.deepStrictEqual(errors, [], "no script error")
+    await context.close()
+  }, 120_000)
 })
