@@ -155,6 +155,55 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
     60_000
   )
 
+  it("D16: a call with an Idempotency-Key answered 5xx in an outage runs again on its retry once the database is back (not 409 until HOLD_TTL_MS)", async () => {
+    // the call claims its key, then the database goes out of reach while its upstream answers (1.5 s): it answers 5xx,
+    // and the claim cannot be dropped then; it is dropped once the database answers again, so the retry the 5xx asks
+    // for runs the call (before: 409 idempotency_in_flight until the claim went stale, HOLD_TTL_MS, 5 minutes)
+    const { server, db, tcp, close } = await behindProxy({ latency: Duration.millis(1_500) })
+    try {
+      const { key, accountId } = await H.account(server, 1_000)
+      const send = () =>
+        fetch(`${server.api}/api/v1/platforms/short_video`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-api-key": key, "idempotency-key": "outage-retry-1" },
+          body: JSON.stringify({ request: { op: "profiles", subjects: ["outage.retried"] } })
+        }).then(async (r) => ({ status: r.status, body: JSON.parse(await r.text()) }))
+      const first = send()
+      await sleep(500)
+      const [claim] = (await db.query("SELECT state FROM idempotency WHERE key = 'outage-retry-1'")).rows
+      expect(claim?.state).toBe("in_flight")
+      await tcp.down()
+      const failed = await first
+      expect(failed.status, JSON.stringify(failed.body)).toBeGreaterThanOrEqual(500)
+      await sleep(1_000)
+      await tcp.up()
+      const t0 = Date.now()
+      const retries: Array<number> = []
+      let again = await send()
+      retries.push(again.status)
+      while ((again.status === 409 || again.status >= 500) && Date.now() - t0 < 15_000) {
+        await sleep(250)
+        again = await send()
+        retries.push(again.status)
+      }
+      expect(again.status, `${retries.join(",")} ${JSON.stringify(again.body)}`).toBe(200)
+      // the answer is kept: the same key again is its replay, charged once
+      const replay = await send()
+      expect(replay.status).toBe(200)
+      expect(replay.body.callId).toBe(again.body.callId)
+      const [ledger] = (
+        await db.query(
+          "SELECT count(*)::int AS n, coalesce(-sum(credits), 0)::int AS captured FROM ledger WHERE account_id = $1 AND kind = 'capture'",
+          [accountId]
+        )
+      ).rows
+      expect(ledger).toEqual({ n: 1, captured: again.body.cost.creditsCharged })
+      expect(await H.balance(server, key)).toBe(1_000 - again.body.cost.creditsCharged)
+    } finally {
+      await close()
+    }
+  }, 40_000)
+
   it("a record the database refuses is dropped alone: the other records written with it are kept", async () => {
     const { server, db, close } = await H.startWithDatabase()
     try {

@@ -10,6 +10,7 @@ import { Clock, Context, Effect, Exit, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import { assemble, type CoverageItem, estimated } from "./Coverage.js"
+import { Ends } from "./Ends.js"
 import { asMeasurement, type FetchResult, fetcherOf } from "./Fetch.js"
 import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
@@ -51,6 +52,7 @@ const withCap = (estimate: { readonly credits: number }, maxCredits: number | un
 
 /** Op calls as a service over the Ledger, Measurements and Upstream ports. */
 export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
+  dependencies: [Ends.Default],
   effect: Effect.gen(function* () {
     const ledger = yield* Ledger
     const measurements = yield* Measurements
@@ -88,7 +90,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         })
       )
 
-    const holds = holdsOf(ledger, crypto, yield* KeySpend)
+    const holds = holdsOf(ledger, crypto, yield* Ends, yield* KeySpend)
 
     /**
      * The answer of a call with nothing to fetch and nothing to pay (every unit served from the store, D2): what

@@ -6,6 +6,7 @@
  */
 import { Clock, Context, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
+import { Ends } from "./Ends.js"
 import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
@@ -56,9 +57,13 @@ const keyPattern = /^[\x21-\x7e]{1,255}$/
 
 /** Idempotent execution over the IdempotencyStore port. */
 export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idempotency", {
+  dependencies: [Ends.Default],
   effect: Effect.gen(function* () {
     const store = yield* IdempotencyStore
     const crypto = yield* Crypto
+    // a claim's end that did not reach the store is tried again until its stale bound (Ends): a retry with the same
+    // key after a 5xx runs again once the database answers, and a kept answer is replayed once it is written
+    const ends = yield* Ends
 
     /** The answer kept for a retry with the same key and body, or replayed to it (issue 22: a chain, not a generator). */
     const run = <E, R>(
@@ -106,8 +111,12 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                       Exit.isSuccess(exit) && exit.value.status < 500
                         ? exit.value.keptBySettle === true
                           ? Effect.void
-                          : store.complete({ ...claim, status: exit.value.status, body: exit.value.body })
-                        : store.abandon(claim)
+                          : ends.end(
+                              "the answer kept for an idempotency key",
+                              store.complete({ ...claim, status: exit.value.status, body: exit.value.body }),
+                              settings.holdTtl
+                            )
+                        : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
                     ),
                     Effect.map((kept) => ({ ...kept, replayed: false }))
                   )

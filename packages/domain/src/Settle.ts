@@ -9,6 +9,7 @@ import { InsufficientCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
+import type { Ends } from "./Ends.js"
 import * as Ids from "./Ids.js"
 import * as KeyLimits from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
@@ -60,6 +61,7 @@ export const reason = (p: Plan) => `${p.op.platform} ${p.op.name}`
 export const holdsOf = (
   ledger: Context.Tag.Service<Ledger>,
   crypto: Context.Tag.Service<Crypto>,
+  ends: Ends,
   spend?: Context.Tag.Service<KeySpend>
 ) => {
   // issue 24: a key's monthly credit limit, checked with its hold (only a key that has one asks the KeySpend port)
@@ -116,16 +118,13 @@ export const holdsOf = (
       // issue 21: a long call records its hold (`placeHold`), so a process that takes it over can release it at once
       placeHold(caller, p),
       use,
+      // a release that did not reach the store is tried again until the hold's expiry (Ends), then swept
       (holdId, exit) =>
         holdId === null || Exit.isSuccess(exit)
           ? Effect.void
-          : ledger
-              .release(holdId)
-              .pipe(
-                Effect.catchAllCause((cause) =>
-                  Effect.logError("the hold of a failed call was not released; the expiry sweep will", cause)
-                )
-              )
+          : Effect.flatMap(CallSettings, (settings) =>
+              ends.end("the release of a failed call's hold", ledger.release(holdId), settings.holdTtl)
+            )
     )
   // ---- end issue 14 ----
 

@@ -2,7 +2,7 @@
 // from the clock and the call's settings; a kept answer (< 500) is completed, unless the settle kept it; a 5xx, a
 // failure or a defect abandons the claim; what the store finds (replay, mismatch, in flight) is answered as it is.
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Layer, TestClock } from "effect"
+import { Clock, Duration, Effect, Exit, Layer, TestClock } from "effect"
 import { CallSettings } from "../src/CallSettings.js"
 import { Idempotency, IdempotencyStore } from "../src/index.js"
 import { crypto } from "./fakes.js"
@@ -98,6 +98,91 @@ describe("Idempotency.run", () => {
         const g = yield* run({ _tag: "InFlight" }, Effect.die("not run"))
         assert.isTrue(Exit.isFailure(g.exit) && JSON.stringify(g.exit.cause).includes("IdempotencyInFlight"))
         assert.deepStrictEqual([e.seen, f.seen, g.seen], [["begin"], ["begin"], ["begin"]])
+      })
+  )
+
+  it.effect(
+    "an end the store did not get changes no answer and is tried again until it is written, within the stale bound",
+    () =>
+      Effect.gen(function* () {
+        // a store that loses its connection: `complete` and `abandon` die (as the adapters' orDie does) `lost` times
+        const flaky = (lost: number) => {
+          const attempts: Array<string> = []
+          let left = lost
+          const layer = Idempotency.Idempotency.Default.pipe(
+            Layer.provide(
+              Layer.succeed(IdempotencyStore.IdempotencyStore, {
+                begin: () => Effect.succeed({ _tag: "Started" } as const),
+                complete: (c) =>
+                  Effect.flatMap(Clock.currentTimeMillis, (t) => {
+                    attempts.push(`complete ${c.status} at ${t}`)
+                    return left-- > 0 ? Effect.die(new Error("Connection terminated unexpectedly")) : Effect.void
+                  }),
+                abandon: () =>
+                  Effect.flatMap(Clock.currentTimeMillis, (t) => {
+                    attempts.push(`abandon at ${t}`)
+                    return left-- > 0 ? Effect.die(new Error("Connection terminated unexpectedly")) : Effect.void
+                  }),
+                renew: () => Effect.succeed(true),
+                purgeExpired: () => Effect.succeed(0)
+              })
+            ),
+            Layer.provide(crypto)
+          )
+          return { attempts, layer }
+        }
+        const run = (answer: Effect.Effect<Idempotency.Kept, string>) =>
+          Effect.exit(Effect.flatMap(Idempotency.Idempotency, (i) => i.run(input, answer)))
+
+        // a 5xx: answered as it is at once, the claim dropped on the third try (100 ms, then 200 ms later)
+        const a = flaky(2)
+        yield* Effect.gen(function* () {
+          const exit = yield* run(Effect.succeed({ status: 500, body: "lost" }))
+          assert.deepStrictEqual(exit, Exit.succeed({ status: 500, body: "lost", replayed: false }))
+          assert.deepStrictEqual(a.attempts, ["abandon at 0"])
+          yield* TestClock.adjust(Duration.millis(100))
+          yield* TestClock.adjust(Duration.millis(200))
+          yield* TestClock.adjust(Duration.seconds(60))
+          assert.deepStrictEqual(a.attempts, ["abandon at 0", "abandon at 100", "abandon at 300"])
+        }).pipe(Effect.provide(a.layer))
+
+        // a 4xx failure: the failure itself, not a defect; a kept answer: answered, then written on the second try
+        const b = flaky(2)
+        yield* Effect.gen(function* () {
+          yield* TestClock.setTime(0)
+          const failed = yield* run(Effect.fail("insufficient"))
+          assert.deepStrictEqual(failed, Exit.fail("insufficient"))
+          const kept = yield* run(Effect.succeed({ status: 201, body: "kept" }))
+          assert.deepStrictEqual(kept, Exit.succeed({ status: 201, body: "kept", replayed: false }))
+          yield* TestClock.adjust(Duration.millis(100))
+          assert.deepStrictEqual(b.attempts.sort(), [
+            "abandon at 0",
+            "abandon at 100",
+            "complete 201 at 0",
+            "complete 201 at 100"
+          ])
+        }).pipe(Effect.provide(b.layer))
+
+        // a store never reached: tried at least every 5 s, and not once the stale bound (here 30 s) has passed: the
+        // last try is the one decided before it, at most one spacing later
+        const c = flaky(1_000)
+        const settings = { ...CallSettings.defaultValue(), holdTtl: Duration.seconds(30) }
+        yield* Effect.gen(function* () {
+          yield* TestClock.setTime(0)
+          yield* run(Effect.succeed({ status: 502, body: "down" }))
+          for (let s = 0; s < 120; s++) yield* TestClock.adjust(Duration.seconds(1))
+          const at = c.attempts.map((x) => Number(x.split(" at ")[1]))
+          assert.deepStrictEqual(at.slice(0, 6), [0, 100, 300, 700, 1_500, 3_100])
+          assert.isTrue(
+            at.every((t, i) => i === 0 || t - at[i - 1]! <= 5_000),
+            at.join(" ")
+          )
+          assert.isAtLeast(at.at(-1)!, 30_000)
+          assert.isAtMost(at.at(-1)!, 30_000 + 100 + 5_000)
+          const tries = c.attempts.length
+          for (let s = 0; s < 60; s++) yield* TestClock.adjust(Duration.seconds(1))
+          assert.strictEqual(c.attempts.length, tries, "no try after the stale bound")
+        }).pipe(Effect.provide(c.layer), Effect.provideService(CallSettings, settings))
       })
   )
 })

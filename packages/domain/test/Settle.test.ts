@@ -1,7 +1,8 @@
 // D1, D8, D10, D16: the delivered price, the settle's records and the answer kept with an idempotent settle.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Option } from "effect"
+import { Clock, Duration, Effect, Exit, Option, TestClock } from "effect"
 import * as Answers from "../src/Answers.js"
+import * as Ends from "../src/Ends.js"
 import type { Fetched } from "../src/Plan.js"
 import * as Pricing from "../src/Pricing.js"
 import { Crypto } from "../src/ports/Crypto.js"
@@ -73,7 +74,7 @@ describe("Settle", () => {
       const store = memoryStore()
       yield* store.ledger.createAccount({ id: "acct_1", name: "a" })
       yield* store.ledger.grant({ accountId: "acct_1", credits: 100, reason: "test" })
-      const holds = Settle.holdsOf(store.ledger, yield* Crypto)
+      const holds = Settle.holdsOf(store.ledger, yield* Crypto, yield* Ends.Ends)
       const spendable = Effect.map(store.ledger.findAccount("acct_1"), (a) => Option.getOrThrow(a).spendable)
       const quoted = { ...planOf(opOf("maps", "places")), quote: 10 }
       const failed = yield* Effect.exit(holds.holding(caller, quoted, () => Effect.fail("boom")))
@@ -90,6 +91,41 @@ describe("Settle", () => {
       const refused = yield* Effect.flip(holds.holding(caller, { ...quoted, quote: 1000 }, () => Effect.void))
       assert.strictEqual(refused._tag, "InsufficientCredits")
       assert.strictEqual(yield* spendable, 90)
-    }).pipe(Effect.provide(crypto))
+    }).pipe(Effect.provide(crypto), Effect.provide(Ends.Ends.Default))
+  )
+
+  it.effect(
+    "D8: a release the store did not get is tried again in the background; the failure is answered as it is",
+    () =>
+      Effect.gen(function* () {
+        const store = memoryStore()
+        yield* store.ledger.createAccount({ id: "acct_1", name: "a" })
+        yield* store.ledger.grant({ accountId: "acct_1", credits: 100, reason: "test" })
+        // the database lost twice at the release (an adapter's orDie), then back
+        let lost = 2
+        const tries: Array<number> = []
+        const ledger = {
+          ...store.ledger,
+          release: (holdId: string) =>
+            Effect.flatMap(Clock.currentTimeMillis, (t) => {
+              tries.push(t)
+              return lost-- > 0
+                ? Effect.die(new Error("Connection terminated unexpectedly"))
+                : store.ledger.release(holdId)
+            })
+        }
+        const holds = Settle.holdsOf(ledger, yield* Crypto, yield* Ends.Ends)
+        const spendable = Effect.map(store.ledger.findAccount("acct_1"), (a) => Option.getOrThrow(a).spendable)
+        const quoted = { ...planOf(opOf("maps", "places")), quote: 10 }
+        const failed = yield* Effect.exit(holds.holding(caller, quoted, () => Effect.fail("upstream refused")))
+        // the call's own failure, not the release's defect
+        assert.deepStrictEqual(failed, Exit.fail("upstream refused"))
+        assert.strictEqual(yield* spendable, 90)
+        yield* TestClock.adjust(Duration.millis(100))
+        assert.strictEqual(yield* spendable, 90)
+        yield* TestClock.adjust(Duration.millis(200))
+        assert.deepStrictEqual(tries, [0, 100, 300])
+        assert.strictEqual(yield* spendable, 100)
+      }).pipe(Effect.provide(crypto), Effect.provide(Ends.Ends.Default))
   )
 })
