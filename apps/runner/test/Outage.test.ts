@@ -77,7 +77,12 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
         // it ended by itself (not the SIGINT above): every entity refreshed, none twice (one new point each), the budget's
         // invariants held
         expect(code, r.output()).toBe(0)
-        expect([summary.outcome, summary.total, summary.refreshed, summary.failed]).toEqual(["complete", 48, 48, 0])
+        expect([summary.outcome, summary.total, summary.refreshed, summary.failed], JSON.stringify(summary)).toEqual([
+          "complete",
+          48,
+          48,
+          0
+        ])
         const points = await F.pointsPerSubject(w.url)
         for (const s of w.subjects) expect(points.get(s), s).toBe(2)
         expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)

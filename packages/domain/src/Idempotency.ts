@@ -4,7 +4,7 @@
  * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again. A paid answer is kept
  * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
-import { Clock, Context, Duration, Effect, Exit, Schema } from "effect"
+import { Cause, Chunk, Clock, Context, Duration, Effect, Exit, Predicate, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { Ends } from "./Ends.js"
 import { WireId, wire } from "./ErrorCodes.js"
@@ -54,6 +54,10 @@ export interface Kept {
 }
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/
+
+/** Whether the call failed with its settle's outcome unknown (`Ledger.SettleOutcomeUnknown`). */
+const outcomeUnknown = (cause: Cause.Cause<unknown>) =>
+  Cause.failures(cause).pipe(Chunk.some((e) => Predicate.isTagged(e, "SettleOutcomeUnknown")))
 
 /** Idempotent execution over the IdempotencyStore port. */
 export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idempotency", {
@@ -116,7 +120,22 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                               store.complete({ ...claim, status: exit.value.status, body: exit.value.body }),
                               settings.holdTtl
                             )
-                        : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
+                        : Exit.isFailure(exit) && outcomeUnknown(exit.cause)
+                          ? // the settle's statement was sent and its answer lost: it may still commit (a statement
+                            // held in the network arrives late), and a draw from a shared hold is fenced by nothing
+                            // else than this claim, so it is dropped now or never (then left in flight until the late
+                            // settle keeps its answer, or until it is stale), not tried again later
+                            store
+                              .abandon(claim)
+                              .pipe(
+                                Effect.catchAllCause((cause) =>
+                                  Effect.logWarning(
+                                    "an idempotency key's claim was left in flight: its settle's outcome is unknown",
+                                    cause
+                                  )
+                                )
+                              )
+                          : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
                     ),
                     Effect.map((kept) => ({ ...kept, replayed: false }))
                   )

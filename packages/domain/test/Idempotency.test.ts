@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Duration, Effect, Exit, Layer, TestClock } from "effect"
 import { CallSettings } from "../src/CallSettings.js"
-import { Idempotency, IdempotencyStore } from "../src/index.js"
+import { Idempotency, IdempotencyStore, Ledger } from "../src/index.js"
 import { crypto } from "./fakes.js"
 
 type Begin = IdempotencyStore.Begin
@@ -162,6 +162,18 @@ describe("Idempotency.run", () => {
             "complete 201 at 100"
           ])
         }).pipe(Effect.provide(b.layer))
+
+        // a settle whose outcome is unknown (its statement sent, its answer lost: it may commit late): the claim is
+        // dropped now or left in flight, never dropped later, when a late settle may have found it gone
+        const u = flaky(1)
+        yield* Effect.gen(function* () {
+          yield* TestClock.setTime(0)
+          const unknown = new Ledger.SettleOutcomeUnknown({ detail: "connection lost" })
+          const exit = yield* run(Effect.fail(unknown) as unknown as Effect.Effect<Idempotency.Kept, string>)
+          assert.isTrue(Exit.isFailure(exit) && JSON.stringify(exit.cause).includes("SettleOutcomeUnknown"))
+          yield* TestClock.adjust(Duration.seconds(60))
+          assert.deepStrictEqual(u.attempts, ["abandon at 0"])
+        }).pipe(Effect.provide(u.layer))
 
         // a store never reached: tried at least every 5 s, and not once the stale bound (here 30 s) has passed: the
         // last try is the one decided before it, at most one spacing later

@@ -202,9 +202,22 @@ type PlaceHold = Parameters<L.Ledger["Type"]["placeHold"]>[0]
 type Settle = Parameters<L.Ledger["Type"]["settle"]>[0]
 type SettleRow = Record<string, unknown>
 
-/** Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it. */
+/**
+ * Whether the statement never left: no connection could be had for it (@effect/sql-pg's "Failed to acquire
+ * connection", "... for transaction": the pool's connect failed or timed out before anything was sent), so nothing of
+ * it can have happened, as with a refusal.
+ */
+export const neverSent = (e: SqlError): boolean => e.message.startsWith("Failed to acquire connection")
+
+/**
+ * Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it or the
+ * batch never being sent.
+ */
 const lostConnection = (failure: Cause.Cause<SqlError>) =>
-  Option.match(Cause.failureOption(failure), { onNone: () => false, onSome: (e) => !refusedByDatabase(e) })
+  Option.match(Cause.failureOption(failure), {
+    onNone: () => false,
+    onSome: (e) => !refusedByDatabase(e) && !neverSent(e)
+  })
 
 /** The hold a placed ask made (the batch answers only refusals); its fields are the ask's, typed: not validated again. */
 const placed = (ask: PlaceHold) =>
@@ -294,10 +307,13 @@ export const makeWith = (options: GroupCommitOptions) =>
             ...(leasesReleased ? { leasesReleased } : {})
           })
 
-    // a refusal rolled the settle back (a defect: nothing was billed); a lost answer leaves it unknown
+    // a refusal rolled the settle back and a settle never sent did nothing (a defect: nothing was billed); a lost
+    // answer leaves it unknown
     const classified = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
-        refusedByDatabase(e) ? Effect.die(e) : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
+        refusedByDatabase(e) || neverSent(e)
+          ? Effect.die(e)
+          : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
     const settleAlone = (input: Settle) =>

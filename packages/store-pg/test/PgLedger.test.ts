@@ -1,9 +1,10 @@
 // D7, D8: holds are placed atomically, captures never exceed holds, expired holds come back, the ledger balances.
 
 import { SqlClient, SqlError } from "@effect/sql"
-import { assert, describe, layer } from "@effect/vitest"
+import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Accounts, Answers, Ledger } from "@pdr/domain"
-import { Effect, Either, FastCheck as fc, Option } from "effect"
+import { Effect, Either, FastCheck as fc, Option, Redacted } from "effect"
 import { PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
@@ -604,3 +605,33 @@ for (const t of targets) {
     })
   })
 }
+
+describe.skipIf(!(await Testing.serverAvailable()))("PgLedger.neverSent (PostgreSQL server)", () => {
+  it.live(
+    "a statement that never left (no connection could be had) did nothing: neverSent, so a settle is not unknown",
+    () =>
+      Effect.gen(function* () {
+        // a pool reached through a proxy that then refuses every connection (the database restarting)
+        const url = new URL(Testing.serverUrl)
+        const tcp = Testing.tcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
+        const through = Testing.throughPort(url.toString(), yield* Effect.promise(() => tcp.up()))
+        const [alone, inTransaction, executed] = yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`SELECT 1`
+          yield* Effect.promise(() => tcp.down())
+          yield* Effect.sleep("200 millis")
+          const a = yield* Effect.flip(sql`SELECT 1`)
+          const t = yield* Effect.flip(sql.withTransaction(sql`SELECT 1`))
+          return [a, t, yield* Effect.flip(socketError)] as const
+        }).pipe(
+          Effect.provide(PgClient.layer({ url: Redacted.make(through), maxConnections: 2 })),
+          Effect.ensuring(Effect.promise(() => tcp.down()))
+        )
+        assert.isTrue(PgLedger.neverSent(alone), alone.message)
+        assert.isTrue(PgLedger.neverSent(inTransaction), inTransaction.message)
+        assert.isFalse(PgLedger.refusedByDatabase(alone))
+        // a statement sent whose connection was lost is not this: it may have happened
+        assert.isFalse(PgLedger.neverSent(executed), executed.message)
+      })
+  )
+})
