@@ -8,14 +8,36 @@
  * A retry with the same key after a 5xx therefore runs the call again once the database answers, instead of meeting
  * `idempotency_in_flight`, and a failed call's credits are spendable again then, not five minutes later.
  */
-import { Cause, Duration, Effect, FiberSet, Schedule } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, FiberSet, Schedule } from "effect"
 
 /** The first try again, after the one that failed. */
 export const firstRetry = Duration.millis(100)
 /** The tries after it: 200 ms, doubling, at least every 5 s. */
 export const retry = Schedule.exponential(Duration.millis(200)).pipe(Schedule.union(Schedule.spaced("5 seconds")))
+/**
+ * When an end whose target's writing lost its answer (a claim, a hold: the statement may still be running at the
+ * database) is written again, after the first time.
+ */
+export const lostAgain = [Duration.seconds(1), Duration.seconds(5)]
+
 /** Ends waiting to be tried again, at most; beyond, an end is left to its bound. */
 export const waitingMax = 10_000
+
+/**
+ * A call's fence (D16, D8): done once the call's own hold is released after a failure. A settle is written only while
+ * its hold is held, so from then on a settle of the call whose answer was lost can no longer commit late (a statement
+ * held in the network, arriving after the process gave up on it): its idempotency claim can be dropped safely. Given
+ * by `Idempotency.run` to the call it runs, completed by `Settle.holding`'s release; a call without a hold of its own
+ * (a refresh's draw from its batch's hold) has none.
+ */
+export class Fence extends Context.Tag("@pdr/domain/Ends/Fence")<
+  Fence,
+  {
+    /** The call placed a hold of its own (set by `Settle.holding`): a fence will come once it is released. */
+    ownHold: boolean
+    readonly released: Deferred.Deferred<void>
+  }
+>() {}
 
 /** Ends tried again in the background, for the life of the service's scope. */
 export class Ends extends Effect.Service<Ends>()("@pdr/domain/Ends", {
@@ -50,6 +72,60 @@ export class Ends extends Effect.Service<Ends>()("@pdr/domain/Ends", {
                   )
             )
       )
-    return { end } as const
+    /**
+     * `end`, once `fence` is done: at once when it is, else in the background when it is (while `bound` has not
+     * passed; then the end is left to its bound, logged).
+     */
+    const endAfter = (
+      what: string,
+      fence: Deferred.Deferred<void>,
+      action: Effect.Effect<void>,
+      bound: Duration.Duration
+    ): Effect.Effect<void> =>
+      Effect.flatMap(Deferred.isDone(fence), (done) =>
+        done
+          ? end(what, action, bound)
+          : Effect.flatMap(FiberSet.size(waiting), (n) =>
+              n >= waitingMax
+                ? Effect.logWarning(`${what} waits for its fence and ${n} ends wait already: left to its bound`)
+                : FiberSet.run(
+                    waiting,
+                    Deferred.await(fence).pipe(
+                      Effect.timeout(bound),
+                      Effect.matchEffect({
+                        onFailure: () => Effect.logWarning(`${what} was left to its bound: its fence was not done`),
+                        onSuccess: () => end(what, action, bound)
+                      })
+                    )
+                  ).pipe(Effect.asVoid)
+            )
+      )
+    /**
+     * `action` again after each of `delays` (from now), in the background; a failure is logged and not tried again.
+     * For an end whose target may be written after it: a statement whose answer was lost may still be running at the
+     * database (the connection cut under it, the statement already there), and an end that ran first found nothing.
+     */
+    const again = (what: string, action: Effect.Effect<void>, delays: ReadonlyArray<Duration.Duration>) =>
+      Effect.flatMap(FiberSet.size(waiting), (n) =>
+        n >= waitingMax
+          ? Effect.void
+          : FiberSet.run(
+              waiting,
+              Effect.forEach(
+                delays.map((d, i) => Duration.subtract(d, i === 0 ? Duration.zero : delays[i - 1]!)),
+                (d) =>
+                  Effect.sleep(d).pipe(
+                    Effect.zipRight(action),
+                    Effect.catchAllCause((cause) =>
+                      Cause.isInterruptedOnly(cause)
+                        ? Effect.interrupt
+                        : Effect.logWarning(`${what} was not written again`, cause)
+                    )
+                  ),
+                { discard: true }
+              )
+            ).pipe(Effect.asVoid)
+      )
+    return { end, endAfter, again } as const
   })
 }) {}

@@ -4,9 +4,9 @@
  * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again. A paid answer is kept
  * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
-import { Cause, Chunk, Clock, Context, Duration, Effect, Exit, Predicate, Schema } from "effect"
+import { Cause, Chunk, Clock, Context, Deferred, Duration, Effect, Exit, Predicate, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
-import { Ends } from "./Ends.js"
+import { Ends, Fence, lostAgain } from "./Ends.js"
 import { WireId, wire } from "./ErrorCodes.js"
 import * as Ids from "./Ids.js"
 import { Crypto } from "./ports/Crypto.js"
@@ -51,6 +51,11 @@ export interface Kept {
   readonly body: unknown
   /** The answer was already kept by the settle, in its transaction: nothing to write after it. */
   readonly keptBySettle?: boolean
+  /**
+   * An error answer (5xx) of a call whose settle's outcome is unknown (`Ledger.SettleOutcomeUnknown`, rendered by the
+   * caller): its claim is ended as that failure's would be.
+   */
+  readonly settleUnknown?: boolean
 }
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/
@@ -87,13 +92,26 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
         // bound, whose key another request took over meanwhile, wakes and drops or overwrites nothing)
         return Effect.flatMap(Ids.make(crypto, "clm"), (claimant) =>
           Effect.flatMap(
-            store.begin({
-              ...input,
-              claimant,
-              now,
-              staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
-              expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
-            }),
+            store
+              .begin({
+                ...input,
+                claimant,
+                now,
+                staleBefore: new Date(now.getTime() - Duration.toMillis(settings.holdTtl)),
+                expiresAt: new Date(now.getTime() + Duration.toMillis(retention))
+              })
+              .pipe(
+                // a claim whose answer was lost may have been written, or may still be (the statement already at the
+                // database when the connection was cut): it is this run's (its claimant) and nothing ran under it, so
+                // it is dropped now (tried again until it is) and again 1 s and 5 s later, lest the key wait for its
+                // stale bound
+                Effect.onError((cause) => {
+                  if (Cause.isInterruptedOnly(cause)) return Effect.void
+                  const what = "the drop of an idempotency key's claim whose answer was lost"
+                  const drop = store.abandon({ accountId: input.accountId, key: input.key, claimant })
+                  return Effect.zipRight(ends.end(what, drop, settings.holdTtl), ends.again(what, drop, lostAgain))
+                })
+              ),
             (
               begin
             ): Effect.Effect<
@@ -110,7 +128,9 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                   return Effect.succeed({ status: begin.status, body: begin.body, replayed: true })
                 case "Started": {
                   const claim = { accountId: input.accountId, key: input.key, claimant }
+                  const fence = { ownHold: false, released: Deferred.unsafeMake<void>(fiber.id()) }
                   return answer.pipe(
+                    Effect.provideService(Fence, fence),
                     Effect.onExit((exit) =>
                       Exit.isSuccess(exit) && exit.value.status < 500
                         ? exit.value.keptBySettle === true
@@ -120,22 +140,33 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                               store.complete({ ...claim, status: exit.value.status, body: exit.value.body }),
                               settings.holdTtl
                             )
-                        : Exit.isFailure(exit) && outcomeUnknown(exit.cause)
-                          ? // the settle's statement was sent and its answer lost: it may still commit (a statement
-                            // held in the network arrives late), and a draw from a shared hold is fenced by nothing
-                            // else than this claim, so it is dropped now or never (then left in flight until the late
-                            // settle keeps its answer, or until it is stale), not tried again later
-                            store
-                              .abandon(claim)
-                              .pipe(
-                                Effect.catchAllCause((cause) =>
-                                  Effect.logWarning(
-                                    "an idempotency key's claim was left in flight: its settle's outcome is unknown",
-                                    cause
+                        : fence.ownHold
+                          ? // a call that placed a hold of its own and did not answer: a settle of it may still commit
+                            // (its statement sent and its answer lost, or cut under it while at the database), and a
+                            // settle needs its hold held, so the claim is dropped once the hold is released (its
+                            // fence), however late: a retry then runs the call again only when nothing of the first
+                            // can be charged; one that was charged was kept by its settle, and the retry replays it
+                            ends.endAfter(
+                              "the drop of an idempotency key's claim",
+                              fence.released,
+                              store.abandon(claim),
+                              settings.holdTtl
+                            )
+                          : (Exit.isFailure(exit) ? outcomeUnknown(exit.cause) : exit.value.settleUnknown === true)
+                            ? // a draw from a shared hold whose outcome is unknown has no such fence: its claim is
+                              // dropped now or never (then left in flight until a late settle keeps its answer, or
+                              // until it is stale)
+                              store
+                                .abandon(claim)
+                                .pipe(
+                                  Effect.catchAllCause((cause) =>
+                                    Effect.logWarning(
+                                      "an idempotency key's claim was left in flight: its settle's outcome is unknown",
+                                      cause
+                                    )
                                   )
                                 )
-                              )
-                          : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
+                            : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
                     ),
                     Effect.map((kept) => ({ ...kept, replayed: false }))
                   )

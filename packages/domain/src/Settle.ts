@@ -3,13 +3,13 @@
  * transaction writes, and the answer an idempotent call keeps with it.
  */
 
-import { Clock, Context, Duration, Effect, Exit } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, Option } from "effect"
 import * as Answers from "./Answers.js"
 import { InsufficientCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import type * as Catalogue from "./Catalogue.js"
 import type { CoverageItem } from "./Coverage.js"
-import type { Ends } from "./Ends.js"
+import { type Ends, Fence, lostAgain } from "./Ends.js"
 import * as Ids from "./Ids.js"
 import * as KeyLimits from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
@@ -93,10 +93,24 @@ export const holdsOf = (
                 Effect.catchTag(
                   "HoldRefused",
                   (e) => new InsufficientCredits({ required: e.required, available: e.available })
-                )
+                ),
+                // a hold whose placing lost its answer (the connection cut) may have been placed, or may still be: it
+                // is released by its id now (tried again until it is) and again 1 s and 5 s later, so its credits
+                // are not held until the expiry sweep (a refusal placed nothing)
+                Effect.onError((cause) => {
+                  if (!Cause.isDie(cause)) return Effect.void
+                  const what = "the release of a hold whose placing lost its answer"
+                  return Effect.zipRight(
+                    ends.end(what, ledger.release(id), settings.holdTtl),
+                    ends.again(what, ledger.release(id), lostAgain)
+                  )
+                })
               )
+            // a call run under an idempotency claim learns that its hold will fence it (Ends.Fence)
+            const fence = Context.getOption(fiber.currentContext, Fence)
             return Effect.map(limited === undefined ? place : limited(caller, p.quote, place), (hold) => {
               control.held(hold.id)
+              if (Option.isSome(fence)) fence.value.ownHold = true
               return hold.id
             })
           })
@@ -118,12 +132,21 @@ export const holdsOf = (
       // issue 21: a long call records its hold (`placeHold`), so a process that takes it over can release it at once
       placeHold(caller, p),
       use,
-      // a release that did not reach the store is tried again until the hold's expiry (Ends), then swept
+      // a release that did not reach the store is tried again until the hold's expiry (Ends), then swept; once
+      // released, the call's fence is done (a settle of it can no longer commit: its claim may be dropped)
       (holdId, exit) =>
         holdId === null || Exit.isSuccess(exit)
           ? Effect.void
-          : Effect.flatMap(CallSettings, (settings) =>
-              ends.end("the release of a failed call's hold", ledger.release(holdId), settings.holdTtl)
+          : Effect.flatMap(Effect.serviceOption(Fence), (fence) =>
+              Effect.flatMap(CallSettings, (settings) =>
+                ends.end(
+                  "the release of a failed call's hold",
+                  Option.isSome(fence)
+                    ? Effect.zipRight(ledger.release(holdId), Deferred.succeed(fence.value.released, undefined))
+                    : ledger.release(holdId),
+                  settings.holdTtl
+                )
+              )
             )
     )
   // ---- end issue 14 ----

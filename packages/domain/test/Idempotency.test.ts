@@ -2,9 +2,9 @@
 // from the clock and the call's settings; a kept answer (< 500) is completed, unless the settle kept it; a 5xx, a
 // failure or a defect abandons the claim; what the store finds (replay, mismatch, in flight) is answered as it is.
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Layer, TestClock } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Layer, TestClock } from "effect"
 import { CallSettings } from "../src/CallSettings.js"
-import { Idempotency, IdempotencyStore, Ledger } from "../src/index.js"
+import { Ends, Idempotency, IdempotencyStore, Ledger } from "../src/index.js"
 import { crypto } from "./fakes.js"
 
 type Begin = IdempotencyStore.Begin
@@ -174,6 +174,27 @@ describe("Idempotency.run", () => {
           yield* TestClock.adjust(Duration.seconds(60))
           assert.deepStrictEqual(u.attempts, ["abandon at 0"])
         }).pipe(Effect.provide(u.layer))
+
+        // the same with a hold of its own (Settle.holding marks it): the claim is dropped once the hold is released
+        // (its fence: a settle needs its hold held, so none can commit after), not before, however late
+        const fenced = flaky(0)
+        yield* Effect.gen(function* () {
+          yield* TestClock.setTime(0)
+          const unknown = new Ledger.SettleOutcomeUnknown({ detail: "connection lost" })
+          let released: Deferred.Deferred<void> | undefined
+          yield* run(
+            Effect.flatMap(Ends.Fence, (f) => {
+              f.ownHold = true
+              released = f.released
+              return Effect.fail(unknown)
+            }) as unknown as Effect.Effect<Idempotency.Kept, string>
+          )
+          yield* TestClock.adjust(Duration.seconds(10))
+          assert.deepStrictEqual(fenced.attempts, [], "not dropped while the hold may still be settled")
+          yield* Deferred.succeed(released!, undefined)
+          yield* TestClock.adjust(Duration.millis(1))
+          assert.deepStrictEqual(fenced.attempts, ["abandon at 10000"])
+        }).pipe(Effect.provide(fenced.layer))
 
         // a store never reached: tried at least every 5 s, and not once the stale bound (here 30 s) has passed: the
         // last try is the one decided before it, at most one spacing later

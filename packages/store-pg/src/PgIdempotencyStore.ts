@@ -63,11 +63,15 @@ export const make = Effect.gen(function* () {
           claimed
             ? Effect.succeed({ _tag: "Started" } as const)
             : Effect.flatMap(
-                sql`SELECT fingerprint, state, status, body FROM idempotency
+                sql`SELECT fingerprint, state, status, body, claimant FROM idempotency
                                 WHERE account_id = ${input.accountId} AND key = ${input.key}`,
                 (rows): Effect.Effect<I.Begin, SqlError> => {
                   const row = rows[0]
                   if (!row) return attempt(input, n + 1)
+                  // this claim itself: written by a batch whose answer was lost (the connection cut after it
+                  // committed), then claimed again alone; before, it answered its own claim as in flight (409)
+                  if (row["state"] === "in_flight" && row["claimant"] === input.claimant)
+                    return Effect.succeed({ _tag: "Started" } as const)
                   if (row["fingerprint"] !== input.fingerprint) return Effect.succeed({ _tag: "Mismatch" } as const)
                   if (row["state"] === "in_flight") return Effect.succeed({ _tag: "InFlight" } as const)
                   const body = JSON.parse(String(row["body"]))

@@ -316,6 +316,12 @@ export const makeWith = (options: GroupCommitOptions) =>
           : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
+    // after a batch that lost its connection: any failure leaves the settle unknown (the batch may have committed)
+    const afterLoss = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
+      Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
+        Effect.fail(new L.SettleOutcomeUnknown({ detail: `after a batch whose connection was lost: ${e.message}` }))
+      ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
+
     const settleAlone = (input: Settle) =>
       classified(
         Effect.suspend(() =>
@@ -352,7 +358,9 @@ export const makeWith = (options: GroupCommitOptions) =>
      */
     const settleAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
       lostConnection(failure)
-        ? classified(
+        ? // the batch may have committed: whatever this look fails on (a connection not to be had included), the
+          // outcome stays unknown
+          afterLoss(
             sql.withTransaction(
               Effect.gen(function* () {
                 // the account's row first, as every batch locks it: this waits for a batch still running to end
