@@ -16,7 +16,7 @@ const serverOk = await Testing.serverAvailable()
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** A server whose database is reached through a TCP proxy the test stops and freezes; `close` ends all of it. */
-const behindProxy = async (knobs?: Partial<SyntheticUpstream.Knobs>) => {
+const behindProxy = async (knobs?: Partial<SyntheticUpstream.Knobs>, pool?: number) => {
   const scope = Effect.runSync(Scope.make())
   const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
   if (target._tag !== "Server") throw new Error("expected a server target")
@@ -25,7 +25,12 @@ const behindProxy = async (knobs?: Partial<SyntheticUpstream.Knobs>) => {
   const through = Testing.throughPort(target.url, await tcp.up())
   // a statement without an answer for 2 s takes its connection for lost (DATABASE_ANSWER_TIMEOUT_MS)
   const server = await H.start({
-    target: Effect.succeed({ ...target, url: through, answerTimeoutMs: 2_000 }),
+    target: Effect.succeed({
+      ...target,
+      url: through,
+      answerTimeoutMs: 2_000,
+      ...(pool === undefined ? {} : { maxConnections: pool })
+    }),
     ...(knobs ? { knobs } : {})
   })
   const db = new pg.Client({ connectionString: target.url })
@@ -207,7 +212,9 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
   it("every connection cut again and again (a storm of restarts) under paid calls with keys: every key ends answered once, the money exact, nothing held", async () => {
     // twenty clients, each retrying its call with the same Idempotency-Key after a 5xx or a 409 (as the clients do),
     // while every connection to the database is cut every 400 ms for 5 s; then calm
-    const { server, db, tcp, close } = await behindProxy({ latency: Duration.millis(20) })
+    // (a pool of 4: each cut replaces the server's connections, and the backends of the cut ones take a moment to go:
+    // with 10, this test alone held up to 31 backends, and the suites running beside it met "too many clients")
+    const { server, db, tcp, close } = await behindProxy({ latency: Duration.millis(20) }, 4)
     try {
       const accounts = await Promise.all([0, 1, 2, 3].map((i) => H.account(server, 100_000, `storm ${i}`)))
       let stop = false
