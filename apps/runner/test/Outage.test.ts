@@ -95,6 +95,59 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     180_000
   )
 
+  it("a storm of restarts (every connection cut every 300 ms for 6 s) mid-pass: the pass ends complete, each entity refreshed once, charged once", async () => {
+    // D115: a draw whose batch's connection is cut may have committed; its retry reads its claim to know (done: the
+    // batch drew it; in flight and its own: drawn now) and a draw whose claim was dropped meanwhile draws nothing, so no
+    // entity gets a second point or a second charge however the cuts fall
+    const w = await F.world(160)
+    worlds.push(w)
+    const p = await behindProxy(w)
+    const r = F.spawnRunner(
+      ["once"],
+      w.env({
+        DATABASE_URL: p.through,
+        REFRESH_CONCURRENCY: "8",
+        REFRESH_BATCH: "8",
+        SYNTHETIC_LATENCY_MS: "150",
+        DATABASE_ANSWER_TIMEOUT_MS: "2000"
+      })
+    )
+    try {
+      const until = Date.now() + 60_000
+      while ((await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) < 3 && Date.now() < until)
+        await sleep(20)
+      const first = await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")
+      let cuts = 0
+      for (const end = Date.now() + 6_000; Date.now() < end && r.child.exitCode === null; cuts++) {
+        await p.down(0)
+        await sleep(300)
+      }
+      const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
+      const code = await r.exited
+      clearTimeout(stuck)
+      const summary = F.lastJson(r.stdout())
+      const during = (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) - first
+      expect([cuts, during], "the storm ran while the pass did").toSatisfy(
+        ([c, d]: [number, number]) => c >= 4 && d > 0
+      )
+      console.log(`storm: ${cuts} cuts; ${JSON.stringify(summary)}`)
+      expect(code, r.output()).toBe(0)
+      expect([summary.outcome, summary.total, summary.refreshed, summary.failed], JSON.stringify(summary)).toEqual([
+        "complete",
+        160,
+        160,
+        0
+      ])
+      const points = await F.pointsPerSubject(w.url)
+      for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+      expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)
+      expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+      expect(await F.reconciles(w.url)).toBe(true)
+    } finally {
+      await p.close()
+    }
+  }, 180_000)
+
   it("scheduled: the database out of reach at the scheduled second does not skip the night; the pass runs when it is back", async () => {
     const w = await F.world(16)
     worlds.push(w)

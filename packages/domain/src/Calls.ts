@@ -10,7 +10,7 @@ import { Clock, Context, Effect, Exit, Option } from "effect"
 import { EveryUnitFailed, InsufficientCredits, OpUnavailable, QuoteAboveMaxCredits } from "./CallErrors.js"
 import { CallSettings } from "./CallSettings.js"
 import { assemble, type CoverageItem, estimated } from "./Coverage.js"
-import { Ends } from "./Ends.js"
+import { Ends, Fence } from "./Ends.js"
 import { asMeasurement, type FetchResult, fetcherOf } from "./Fetch.js"
 import type { KeyCreditLimitReached } from "./KeyLimits.js"
 import type { Caller } from "./Keys.js"
@@ -193,7 +193,7 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
       leases: ReadonlyArray<{ readonly key: string; readonly token: string }>,
       control: CallControl["Type"]
     ): Effect.Effect<Answer & { readonly leasesReleased?: boolean }, CallError> =>
-      Effect.suspend(() => {
+      Effect.withFiberRuntime((fiber) => {
         // a unit another call was already fetching is served from that fetch, free, as the store would serve it (D2)
         const sharedStored = new Map<Unit, Unit>()
         const fetched: Array<Fetched> = []
@@ -229,7 +229,11 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
         // the kind says what the settle captures: contact parts are charged by the settle itself, per part (D10)
         const capture = holdId === null ? 0 : steps.capture(charge)
         // an idempotent call's answer is kept by the settle, in its transaction (D16)
-        const kept = keep === undefined || nothingToWrite ? undefined : keptAnswer(keep, data, coverage)
+        // under its idempotency claim (D115: a draw keeps its answer only while the claim is this run's)
+        const kept =
+          keep === undefined || nothingToWrite
+            ? undefined
+            : keptAnswer(keep, data, coverage, Context.getOption(fiber.currentContext, Fence))
         const settling: Effect.Effect<
           {
             readonly account: { readonly spendable: number }

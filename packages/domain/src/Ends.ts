@@ -36,6 +36,11 @@ export class Fence extends Context.Tag("@pdr/domain/Ends/Fence")<
     /** The call placed a hold of its own (set by `Settle.holding`): a fence will come once it is released. */
     ownHold: boolean
     readonly released: Deferred.Deferred<void>
+    /**
+     * The idempotency claim's claimant: a draw from a shared hold keeps its answer only while the claim is still this
+     * run's and in flight, and otherwise charges nothing (D115: the fence of a call without a hold of its own).
+     */
+    readonly claimant: string
   }
 >() {}
 

@@ -4,7 +4,7 @@
  * (409). Answers of 5xx and calls that never completed are not kept, so a retry runs again. A paid answer is kept
  * by the settle itself, in the transaction that charges it (`Calls.Keep`), so a crash keeps both or neither.
  */
-import { Cause, Chunk, Clock, Context, Deferred, Duration, Effect, Exit, Predicate, Schema } from "effect"
+import { Cause, Clock, Context, Deferred, Duration, Effect, Exit, Schema } from "effect"
 import { CallSettings } from "./CallSettings.js"
 import { Ends, Fence, lostAgain } from "./Ends.js"
 import { WireId, wire } from "./ErrorCodes.js"
@@ -51,18 +51,9 @@ export interface Kept {
   readonly body: unknown
   /** The answer was already kept by the settle, in its transaction: nothing to write after it. */
   readonly keptBySettle?: boolean
-  /**
-   * An error answer (5xx) of a call whose settle's outcome is unknown (`Ledger.SettleOutcomeUnknown`, rendered by the
-   * caller): its claim is ended as that failure's would be.
-   */
-  readonly settleUnknown?: boolean
 }
 
 const keyPattern = /^[\x21-\x7e]{1,255}$/
-
-/** Whether the call failed with its settle's outcome unknown (`Ledger.SettleOutcomeUnknown`). */
-const outcomeUnknown = (cause: Cause.Cause<unknown>) =>
-  Cause.failures(cause).pipe(Chunk.some((e) => Predicate.isTagged(e, "SettleOutcomeUnknown")))
 
 /** Idempotent execution over the IdempotencyStore port. */
 export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idempotency", {
@@ -128,7 +119,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                   return Effect.succeed({ status: begin.status, body: begin.body, replayed: true })
                 case "Started": {
                   const claim = { accountId: input.accountId, key: input.key, claimant }
-                  const fence = { ownHold: false, released: Deferred.unsafeMake<void>(fiber.id()) }
+                  const fence = { ownHold: false, released: Deferred.unsafeMake<void>(fiber.id()), claimant }
                   return answer.pipe(
                     Effect.provideService(Fence, fence),
                     Effect.onExit((exit) =>
@@ -152,21 +143,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("@pdr/domain/Idem
                               store.abandon(claim),
                               settings.holdTtl
                             )
-                          : (Exit.isFailure(exit) ? outcomeUnknown(exit.cause) : exit.value.settleUnknown === true)
-                            ? // a draw from a shared hold whose outcome is unknown has no such fence: its claim is
-                              // dropped now or never (then left in flight until a late settle keeps its answer, or
-                              // until it is stale)
-                              store
-                                .abandon(claim)
-                                .pipe(
-                                  Effect.catchAllCause((cause) =>
-                                    Effect.logWarning(
-                                      "an idempotency key's claim was left in flight: its settle's outcome is unknown",
-                                      cause
-                                    )
-                                  )
-                                )
-                            : ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
+                          : // a draw from a shared hold has no such fence: it is fenced by its claim instead (D115:
+                            // it keeps its answer only while the claim is this run's and in flight), so its claim is
+                            // dropped now, whatever its settle's outcome (one committed first made the claim done,
+                            // and the drop then leaves it: the retry replays it)
+                            ends.end("the drop of an idempotency key's claim", store.abandon(claim), settings.holdTtl)
                     ),
                     Effect.map((kept) => ({ ...kept, replayed: false }))
                   )

@@ -28,11 +28,20 @@ export interface Keep {
   readonly envelope: Readonly<Record<string, unknown>>
 }
 
-/** The kept answer of a paid call: the answer without its cost, which the settle keeps with the cost it computes. */
-export const keptAnswer = (keep: Keep, data: ReadonlyArray<Row>, coverage: ReadonlyArray<CoverageItem>) => ({
+/**
+ * The kept answer of a paid call: the answer without its cost, which the settle keeps with the cost it computes; with
+ * the call's fence, its claim's claimant (D115).
+ */
+export const keptAnswer = (
+  keep: Keep,
+  data: ReadonlyArray<Row>,
+  coverage: ReadonlyArray<CoverageItem>,
+  fence: Option.Option<Context.Tag.Service<typeof Fence>> = Option.none()
+) => ({
   key: keep.key,
   status: 200,
-  answer: Answers.withoutCost(data, coverage, keep.envelope)
+  answer: Answers.withoutCost(data, coverage, keep.envelope),
+  ...(Option.isSome(fence) ? { claimant: fence.value.claimant } : {})
 })
 
 /** Billable quantity a delivery carries, as its op's kind counts it: pages or rows. */

@@ -163,16 +163,25 @@ describe("Idempotency.run", () => {
           ])
         }).pipe(Effect.provide(b.layer))
 
-        // a settle whose outcome is unknown (its statement sent, its answer lost: it may commit late): the claim is
-        // dropped now or left in flight, never dropped later, when a late settle may have found it gone
+        // D115: a draw from a shared hold whose outcome is unknown (its statement sent, its answer lost: it may commit
+        // late) is fenced by its claim (it keeps its answer only while the claim is this run's and in flight), so the
+        // claim is dropped now and, when the store was not reached, tried again as any end; the settle is given the
+        // claimant to be fenced by
         const u = flaky(1)
         yield* Effect.gen(function* () {
           yield* TestClock.setTime(0)
           const unknown = new Ledger.SettleOutcomeUnknown({ detail: "connection lost" })
-          const exit = yield* run(Effect.fail(unknown) as unknown as Effect.Effect<Idempotency.Kept, string>)
+          let claimant: string | undefined
+          const exit = yield* run(
+            Effect.flatMap(Ends.Fence, (f) => {
+              claimant = f.claimant
+              return Effect.fail(unknown)
+            }) as unknown as Effect.Effect<Idempotency.Kept, string>
+          )
           assert.isTrue(Exit.isFailure(exit) && JSON.stringify(exit.cause).includes("SettleOutcomeUnknown"))
+          assert.match(claimant ?? "", /^clm_/)
           yield* TestClock.adjust(Duration.seconds(60))
-          assert.deepStrictEqual(u.attempts, ["abandon at 0"])
+          assert.deepStrictEqual(u.attempts, ["abandon at 0", "abandon at 100"])
         }).pipe(Effect.provide(u.layer))
 
         // the same with a hold of its own (Settle.holding marks it): the claim is dropped once the hold is released

@@ -1,6 +1,6 @@
 // D1, D8, D10, D16: the delivered price, the settle's records and the answer kept with an idempotent settle.
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Option, TestClock } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, FiberId, Option, TestClock } from "effect"
 import * as Answers from "../src/Answers.js"
 import * as Ends from "../src/Ends.js"
 import type { Fetched } from "../src/Plan.js"
@@ -67,6 +67,10 @@ describe("Settle", () => {
     assert.isUndefined(Answers.keptOf({ error: { code: "internal" } }))
     const bare = Settle.keptAnswer({ key: "k", envelope: {} }, [], [])
     assert.strictEqual(bare.answer, '{"data":[],"coverage":[]}')
+    assert.notProperty(bare, "claimant")
+    // under an idempotency claim (its fence), the claimant a draw is fenced by (D115)
+    const fence = { ownHold: false, released: Deferred.unsafeMake<void>(FiberId.none), claimant: "clm_1" }
+    assert.strictEqual(Settle.keptAnswer(keep, [], [], Option.some(fence)).claimant, "clm_1")
   })
 
   it.effect("D8 (issue 14): a hold is released on any end but a success, kept on a success, never placed for 0", () =>

@@ -1447,6 +1447,103 @@ export const all = {
                                      p_points, p_keys, p_statuses);
       END IF;
     END $$;
+  `),
+  // D115 (issue 19): a draw from a shared hold (a refresh's) keeps its answer only under its own idempotency claim: the
+  // claim (account, key) still in flight and still this run's (`claimant`), locked for the draw's transaction (after
+  // its hold, as every batch locks them). Otherwise it draws and writes nothing (answered as a hold not held: a stale
+  // attempt settles nothing). A draw has no hold of its own whose release would fence it (D114): without this, a draw
+  // statement still at the database when its connection was cut could commit after its claim was dropped and a retry
+  // ran the call again (a second point and a second charge). The functions of 0031 / 0040 stay for a server of the
+  // previous release still running beside this one during a deploy.
+  "0041_draws_fenced_by_claim": migration(`
+    CREATE FUNCTION pdr_draw_keep(p_hold text, p_account text, p_capture bigint, p_reason text, p_measurements jsonb,
+                                  p_points jsonb, p_reveals jsonb, p_key text, p_status integer, p_answer text,
+                                  p_claimant text)
+    RETURNS TABLE (id text, name text, balance bigint, held bigint, created_at timestamptz, captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    BEGIN
+      IF p_claimant IS NOT NULL THEN
+        PERFORM 1 FROM holds h WHERE h.id = p_hold FOR UPDATE;
+        PERFORM 1 FROM idempotency x WHERE x.account_id = p_account AND x.key = p_key AND x.state = 'in_flight'
+          AND x.claimant = p_claimant FOR UPDATE;
+        IF NOT FOUND THEN RETURN; END IF;
+      END IF;
+      RETURN QUERY SELECT * FROM pdr_draw_keep(p_hold, p_account, p_capture, p_reason, p_measurements, p_points,
+                                                p_reveals, p_key, p_status, p_answer);
+    END $$;
+
+    CREATE FUNCTION pdr_draw_batch_keep(p_holds text[], p_accounts text[], p_captures bigint[], p_reasons text[],
+                                        p_measurements text[], p_points text[], p_reveals text[], p_keys text[],
+                                        p_statuses integer[], p_answers text[], p_claimants text[])
+    RETURNS TABLE (ord integer, id text, name text, balance bigint, held bigint, created_at timestamptz,
+                   captured bigint, kept text)
+    LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+      i integer;
+      k integer;
+      v_hold holds%ROWTYPE;
+      a record;
+      v_body text;
+      v_ords integer[] := '{}';
+      v_bodies text[] := '{}';
+      -- what this batch drew from each hold and has not written yet
+      v_drawn_holds text[] := '{}';
+      v_drawn bigint[] := '{}';
+    BEGIN
+      PERFORM 1 FROM holds h WHERE h.id = ANY (p_holds) ORDER BY h.id FOR UPDATE;
+      FOR i IN 1 .. coalesce(array_length(p_holds, 1), 0) LOOP
+        IF p_reveals[i] IS DISTINCT FROM '[]' THEN
+          -- the draws before it written first: its hold's room and every row in ask order
+          IF cardinality(v_ords) > 0 THEN
+            PERFORM pdr_draw_batch_write(v_ords, v_bodies, p_holds, p_accounts, p_captures, p_reasons,
+                                         p_measurements, p_points, p_keys, p_statuses);
+            v_ords := '{}'; v_bodies := '{}'; v_drawn_holds := '{}'; v_drawn := '{}';
+          END IF;
+          IF p_keys[i] IS NULL THEN
+            RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, NULL::text
+              FROM pdr_draw(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                            p_points[i]::jsonb, p_reveals[i]::jsonb) AS s;
+          ELSE
+            RETURN QUERY SELECT i, s.id, s.name, s.balance, s.held, s.created_at, s.captured, s.kept
+              FROM pdr_draw_keep(p_holds[i], p_accounts[i], p_captures[i], p_reasons[i], p_measurements[i]::jsonb,
+                                 p_points[i]::jsonb, p_reveals[i]::jsonb, p_keys[i], p_statuses[i], p_answers[i],
+                                 p_claimants[i]) AS s;
+          END IF;
+          CONTINUE;
+        END IF;
+        SELECT * INTO v_hold FROM holds h WHERE h.id = p_holds[i] AND h.status = 'held';
+        CONTINUE WHEN NOT FOUND;
+        k := array_position(v_drawn_holds, p_holds[i]);
+        CONTINUE WHEN p_captures[i] > v_hold.amount - v_hold.captured - coalesce(v_drawn[k], 0);
+        -- its claim, still this run's (D115)
+        IF p_keys[i] IS NOT NULL AND p_claimants[i] IS NOT NULL THEN
+          PERFORM 1 FROM idempotency x WHERE x.account_id = p_accounts[i] AND x.key = p_keys[i]
+            AND x.state = 'in_flight' AND x.claimant = p_claimants[i] FOR UPDATE;
+          CONTINUE WHEN NOT FOUND;
+        END IF;
+        IF k IS NULL THEN
+          v_drawn_holds := v_drawn_holds || p_holds[i];
+          v_drawn := v_drawn || p_captures[i];
+        ELSE
+          v_drawn[k] := v_drawn[k] + p_captures[i];
+        END IF;
+        -- a draw does not write the account: the answer is the account as it is
+        SELECT x.id, x.name, x.balance, x.held, x.created_at INTO a FROM accounts x WHERE x.id = v_hold.account_id;
+        v_body := CASE WHEN p_keys[i] IS NOT NULL THEN json_build_object('answer', p_answers[i]::json, 'cost',
+          json_build_object('creditsCharged', p_captures[i], 'creditsRemaining', a.balance - a.held))::text END;
+        v_ords := v_ords || i;
+        v_bodies := v_bodies || v_body;
+        ord := i; id := a.id; name := a.name; balance := a.balance; held := a.held; created_at := a.created_at;
+        captured := p_captures[i]; kept := v_body;
+        RETURN NEXT;
+      END LOOP;
+      IF cardinality(v_ords) > 0 THEN
+        PERFORM pdr_draw_batch_write(v_ords, v_bodies, p_holds, p_accounts, p_captures, p_reasons, p_measurements,
+                                     p_points, p_keys, p_statuses);
+      END IF;
+    END $$;
   `)
 }
 

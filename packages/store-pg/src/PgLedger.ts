@@ -2,7 +2,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
-import { Cause, DateTime, Duration, Effect, Either, Layer, Option, Schedule } from "effect"
+import { Cause, DateTime, Duration, Effect, Either, Layer, Option, Predicate, Schedule } from "effect"
 import * as GroupCommit from "./GroupCommit.js"
 import { date, num, utc } from "./Rows.js"
 
@@ -163,7 +163,10 @@ const settleStatement = (
   )
 }
 
-/** A draw from a shared hold as one statement (pdr_draw / pdr_draw_keep, migration 0031). */
+/**
+ * A draw from a shared hold as one statement (pdr_draw / pdr_draw_keep, migration 0031; with its claim's claimant,
+ * D115: only while the claim is still that run's, migration 0041).
+ */
 const drawStatementOf = (
   sql: SqlClient.SqlClient,
   input: {
@@ -183,7 +186,7 @@ const drawStatementOf = (
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb)`
       : sql`SELECT * FROM pdr_draw_keep(${holdId}, ${accountId}, ${capture}, ${reason},
         ${json.measurements}::jsonb, ${json.points}::jsonb, ${json.reveals}::jsonb,
-        ${kept.key}, ${kept.status}, ${kept.answer})`
+        ${kept.key}, ${kept.status}, ${kept.answer}, ${kept.claimant ?? null}::text)`
   )
 }
 
@@ -208,6 +211,8 @@ type SettleRow = Record<string, unknown>
  * it can have happened, as with a refusal.
  */
 export const neverSent = (e: SqlError): boolean => e.message.startsWith("Failed to acquire connection")
+
+const isSqlError = (u: unknown): u is SqlError => Predicate.isTagged(u, "SqlError")
 
 /**
  * Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it or the
@@ -316,10 +321,18 @@ export const makeWith = (options: GroupCommitOptions) =>
           : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
-    // after a batch that lost its connection: any failure leaves the settle unknown (the batch may have committed)
+    // after a batch that lost its connection: the look at what it did is tried again at once, up to 5 times (it settles
+    // only what the batch did not, so it is safe to repeat: the pooled connection taken for it may be one the same cut
+    // broke, found so as it is used; the pool then drops it), then any
+    // failure leaves the settle unknown (the batch may have committed); a transaction's too (`withTransaction` makes a
+    // failed COMMIT or ROLLBACK a defect)
     const afterLoss = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
-      Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
-        Effect.fail(new L.SettleOutcomeUnknown({ detail: `after a batch whose connection was lost: ${e.message}` }))
+      (effect as Effect.Effect<A, SqlError>).pipe(
+        Effect.catchAllDefect((d) => (isSqlError(d) ? Effect.fail(d) : Effect.die(d))),
+        Effect.retry({ while: isSqlError, times: 5 }),
+        Effect.catchTag("SqlError", (e) =>
+          Effect.fail(new L.SettleOutcomeUnknown({ detail: `after a batch whose connection was lost: ${e.message}` }))
+        )
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
     const settleAlone = (input: Settle) =>
@@ -343,13 +356,36 @@ export const makeWith = (options: GroupCommitOptions) =>
 
     /**
      * A draw of a failed batch, alone. After a lost connection the batch may have committed, and a draw leaves no mark
-     * on its hold that tells (the hold stays held): its outcome is unknown, and the caller's idempotency record (kept
-     * by the draw when it committed) answers a retry.
+     * on its hold that tells (the hold stays held); its claim does (D115): the hold's row and then the claim's are read
+     * under their locks (as the batch locks them, so after its transaction ended if it was still running). A claim this
+     * run's and done was kept by the batch's draw: its answer is the batch's (the account as it is now, the capture
+     * the kept answer says); one still this run's and in flight is drawn here (a batch arriving later finds it done and
+     * draws nothing). Without a claim, the outcome is unknown, and the caller's idempotency record answers a retry.
      */
-    const drawAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
-      lostConnection(failure)
-        ? Effect.fail(new L.SettleOutcomeUnknown({ detail: "the connection was lost while the draw was recorded" }))
-        : settleAlone(input)
+    const drawAgain = (input: Settle, failure: Cause.Cause<SqlError>) => {
+      if (!lostConnection(failure)) return settleAlone(input)
+      const kept = input.kept
+      if (kept?.claimant === undefined)
+        return Effect.fail(
+          new L.SettleOutcomeUnknown({ detail: "the connection was lost while the draw was recorded" })
+        )
+      return afterLoss(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT 1 FROM holds WHERE id = ${input.holdId} FOR UPDATE`
+            const claim = yield* sql`SELECT state, claimant, body FROM idempotency
+              WHERE account_id = ${input.accountId} AND key = ${kept.key} FOR UPDATE`
+            if (claim[0]?.["state"] !== "done" || claim[0]?.["claimant"] !== kept.claimant)
+              return yield* drawStatementOf(sql, input)
+            const body = String(claim[0]?.["body"])
+            const charged = (JSON.parse(body) as { readonly cost?: { readonly creditsCharged?: number } }).cost
+              ?.creditsCharged
+            const account = yield* sql`SELECT * FROM accounts WHERE id = ${input.accountId}`
+            return account.map((a) => ({ ...a, captured: charged ?? input.capture, kept: body }))
+          })
+        )
+      ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
+    }
 
     /**
      * A settle of a failed batch, alone. After a lost connection the batch may have committed: the hold's row is read
@@ -425,7 +461,10 @@ export const makeWith = (options: GroupCommitOptions) =>
             ${asks.map((a) => a.reason)}::text[], ${json.map((j) => j.measurements)}::text[],
             ${json.map((j) => j.points)}::text[], ${json.map((j) => j.reveals)}::text[],
             ${asks.map((a) => a.kept?.key ?? null)}::text[], ${asks.map((a) => a.kept?.status ?? null)}::integer[],
-            ${asks.map((a) => a.kept?.answer ?? null)}::text[]`
+            ${asks.map((a) => a.kept?.answer ?? null)}::text[]${
+              // D115: a draw keeps its answer only under its own claim (migration 0041)
+              fn === "pdr_draw_batch_keep" ? sql`, ${asks.map((a) => a.kept?.claimant ?? null)}::text[]` : sql``
+            }`
             // issue 22: the fetch leases of the asks that settled given back in the same transaction (a draw's are
             // left to its caller); an ask not settled keeps its leases, given back by its caller after it settles
             const leases =

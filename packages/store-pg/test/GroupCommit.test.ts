@@ -6,7 +6,7 @@ import { connect, createServer, type Socket } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Ledger } from "@pdr/domain"
-import { Effect, Either, Exit, Layer, type Scope } from "effect"
+import { Effect, Either, Exit, Layer, Option, type Scope } from "effect"
 import type { Target } from "../src/Database.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
@@ -312,6 +312,75 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
           const kept =
             yield* sql`SELECT count(*)::int AS n FROM idempotency WHERE account_id = ${account.id} AND state = 'done'`
           assert.strictEqual(kept[0]!["n"], 20)
+        })
+    )
+
+    it.effect(
+      "D115: draws from a shared hold whose batch lost its connection while it committed: each answers its own charge (the batch's, read from its claim), drawn once",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* Ledger.Ledger
+          const sql = yield* SqlClient.SqlClient
+          // the pool's connections cut by the test before this one are found lost as they are taken
+          yield* Effect.retry(sql`SELECT 1`, { times: 10 })
+          yield* sql.unsafe(`CREATE OR REPLACE FUNCTION gc_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`)
+          yield* sql.unsafe(`CREATE TRIGGER gc_slow BEFORE INSERT ON measurements FOR EACH ROW
+            WHEN (NEW.entity LIKE 'gd-slow%') EXECUTE FUNCTION gc_slow()`)
+          const { account, holds } = yield* holdsOn(1000, 1, 200)
+          const hold = holds[0]!
+          for (let i = 0; i < 20; i++)
+            yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+              VALUES (${account.id}, ${`d${i}`}, 'f', 'in_flight', now(), now() + interval '1 day', ${`clm_${i}`})`
+          const draws = Effect.all(
+            Array.from({ length: 20 }, (_, i) =>
+              Effect.either(
+                ledger.settle({
+                  holdId: hold.id,
+                  accountId: account.id,
+                  capture: 1 + (i % 3),
+                  reason: "drawn",
+                  records: recordOf(i === 0 ? `gd-slow-${account.id}` : `gd-lost-${account.id}-${i}`),
+                  kept: { key: `d${i}`, status: 200, answer: `{"data":[],"n":${i}}`, claimant: `clm_${i}` },
+                  draw: true
+                })
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+          const cut = Effect.promise(() => new Promise((r) => setTimeout(r, 300))).pipe(
+            Effect.zipRight(Effect.sync(() => cutConnections()))
+          )
+          const [answers] = yield* Effect.all([draws, cut], { concurrency: "unbounded" })
+          yield* sql.unsafe("DROP TRIGGER gc_slow ON measurements")
+          const drawn = Array.from({ length: 20 }, (_, i) => 1 + (i % 3)).reduce((a, b) => a + b, 0)
+          answers.forEach((a, i) => {
+            // before D115 a draw of a lost batch was answered SettleOutcomeUnknown: the refresh's entity failed
+            assert.isTrue(Either.isRight(a), `draw ${i}: ${Either.isLeft(a) ? a.left._tag : ""}`)
+            if (Either.isRight(a)) {
+              assert.strictEqual(a.right.captured, 1 + (i % 3))
+              assert.strictEqual(JSON.parse(a.right.kept!).cost.creditsCharged, 1 + (i % 3))
+              assert.strictEqual(JSON.parse(a.right.kept!).answer.n, i)
+            }
+          })
+          const h = yield* sql`SELECT captured::int AS c, status FROM holds WHERE id = ${hold.id}`
+          assert.deepStrictEqual([h[0]!["c"], h[0]!["status"]], [drawn, "held"])
+          const written = yield* sql`SELECT count(*)::int AS n, count(DISTINCT entity)::int AS d FROM measurements
+            WHERE entity LIKE ${`gd-%-${account.id}%`}`
+          assert.deepStrictEqual([written[0]!["n"], written[0]!["d"]], [20, 20])
+          const kept =
+            yield* sql`SELECT count(*)::int AS n FROM idempotency WHERE account_id = ${account.id} AND state = 'done'`
+          assert.strictEqual(kept[0]!["n"], 20)
+          assert.deepStrictEqual(Option.getOrThrow(yield* ledger.close(hold.id)), {
+            captured: drawn,
+            released: 200 - drawn
+          })
+          assert.deepStrictEqual(yield* state(account.id), {
+            balance: 1000 - drawn,
+            held: 0,
+            captures: 1,
+            captured: drawn
+          })
         })
     )
   })

@@ -4,7 +4,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Accounts, Answers, Ledger } from "@pdr/domain"
-import { Effect, Either, FastCheck as fc, Option, Redacted, Schedule } from "effect"
+import { Deferred, Effect, Either, Fiber, FastCheck as fc, Option, Redacted, Schedule } from "effect"
 import { PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
@@ -166,6 +166,158 @@ for (const t of targets) {
               captures.map((e) => [e.credits, e.reason, e.keyId, e.holdId]),
               [[-16, "shared op", "batch-key", hold.id]]
             )
+          })
+      )
+
+      it.effect(
+        "D115: a draw keeps its answer only under its own claim in flight: one whose claim was dropped, taken over by another run or already done draws and writes nothing",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "fenced", credits: 100 })
+            const claim = (key: string, claimant: string, state = "in_flight") =>
+              sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+                  VALUES (${account.id}, ${key}, 'f', ${state}, now(), now() + interval '1 day', ${claimant})`
+            yield* claim("mine", "clm_a")
+            yield* claim("dropped", "clm_b")
+            yield* sql`DELETE FROM idempotency WHERE account_id = ${account.id} AND key = 'dropped'`
+            yield* claim("taken", "clm_other")
+            yield* claim("done", "clm_d", "done")
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 40,
+              expiresAt: later(60_000)
+            })
+            const draw = (key: string, claimant: string, reveals = false) =>
+              Effect.either(
+                ledger.settle({
+                  holdId: hold.id,
+                  accountId: account.id,
+                  capture: 5,
+                  reason: "fenced op",
+                  records: {
+                    measurements: [],
+                    points: [],
+                    // a draw with reveals is drawn by its own statement (pdr_draw_keep), the others by the batch's loop
+                    reveals: reveals
+                      ? [
+                          {
+                            accountId: account.id,
+                            person: `p-${key}`,
+                            part: "email" as const,
+                            status: "nothing_on_file" as const,
+                            value: null,
+                            at: new Date(),
+                            source: "test"
+                          }
+                        ]
+                      : []
+                  },
+                  kept: { key, status: 200, answer: '{"data":[],"coverage":[]}', claimant },
+                  draw: true
+                })
+              )
+            // in one batch (group commit) and alone, with and without reveals
+            const refused = yield* Effect.all(
+              [
+                draw("dropped", "clm_b"),
+                draw("taken", "clm_b"),
+                draw("done", "clm_d"),
+                draw("dropped", "clm_b", true),
+                draw("taken", "clm_b", true)
+              ],
+              { concurrency: "unbounded" }
+            )
+            refused.forEach((r, i) =>
+              assert.isTrue(Either.isLeft(r) && r.left._tag === "HoldNotHeld", `draw ${i}: ${JSON.stringify(r)}`)
+            )
+            const alone = yield* draw("taken", "clm_b")
+            assert.isTrue(Either.isLeft(alone) && alone.left._tag === "HoldNotHeld")
+            const reveals = yield* sql`SELECT count(*)::int AS n FROM contact_reveals WHERE account_id = ${account.id}`
+            assert.strictEqual(reveals[0]!["n"], 0)
+            // its own claim in flight: drawn, kept
+            const mine = yield* draw("mine", "clm_a")
+            assert.isTrue(Either.isRight(mine))
+            const rows =
+              yield* sql`SELECT key, state, claimant FROM idempotency WHERE account_id = ${account.id} ORDER BY key`
+            assert.deepStrictEqual(
+              rows.map((r) => [r["key"], r["state"], r["claimant"]]),
+              [
+                ["done", "done", "clm_d"],
+                ["mine", "done", "clm_a"],
+                ["taken", "in_flight", "clm_other"]
+              ]
+            )
+            assert.deepStrictEqual(Option.getOrThrow(yield* ledger.close(hold.id)), { captured: 5, released: 35 })
+            const after = yield* audit(account.id)
+            assert.deepStrictEqual([after.account.balance, after.account.held, after.totals.captures], [95, 0, 5])
+          })
+      )
+
+      it.effect.skipIf(t.name !== "postgres")(
+        "D115: a draw whose statement waited at the database while its claim was dropped (a retry may run the call again) draws nothing when it runs",
+        () =>
+          Effect.gen(function* () {
+            const accounts = yield* Accounts.Accounts
+            const ledger = yield* Ledger.Ledger
+            const sql = yield* SqlClient.SqlClient
+            const account = yield* accounts.create({ name: "late", credits: 100 })
+            yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+                  VALUES (${account.id}, 'late', 'f', 'in_flight', now(), now() + interval '1 day', 'clm_late')`
+            const hold = yield* ledger.placeHold({
+              id: holdId(),
+              accountId: account.id,
+              keyId: null,
+              amount: 40,
+              expiresAt: later(60_000)
+            })
+            const realSleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout(r, ms)))
+            // another transaction holds the hold's row: the draw's statement reaches the database and waits there
+            const locked = yield* Deferred.make<void>()
+            const go = yield* Deferred.make<void>()
+            const locker = yield* Effect.fork(
+              sql.withTransaction(
+                Effect.gen(function* () {
+                  yield* sql`SELECT 1 FROM holds WHERE id = ${hold.id} FOR UPDATE`
+                  yield* Deferred.succeed(locked, undefined)
+                  yield* Deferred.await(go)
+                })
+              )
+            )
+            yield* Deferred.await(locked)
+            const drawing = yield* Effect.fork(
+              ledger.settle({
+                holdId: hold.id,
+                accountId: account.id,
+                capture: 7,
+                reason: "late op",
+                records: { measurements: [], points: [], reveals: [] },
+                kept: { key: "late", status: 200, answer: '{"data":[],"coverage":[]}', claimant: "clm_late" },
+                draw: true
+              })
+            )
+            let waiting = 0
+            for (let i = 0; i < 200 && waiting === 0; i++) {
+              yield* realSleep(10)
+              const w =
+                yield* sql`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`
+              waiting = w[0]!["n"] as number
+            }
+            assert.isAbove(waiting, 0, "the draw waits at the database")
+            // its run gave up on it (its connection lost, say) and dropped its claim: a retry may now run the call
+            yield* sql`DELETE FROM idempotency WHERE account_id = ${account.id} AND key = 'late'
+                       AND state = 'in_flight' AND claimant = 'clm_late'`
+            yield* Deferred.succeed(go, undefined)
+            yield* Fiber.join(locker)
+            const late = yield* Effect.either(Fiber.join(drawing))
+            assert.isTrue(Either.isLeft(late) && late.left._tag === "HoldNotHeld", JSON.stringify(late))
+            assert.deepStrictEqual(Option.getOrThrow(yield* ledger.close(hold.id)), { captured: 0, released: 40 })
+            const after = yield* audit(account.id)
+            assert.deepStrictEqual([after.account.balance, after.totals.captures], [100, 0])
           })
       )
 

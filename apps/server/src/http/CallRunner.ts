@@ -221,13 +221,7 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
                 : { status: 200, body: kept, keptBySettle: true as const }
             ),
             Effect.catchAll((e) =>
-              Effect.map(asError(e), (o) => ({
-                status: o.status,
-                body: JSON.parse(textOf(o)) as unknown,
-                // its claim ends as an unknown settle's (Idempotency.run): dropped only once the call's hold is
-                // released, so a settle arriving late cannot charge a call whose retry ran again
-                ...(e._tag === "SettleOutcomeUnknown" ? { settleUnknown: true } : {})
-              }))
+              Effect.map(asError(e), (o) => ({ status: o.status, body: JSON.parse(textOf(o)) as unknown }))
             )
           )
         )

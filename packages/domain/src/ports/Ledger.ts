@@ -97,6 +97,13 @@ export interface KeptAnswer {
    * `Answers.renderKept` renders as the live answer is rendered.
    */
   readonly answer: string
+  /**
+   * D115: the claim's claimant (`Idempotency.run`'s). A draw (`draw: true`) writes only while the key's claim is still
+   * in flight and this claimant's, and otherwise draws and writes nothing (answered `HoldNotHeld`): a draw whose
+   * statement reaches the database after its claim was dropped (a retry may have run the call again) charges nothing.
+   * A settle of a hold of its own is fenced by that hold instead (D114: the claim is dropped once it is released).
+   */
+  readonly claimant?: string | undefined
 }
 
 /** Port: the credit ledger. */
