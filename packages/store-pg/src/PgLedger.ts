@@ -215,6 +215,13 @@ export const neverSent = (e: SqlError): boolean => e.message.startsWith("Failed 
 const isSqlError = (u: unknown): u is SqlError => Predicate.isTagged(u, "SqlError")
 
 /**
+ * A statement given a pooled connection that had already lost its server (node-postgres: "Client has encountered a
+ * connection error and is not queryable", "Client was closed and is not queryable"): it was never sent.
+ */
+const brokenClient = (e: SqlError): boolean =>
+  / is not queryable$/.test(String((e.cause as { readonly message?: unknown } | undefined)?.message ?? ""))
+
+/**
  * Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it or the
  * batch never being sent.
  */
@@ -321,15 +328,15 @@ export const makeWith = (options: GroupCommitOptions) =>
           : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
-    // after a batch that lost its connection: the look at what it did is tried again at once, up to 5 times (it settles
-    // only what the batch did not, so it is safe to repeat: the pooled connection taken for it may be one the same cut
-    // broke, found so as it is used; the pool then drops it), then any
-    // failure leaves the settle unknown (the batch may have committed); a transaction's too (`withTransaction` makes a
-    // failed COMMIT or ROLLBACK a defect)
+    // after a batch that lost its connection: the look at what it did is tried again at once while it met a
+    // connection the same cut broke (the pool's idle connections are cut too, and one may be handed out before it is
+    // known to be broken: its ROLLBACK then fails "not queryable"; the look is safe to repeat, it settles only what the
+    // batch did not), up to 10 times; then any failure leaves the settle unknown (the batch may have committed), a
+    // transaction's too (`withTransaction` makes a failed COMMIT or ROLLBACK a defect)
     const afterLoss = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       (effect as Effect.Effect<A, SqlError>).pipe(
         Effect.catchAllDefect((d) => (isSqlError(d) ? Effect.fail(d) : Effect.die(d))),
-        Effect.retry({ while: isSqlError, times: 5 }),
+        Effect.retry({ while: brokenClient, times: 10 }),
         Effect.catchTag("SqlError", (e) =>
           Effect.fail(new L.SettleOutcomeUnknown({ detail: `after a batch whose connection was lost: ${e.message}` }))
         )

@@ -321,8 +321,6 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
         Effect.gen(function* () {
           const ledger = yield* Ledger.Ledger
           const sql = yield* SqlClient.SqlClient
-          // the pool's connections cut by the test before this one are found lost as they are taken
-          yield* Effect.retry(sql`SELECT 1`, { times: 10 })
           yield* sql.unsafe(`CREATE OR REPLACE FUNCTION gc_slow() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`)
           yield* sql.unsafe(`CREATE TRIGGER gc_slow BEFORE INSERT ON measurements FOR EACH ROW
