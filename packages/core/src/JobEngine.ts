@@ -83,6 +83,12 @@ export const run = <A>(options: Options<A>) =>
     const perGroup = Math.max(1, Math.ceil(options.concurrency / spreadGroups))
     const groupDelay = (options.spreadMs ?? 0) / spreadGroups
     const inflight = new Map<string, Fiber.RuntimeFiber<void, never>>()
+    // the jobs this process holds (running, or ended and not yet completed, retried or failed in the store): the only
+    // leases its heartbeat renews. A claim (or a start) that committed but whose answer was lost (its connection cut)
+    // left jobs named by this worker that run nowhere: renewed with the rest, they held their lane's room for good and
+    // the pass never ended (the storm test of apps/runner's Outage.test.ts); now their lease runs out and they are
+    // taken over like a stopped worker's
+    const held = new Set<string>()
     // a job ended (a worker is free), or jobs were added (`wake`): the dispatcher claims again
     const finished = yield* Queue.unbounded<void>()
     // wakes the flusher: a job's result to record, or a caller of `settled` waiting
@@ -124,6 +130,7 @@ export const run = <A>(options: Options<A>) =>
             })
           )
         }
+        held.delete(job.id)
       })
 
     /** Records then completes the finished jobs, in one batch; a row the store refuses fails only its job. */
@@ -144,13 +151,9 @@ export const run = <A>(options: Options<A>) =>
         if (reason !== undefined) again.push({ job: b.job, reason })
       }
       const againIds = new Set(again.map((a) => a.job.id))
-      yield* persist(
-        "complete",
-        queue.complete(
-          options.worker,
-          batch.filter((b) => !refusedIds.has(b.job.id) && !againIds.has(b.job.id)).map((b) => b.job.id)
-        )
-      )
+      const completed = batch.filter((b) => !refusedIds.has(b.job.id) && !againIds.has(b.job.id)).map((b) => b.job.id)
+      yield* persist("complete", queue.complete(options.worker, completed))
+      for (const id of completed) held.delete(id)
       for (const r of [...refused, ...again]) yield* giveBack(r.job, { reason: r.reason, transient: true })
       yield* Ref.update(flushed, (n) => n + batch.length)
       yield* Queue.offer(completions, undefined)
@@ -188,7 +191,8 @@ export const run = <A>(options: Options<A>) =>
                 toFlush.unsafeOffer(undefined)
               })
             : Exit.isInterrupted(exit)
-              ? Effect.void
+              ? // its lease was lost (it may run elsewhere now), or the worker stops (its jobs given back)
+                Effect.sync(() => held.delete(job.id))
               : giveBack(job, reasonOf(exit.cause))
         ),
         Effect.catchAllCause((cause) =>
@@ -196,6 +200,8 @@ export const run = <A>(options: Options<A>) =>
         ),
         Effect.ensuring(
           Effect.suspend(() => {
+            // stopped before its handler returned (its lease lost, or the worker stopping): no longer this process's
+            if (!ending.has(job.id)) held.delete(job.id)
             inflight.delete(job.id)
             ending.delete(job.id)
             return Queue.offer(finished, undefined)
@@ -208,12 +214,12 @@ export const run = <A>(options: Options<A>) =>
         yield* Effect.sleep(Duration.millis(Math.max(100, options.leaseMs / 3)))
         // only jobs running before the heartbeat's statement can be missing from its answer
         const before = [...inflight.keys()]
-        const held = yield* queue.heartbeat(options.worker, options.leaseMs).pipe(
+        const renewed = yield* queue.heartbeat(options.worker, options.leaseMs, [...held]).pipe(
           Effect.tapError((e) => Effect.logWarning("job queue: heartbeat failed; retrying", e.message)),
           Effect.option
         )
-        if (held._tag === "None") continue
-        const still = new Set(held.value)
+        if (renewed._tag === "None") continue
+        const still = new Set(renewed.value)
         // a job whose lease ran out (this process stalled) may already run elsewhere: stop ours
         for (const id of before) {
           const fiber = inflight.get(id)
@@ -261,8 +267,10 @@ export const run = <A>(options: Options<A>) =>
           continue
         }
         // jobs claimed together would run in step (their CPU work at once, then all waiting): spread out in groups
-        for (const [i, job] of claimed.entries())
+        for (const [i, job] of claimed.entries()) {
+          held.add(job.id)
           inflight.set(job.id, yield* Effect.fork(runJob(job, Math.floor(i / perGroup) * groupDelay)))
+        }
         if (claimed.length === 0) {
           // nothing runnable now: wait for a finished job, added jobs or the idle delay
           yield* Effect.race(Queue.take(finished), Effect.sleep(Duration.millis(idleMs)))
@@ -310,7 +318,10 @@ export const run = <A>(options: Options<A>) =>
           leaseMs: options.leaseMs,
           maxAttempts
         })
-        if (Option.isSome(started)) inflight.set(started.value.id, yield* Effect.forkIn(runJob(started.value), scope))
+        if (Option.isSome(started)) {
+          held.add(started.value.id)
+          inflight.set(started.value.id, yield* Effect.forkIn(runJob(started.value), scope))
+        }
         return started
       })
 

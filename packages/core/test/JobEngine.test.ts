@@ -115,8 +115,73 @@ const laneStarts = (t: T) =>
     })
   )
 
+/**
+ * 6 jobs of one lane (limit 2 jobs) run by a worker of 4 whose store loses the answer of its first claim after the claim
+ * committed (the connection cut as the answer came back): the jobs that claim took are held by the worker's name but
+ * run nowhere. The time each job ran, in ms from the start, and whether the queue still has open jobs after 20 s.
+ */
+const afterLostClaim = (t: T) =>
+  onCore(
+    t,
+    Effect.gen(function* () {
+      const real = yield* JobQueue.JobQueue
+      const queue = "lostclaim"
+      yield* real.offer(
+        queue,
+        Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, payload: { i }, lane: "l" }))
+      )
+      let lost = 0
+      const losing = JobQueue.JobQueue.of({
+        ...real,
+        claim: (input) =>
+          lost++ === 0
+            ? Effect.zipRight(
+                real.claim(input),
+                Effect.fail(new JobQueue.JobQueueUnavailable({ detail: "Connection terminated unexpectedly" }))
+              )
+            : real.claim(input)
+      })
+      const t0 = Date.now()
+      const ran = new Map<string, number>()
+      const all = yield* Deferred.make<void>()
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const w = yield* JobEngine.run({
+            queue,
+            worker: "w",
+            concurrency: 4,
+            leaseMs: 1500,
+            lanes: ["l"],
+            laneLimit: 2,
+            idleMs: 100,
+            handle: (job) =>
+              Effect.suspend(() => {
+                ran.set(job.key, Date.now() - t0)
+                return ran.size === 6 ? Deferred.succeed(all, undefined) : Effect.void
+              })
+          })
+          yield* Effect.race(Deferred.await(all), Effect.sleep("20 seconds"))
+          yield* w.settled
+        }).pipe(Effect.provideService(JobQueue.JobQueue, losing))
+      )
+      const done = yield* real.group(queue, "")
+      return { ran, open: done.open, lost }
+    })
+  )
+
 for (const t of targets) {
   describe.skipIf(!t.enabled)(`JobEngine on ${t.name}`, () => {
+    it("issue 19: jobs whose claim committed but whose answer was lost are not renewed by the heartbeat: their lease runs out and they are taken over, and the lane is not held by them for good", async () => {
+      // before: the heartbeat renewed every job named by the worker, so the two lost jobs kept the lane (limit 2)
+      // full for good: the other four never ran and the pass never ended (apps/runner's storm test, 2 runs in 8)
+      const { ran, open, lost } = await afterLostClaim(t)
+      expect(lost).toBeGreaterThan(1)
+      expect([...ran.keys()].sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5"])
+      expect(open).toBe(false)
+      // taken over once their 1.5 s lease ran out (the claim that finds them gone runs every idle wait)
+      expect(Math.max(...ran.values())).toBeLessThan(10_000)
+    }, 60_000)
+
     it("jobs claimed together start spread over spreadMs (each apart, or in groups), not at once; each runs once", async () => {
       const { starts: spread, open } = await starts(t, 800)
       expect(open).toBe(false)

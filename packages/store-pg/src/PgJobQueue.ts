@@ -73,11 +73,13 @@ export const make = Effect.gen(function* () {
               now() + ${Math.round(leaseMs)} * interval '1 millisecond')
             ON CONFLICT (queue, key) DO NOTHING RETURNING *`
       ).pipe(Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toJob(rows[0]))))),
-    heartbeat: (worker, leaseMs) =>
-      unavailable(
-        sql`UPDATE jobs SET lease_until = now() + ${Math.round(leaseMs)} * interval '1 millisecond'
-            WHERE worker = ${worker} AND state = 'running' RETURNING id`
-      ).pipe(Effect.map((rows) => rows.map((r) => String(r["id"])))),
+    heartbeat: (worker, leaseMs, ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : unavailable(
+            sql`UPDATE jobs SET lease_until = now() + ${Math.round(leaseMs)} * interval '1 millisecond'
+                WHERE id = ANY(${idArray(ids)}::bigint[]) AND worker = ${worker} AND state = 'running' RETURNING id`
+          ).pipe(Effect.map((rows) => rows.map((r) => String(r["id"])))),
     complete: (worker, ids) =>
       ids.length === 0
         ? Effect.succeed(0)

@@ -89,8 +89,16 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
       readonly leaseMs: number
       readonly maxAttempts: number
     }) => Effect.Effect<Option.Option<Job>, JobQueueUnavailable>
-    /** Renews the lease of every job `worker` holds; returns the ids it still holds. */
-    readonly heartbeat: (worker: string, leaseMs: number) => Effect.Effect<ReadonlyArray<string>, JobQueueUnavailable>
+    /**
+     * Renews the lease of the jobs `ids` that `worker` still holds (those its process is running or ending); returns
+     * them. Never every job named by the worker: one whose claim (or start) committed but whose answer was lost (the
+     * connection cut) is held by the worker's name but runs nowhere, and must be let run out and be taken over.
+     */
+    readonly heartbeat: (
+      worker: string,
+      leaseMs: number,
+      ids: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<string>, JobQueueUnavailable>
     /** Ends these jobs as done (only those `worker` still holds); returns how many. */
     readonly complete: (worker: string, ids: ReadonlyArray<string>) => Effect.Effect<number, JobQueueUnavailable>
     /** A transient failure: the job runs again after `delayMs`, or ends failed when its attempts are spent. */
