@@ -117,7 +117,8 @@ export const run = <A>(options: Options<A>) =>
                   )
                 )
               )
-          yield* persist("fail", queue.fail(options.worker, job.id, failure.reason))
+          // at this attempt only: sent again after a lost answer, it never ends a new claim of the job
+          yield* persist("fail", queue.fail(options.worker, job.id, failure.reason, job.attempts))
           yield* Effect.logWarning("job failed", { queue: options.queue, job: job.key, reason: failure.reason })
         } else {
           yield* persist(
@@ -126,7 +127,8 @@ export const run = <A>(options: Options<A>) =>
               worker: options.worker,
               id: job.id,
               reason: failure.reason,
-              delayMs: backoff(job.attempts, baseMs)
+              delayMs: backoff(job.attempts, baseMs),
+              attempts: job.attempts
             })
           )
         }

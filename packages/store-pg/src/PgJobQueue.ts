@@ -87,19 +87,21 @@ export const make = Effect.gen(function* () {
             sql`UPDATE jobs SET state = 'done', ended_at = now(), lease_until = NULL
                 WHERE id = ANY(${idArray(ids)}::bigint[]) AND worker = ${worker} AND state = 'running' RETURNING id`
           ).pipe(Effect.map((rows) => rows.length)),
-    retry: ({ worker, id, reason, delayMs }) =>
+    retry: ({ worker, id, reason, delayMs, attempts }) =>
       unavailable(
         sql`UPDATE jobs SET
               state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'pending' END,
               ended_at = CASE WHEN attempts >= max_attempts THEN now() END,
               run_at = now() + ${Math.round(delayMs)} * interval '1 millisecond',
               last_error = ${reason}, lease_until = NULL, worker = NULL
-            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'`
+            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'
+              AND (${attempts ?? null}::integer IS NULL OR attempts = ${attempts ?? null}::integer)`
       ).pipe(Effect.asVoid),
-    fail: (worker, id, reason) =>
+    fail: (worker, id, reason, attempts) =>
       unavailable(
         sql`UPDATE jobs SET state = 'failed', ended_at = now(), last_error = ${reason}, lease_until = NULL
-            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'`
+            WHERE id = ${id}::bigint AND worker = ${worker} AND state = 'running'
+              AND (${attempts ?? null}::integer IS NULL OR attempts = ${attempts ?? null}::integer)`
       ).pipe(Effect.asVoid),
     release: (worker) =>
       unavailable(

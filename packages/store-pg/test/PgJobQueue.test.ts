@@ -176,11 +176,16 @@ for (const t of targets) {
           yield* q.offer("t3", [{ key: "p", payload: 0, group: "g" }], { maxAttempts: 2 })
           const claim = () => q.claim({ queue: "t3", worker: "w", limit: 5, leaseMs: 5000, lanes: [], laneLimit: 0 })
           const [a] = yield* claim()
-          yield* q.retry({ worker: "w", id: a!.id, reason: "boom 1", delayMs: 300 })
+          yield* q.retry({ worker: "w", id: a!.id, reason: "boom 1", delayMs: 300, attempts: a!.attempts })
           assert.deepStrictEqual(yield* claim(), []) // not before its delay
           yield* sleep(400)
           const [b] = yield* claim()
           assert.strictEqual(b!.attempts, 2)
+          // the first attempt's retry or fail sent again (its answer was lost after it committed) does not end the
+          // job's new claim by the same worker
+          yield* q.retry({ worker: "w", id: a!.id, reason: "boom 1", delayMs: 300, attempts: a!.attempts })
+          yield* q.fail("w", a!.id, "boom 1", a!.attempts)
+          assert.deepStrictEqual(yield* q.heartbeat("w", 5000, [b!.id]), [b!.id])
           yield* q.retry({ worker: "w", id: b!.id, reason: "boom 2", delayMs: 0 })
           assert.deepStrictEqual(yield* claim(), [])
           assert.deepStrictEqual(yield* q.group("t3", "g"), { open: false, failed: 1 })

@@ -101,15 +101,25 @@ export class JobQueue extends Context.Tag("@pdr/domain/JobQueue")<
     ) => Effect.Effect<ReadonlyArray<string>, JobQueueUnavailable>
     /** Ends these jobs as done (only those `worker` still holds); returns how many. */
     readonly complete: (worker: string, ids: ReadonlyArray<string>) => Effect.Effect<number, JobQueueUnavailable>
-    /** A transient failure: the job runs again after `delayMs`, or ends failed when its attempts are spent. */
+    /**
+     * A transient failure: the job runs again after `delayMs`, or ends failed when its attempts are spent. With
+     * `attempts`, only while the job is still at that attempt: a retry sent again after its answer was lost (it had
+     * committed) never ends a new claim of the job, even by the same worker.
+     */
     readonly retry: (input: {
       readonly worker: string
       readonly id: string
       readonly reason: string
       readonly delayMs: number
+      readonly attempts?: number
     }) => Effect.Effect<void, JobQueueUnavailable>
-    /** Ends the job as failed with its reason. */
-    readonly fail: (worker: string, id: string, reason: string) => Effect.Effect<void, JobQueueUnavailable>
+    /** Ends the job as failed with its reason (with `attempts`, only while it is at that attempt, as `retry`). */
+    readonly fail: (
+      worker: string,
+      id: string,
+      reason: string,
+      attempts?: number
+    ) => Effect.Effect<void, JobQueueUnavailable>
     /** Gives back every job `worker` holds (a clean stop): pending again, the claim not counted as an attempt. */
     readonly release: (worker: string) => Effect.Effect<number, JobQueueUnavailable>
     /** Whether jobs of the group are still open, and how many ended failed. */
