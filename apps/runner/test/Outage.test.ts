@@ -45,6 +45,42 @@ const behindProxy = async (w: F.World) => {
   }
 }
 
+const results = (w: F.World) => count(w.url, "SELECT count(*)::int AS n FROM refresh_results")
+
+/** Waits (at most 60 s) until the pass has `n` results. */
+const untilResults = async (w: F.World, n: number) => {
+  const until = Date.now() + 60_000
+  while ((await results(w)) < n && Date.now() < until) await sleep(20)
+}
+
+/** The runner's exit (a SIGINT after 90 s, should it not end by itself) and its summary. */
+const ended = async (r: ReturnType<typeof F.spawnRunner>) => {
+  const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
+  const code = await r.exited
+  clearTimeout(stuck)
+  return { code, summary: F.lastJson(r.stdout()) }
+}
+
+/**
+ * The pass ended by itself (not the SIGINT of `ended`), complete: every entity of `w` refreshed, none twice (one new
+ * point each), charged once, the budget's invariants held, every account reconciled.
+ */
+const expectEachOnce = async (w: F.World, r: ReturnType<typeof F.spawnRunner>, code: number | null, summary: any) => {
+  expect(code, r.output()).toBe(0)
+  const n = w.subjects.length
+  expect([summary.outcome, summary.total, summary.refreshed, summary.failed], JSON.stringify(summary)).toEqual([
+    "complete",
+    n,
+    n,
+    0
+  ])
+  const points = await F.pointsPerSubject(w.url)
+  for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+  expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)
+  expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+  expect(await F.reconciles(w.url)).toBe(true)
+}
+
 describe.skipIf(!server)("the refresh runner through a database outage", () => {
   it.each(["unreachable", "not answering", "lost without a word"] as const)(
     "the database %s for 8 s mid-pass (past the runner's 6 s lease): the pass ends complete, each entity once",
@@ -63,31 +99,13 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
         })
       )
       try {
-        const until = Date.now() + 60_000
-        while ((await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) < 5 && Date.now() < until)
-          await sleep(50)
+        await untilResults(w, 5)
         if (kind === "unreachable") await p.down(8_000)
         else if (kind === "not answering") await p.freeze(8_000)
         else p.lose()
         expect(r.child.exitCode, r.output()).toBe(null)
-        const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
-        const code = await r.exited
-        clearTimeout(stuck)
-        const summary = F.lastJson(r.stdout())
-        // it ended by itself (not the SIGINT above): every entity refreshed, none twice (one new point each), the budget's
-        // invariants held
-        expect(code, r.output()).toBe(0)
-        expect([summary.outcome, summary.total, summary.refreshed, summary.failed], JSON.stringify(summary)).toEqual([
-          "complete",
-          48,
-          48,
-          0
-        ])
-        const points = await F.pointsPerSubject(w.url)
-        for (const s of w.subjects) expect(points.get(s), s).toBe(2)
-        expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)
-        expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
-        expect(await F.reconciles(w.url)).toBe(true)
+        const { code, summary } = await ended(r)
+        await expectEachOnce(w, r, code, summary)
       } finally {
         await p.close()
       }
@@ -113,36 +131,20 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
       })
     )
     try {
-      const until = Date.now() + 60_000
-      while ((await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) < 3 && Date.now() < until)
-        await sleep(20)
-      const first = await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")
+      await untilResults(w, 3)
+      const first = await results(w)
       let cuts = 0
       for (const end = Date.now() + 6_000; Date.now() < end && r.child.exitCode === null; cuts++) {
         await p.down(0)
         await sleep(300)
       }
-      const stuck = setTimeout(() => r.child.kill("SIGINT"), 90_000)
-      const code = await r.exited
-      clearTimeout(stuck)
-      const summary = F.lastJson(r.stdout())
-      const during = (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) - first
+      const { code, summary } = await ended(r)
+      const during = (await results(w)) - first
       expect([cuts, during], "the storm ran while the pass did").toSatisfy(
         ([c, d]: [number, number]) => c >= 4 && d > 0
       )
       console.log(`storm: ${cuts} cuts; ${JSON.stringify(summary)}`)
-      expect(code, r.output()).toBe(0)
-      expect([summary.outcome, summary.total, summary.refreshed, summary.failed], JSON.stringify(summary)).toEqual([
-        "complete",
-        160,
-        160,
-        0
-      ])
-      const points = await F.pointsPerSubject(w.url)
-      for (const s of w.subjects) expect(points.get(s), s).toBe(2)
-      expect((await F.captures(w.url, F.todaysPass())).credits).toBe(2 * summary.refreshed)
-      expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
-      expect(await F.reconciles(w.url)).toBe(true)
+      await expectEachOnce(w, r, code, summary)
     } finally {
       await p.close()
     }

@@ -254,6 +254,22 @@ const throughProxy: Effect.Effect<Target, never, Scope.Scope> = Effect.gen(funct
   return { ...target, url: url.toString() }
 })
 
+/** One write of a batch (a measurement of an entity starting with `prefix`) sleeps 1 s in its transaction. */
+const slowWritesOf = (prefix: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(
+      sql.unsafe(`CREATE OR REPLACE FUNCTION gc_slow() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`),
+      sql.unsafe(`CREATE TRIGGER gc_slow BEFORE INSERT ON measurements FOR EACH ROW
+        WHEN (NEW.entity LIKE '${prefix}%') EXECUTE FUNCTION gc_slow()`)
+    )
+  )
+
+/** Every connection cut 300 ms from now, on the real clock (the test's clock is the TestClock). */
+const cutSoon = Effect.promise(() => new Promise((r) => setTimeout(r, 300))).pipe(
+  Effect.zipRight(Effect.sync(() => cutConnections()))
+)
+
 describe.skipIf(!targets[0].enabled)("group commit after a lost connection (postgres)", () => {
   layer(services(throughProxy).pipe(Layer.orDie), { timeout: "120 seconds" })((it) => {
     it.effect(
@@ -264,10 +280,7 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
           const sql = yield* SqlClient.SqlClient
           // one write of the batch sleeps in its transaction, so the connection is cut while the batch runs; the
           // server goes on and commits it without its client
-          yield* sql.unsafe(`CREATE OR REPLACE FUNCTION gc_slow() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`)
-          yield* sql.unsafe(`CREATE TRIGGER gc_slow BEFORE INSERT ON measurements FOR EACH ROW
-            WHEN (NEW.entity LIKE 'gc-slow%') EXECUTE FUNCTION gc_slow()`)
+          yield* slowWritesOf("gc-slow")
           const { account, holds } = yield* holdsOn(1000, 40, 5)
           for (let i = 0; i < 40; i += 2)
             yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at)
@@ -287,11 +300,7 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
             ),
             { concurrency: "unbounded" }
           )
-          // on the real clock (the test's clock is the TestClock)
-          const cut = Effect.promise(() => new Promise((r) => setTimeout(r, 300))).pipe(
-            Effect.zipRight(Effect.sync(() => cutConnections()))
-          )
-          const [answers] = yield* Effect.all([settles, cut], { concurrency: "unbounded" })
+          const [answers] = yield* Effect.all([settles, cutSoon], { concurrency: "unbounded" })
           yield* sql.unsafe("DROP TRIGGER gc_slow ON measurements")
           const charged = holds.reduce((n, _, i) => n + 1 + (i % 3), 0)
           answers.forEach((a, i) => {
@@ -321,10 +330,7 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
         Effect.gen(function* () {
           const ledger = yield* Ledger.Ledger
           const sql = yield* SqlClient.SqlClient
-          yield* sql.unsafe(`CREATE OR REPLACE FUNCTION gc_slow() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$`)
-          yield* sql.unsafe(`CREATE TRIGGER gc_slow BEFORE INSERT ON measurements FOR EACH ROW
-            WHEN (NEW.entity LIKE 'gd-slow%') EXECUTE FUNCTION gc_slow()`)
+          yield* slowWritesOf("gd-slow")
           const { account, holds } = yield* holdsOn(1000, 1, 200)
           const hold = holds[0]!
           for (let i = 0; i < 20; i++)
@@ -346,10 +352,7 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
             ),
             { concurrency: "unbounded" }
           )
-          const cut = Effect.promise(() => new Promise((r) => setTimeout(r, 300))).pipe(
-            Effect.zipRight(Effect.sync(() => cutConnections()))
-          )
-          const [answers] = yield* Effect.all([draws, cut], { concurrency: "unbounded" })
+          const [answers] = yield* Effect.all([draws, cutSoon], { concurrency: "unbounded" })
           yield* sql.unsafe("DROP TRIGGER gc_slow ON measurements")
           const drawn = Array.from({ length: 20 }, (_, i) => 1 + (i % 3)).reduce((a, b) => a + b, 0)
           answers.forEach((a, i) => {
