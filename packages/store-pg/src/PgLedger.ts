@@ -362,15 +362,14 @@ export const makeWith = (options: GroupCommitOptions) =>
       ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
 
     /**
-     * A draw of a failed batch, alone. After a lost connection the batch may have committed, and a draw leaves no mark
-     * on its hold that tells (the hold stays held); its claim does (D115): the hold's row and then the claim's are read
-     * under their locks (as the batch locks them, so after its transaction ended if it was still running). A claim this
-     * run's and done was kept by the batch's draw: its answer is the batch's (the account as it is now, the capture
-     * the kept answer says); one still this run's and in flight is drawn here (a batch arriving later finds it done and
-     * draws nothing). Without a claim, the outcome is unknown, and the caller's idempotency record answers a retry.
+     * A draw whose statement (a batch's, or its own) lost its connection: it may have committed, and a draw leaves no
+     * mark on its hold that tells (the hold stays held); its claim does (D115): the hold's row and then the claim's are
+     * read under their locks (as every draw locks them, so after its transaction ended if it was still running). A
+     * claim this run's and done was kept by that draw: its answer is that draw's (the account as it is now, the capture
+     * the kept answer says); one still this run's and in flight is drawn here (a statement arriving later finds it done
+     * and draws nothing). Without a claim, the outcome is unknown, and the caller's idempotency record answers a retry.
      */
-    const drawAgain = (input: Settle, failure: Cause.Cause<SqlError>) => {
-      if (!lostConnection(failure)) return settleAlone(input)
+    const drawLook = (input: Settle) => {
       const kept = input.kept
       if (kept?.claimant === undefined)
         return Effect.fail(
@@ -395,40 +394,57 @@ export const makeWith = (options: GroupCommitOptions) =>
     }
 
     /**
-     * A settle of a failed batch, alone. After a lost connection the batch may have committed: the hold's row is read
-     * under its lock (so after the batch's transaction ended, if it was still running), and a hold the batch captured
-     * answers with what the batch wrote (the account, the capture, the kept answer); a hold still held is settled here.
+     * A settle whose statement (a batch's, or its own) lost its connection: it may have committed. The hold's row is
+     * read under its lock, after its account's (so after that statement's transaction ended, if it was still running),
+     * and a hold it captured answers with what it wrote (the account, the capture, the kept answer); a hold still held
+     * is settled here. Whatever this look fails on (a connection not to be had included), the outcome stays unknown.
      */
+    const settleLook = (input: Settle) =>
+      afterLoss(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            // the account's row first, as every settle locks it: this waits for one still running to end
+            yield* sql`SELECT 1 FROM accounts WHERE id = ${input.accountId} FOR UPDATE`
+            const hold = yield* sql`SELECT status, captured FROM holds WHERE id = ${input.holdId} FOR UPDATE`
+            if (hold[0]?.["status"] !== "captured")
+              return yield* settleStatement(
+                sql,
+                input.holdId,
+                input.accountId,
+                input.capture,
+                input.reason,
+                input.records,
+                input.kept
+              )
+            const account = yield* sql`SELECT * FROM accounts WHERE id = ${input.accountId}`
+            const kept =
+              input.kept === undefined
+                ? []
+                : yield* sql`SELECT body FROM idempotency WHERE account_id = ${input.accountId} AND key = ${input.kept.key}`
+            return account.map((a) => ({ ...a, captured: hold[0]!["captured"], kept: kept[0]?.["body"] }))
+          })
+        )
+      ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
+
+    /** What a settle or a draw whose statement lost its connection did (a settle without a hold: unknown). */
+    const lookAfterLoss = (input: Settle, unknown: L.SettleOutcomeUnknown) =>
+      input.holdId === null ? Effect.fail(unknown) : input.draw === true ? drawLook(input) : settleLook(input)
+
+    /**
+     * A settle or a draw alone (a batch of one, or a write of a batch the database refused or that was never sent);
+     * when its own statement loses its connection, it looks at what that statement did, as a lost batch's writes do,
+     * rather than answering unknown.
+     */
+    const settleOne = (input: Settle) =>
+      Effect.catchTag(settleAlone(input), "SettleOutcomeUnknown", (unknown) => lookAfterLoss(input, unknown))
+
+    /** A draw of a failed batch, alone: after a lost connection, what the batch did (`drawLook`). */
+    const drawAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
+      lostConnection(failure) ? drawLook(input) : settleOne(input)
+
+    /** A settle of a failed batch, alone: after a lost connection, what the batch did (`settleLook`). */
     const settleAgain = (input: Settle, failure: Cause.Cause<SqlError>) =>
-      lostConnection(failure)
-        ? // the batch may have committed: whatever this look fails on (a connection not to be had included), the
-          // outcome stays unknown
-          afterLoss(
-            sql.withTransaction(
-              Effect.gen(function* () {
-                // the account's row first, as every batch locks it: this waits for a batch still running to end
-                yield* sql`SELECT 1 FROM accounts WHERE id = ${input.accountId} FOR UPDATE`
-                const hold = yield* sql`SELECT status, captured FROM holds WHERE id = ${input.holdId} FOR UPDATE`
-                if (hold[0]?.["status"] !== "captured")
-                  return yield* settleStatement(
-                    sql,
-                    input.holdId,
-                    input.accountId,
-                    input.capture,
-                    input.reason,
-                    input.records,
-                    input.kept
-                  )
-                const account = yield* sql`SELECT * FROM accounts WHERE id = ${input.accountId}`
-                const kept =
-                  input.kept === undefined
-                    ? []
-                    : yield* sql`SELECT body FROM idempotency WHERE account_id = ${input.accountId} AND key = ${input.kept.key}`
-                return account.map((a) => ({ ...a, captured: hold[0]!["captured"], kept: kept[0]?.["body"] }))
-              })
-            )
-          ).pipe(Effect.flatMap((rows) => settled(input, rows[0])))
-        : settleAlone(input)
+      lostConnection(failure) ? settleLook(input) : settleOne(input)
 
     // ---- group commit (issue 22): the holds and the settles of one turn of the event loop in one statement each ----
     const placeGrouped = yield* GroupCommit.make({
@@ -497,7 +513,7 @@ export const makeWith = (options: GroupCommitOptions) =>
               )
             })
           ),
-        alone: settleAlone,
+        alone: settleOne,
         retry
       })
     const settleGrouped = yield* keptBatch("pdr_settle_batch_keep", settleAgain)
@@ -551,7 +567,7 @@ export const makeWith = (options: GroupCommitOptions) =>
       // a settle without a hold (nothing to charge) is rare and runs alone
       settle: (input) =>
         input.holdId === null || options.maxBatch <= 1
-          ? settleAlone(input)
+          ? settleOne(input)
           : input.draw === true
             ? drawGrouped(input)
             : settleGrouped(input),

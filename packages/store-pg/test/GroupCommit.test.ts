@@ -325,6 +325,53 @@ describe.skipIf(!targets[0].enabled)("group commit after a lost connection (post
     )
 
     it.effect(
+      "a settle and a draw alone whose own statement loses its connection while it commits: each answers its own charge (what the statement did, read after it), charged once",
+      () =>
+        Effect.gen(function* () {
+          const ledger = yield* Ledger.Ledger
+          const sql = yield* SqlClient.SqlClient
+          yield* slowWritesOf("ga-slow")
+          const { account, holds } = yield* holdsOn(1000, 2, 50)
+          for (const key of ["own", "drawn"])
+            yield* sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)
+              VALUES (${account.id}, ${key}, 'f', 'in_flight', now(), now() + interval '1 day', ${`clm_${key}`})`
+          const one = (i: number) =>
+            Effect.either(
+              ledger.settle({
+                holdId: holds[i]!.id,
+                accountId: account.id,
+                capture: 7 + i,
+                reason: "alone",
+                records: recordOf(`ga-slow-${account.id}-${i}`),
+                kept: {
+                  key: i === 0 ? "own" : "drawn",
+                  status: 200,
+                  answer: `{"data":[],"n":${i}}`,
+                  claimant: i === 0 ? "clm_own" : "clm_drawn"
+                },
+                ...(i === 1 ? { draw: true } : {})
+              })
+            )
+          // one at a time: each is its own statement (a batch of one runs alone)
+          for (const i of [0, 1]) {
+            const [answer] = yield* Effect.all([one(i), cutSoon], { concurrency: "unbounded" })
+            // before: SettleOutcomeUnknown (the call answered 5xx "may have been billed once")
+            assert.isTrue(Either.isRight(answer), `settle ${i}: ${Either.isLeft(answer) ? answer.left._tag : ""}`)
+            if (Either.isRight(answer)) {
+              assert.strictEqual(answer.right.captured, 7 + i)
+              assert.strictEqual(JSON.parse(answer.right.kept!).cost.creditsCharged, 7 + i)
+            }
+          }
+          yield* sql.unsafe("DROP TRIGGER gc_slow ON measurements")
+          assert.deepStrictEqual(Option.getOrThrow(yield* ledger.close(holds[1]!.id)), { captured: 8, released: 42 })
+          assert.deepStrictEqual(yield* state(account.id), { balance: 1000 - 15, held: 0, captures: 2, captured: 15 })
+          const written =
+            yield* sql`SELECT count(*)::int AS n FROM measurements WHERE entity LIKE ${`ga-slow-${account.id}%`}`
+          assert.strictEqual(written[0]!["n"], 2)
+        })
+    )
+
+    it.effect(
       "D115: draws from a shared hold whose batch lost its connection while it committed: each answers its own charge (the batch's, read from its claim), drawn once",
       () =>
         Effect.gen(function* () {
