@@ -303,8 +303,9 @@ for (const t of targets) {
             let waiting = 0
             for (let i = 0; i < 200 && waiting === 0; i++) {
               yield* realSleep(10)
-              const w =
-                yield* sql`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`
+              // a draw's statement waiting on a lock (pg_locks alone would count the other suites' waits too)
+              const w = yield* sql`SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE wait_event_type = 'Lock' AND query LIKE '%pdr_draw%' AND pid <> pg_backend_pid()`
               waiting = w[0]!["n"] as number
             }
             assert.isAbove(waiting, 0, "the draw waits at the database")
