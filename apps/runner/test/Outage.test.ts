@@ -198,4 +198,62 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
     )
     expect(r.output()).not.toContain("s3cret")
   }, 60_000)
+
+  it("a database that refuses the session (no such role, no such database): one line naming where and why, exit 1", async () => {
+    const at = new URL(Testing.serverUrl)
+    const cases = [
+      {
+        user: "pdr_nobody",
+        password: "s3cret",
+        database: at.pathname.slice(1),
+        why: 'role "pdr_nobody" does not exist'
+      },
+      {
+        user: decodeURIComponent(at.username) || "postgres",
+        password: "",
+        database: "pdr_nowhere",
+        why: 'database "pdr_nowhere" does not exist'
+      }
+    ]
+    for (const c of cases) {
+      const u = new URL(at.href)
+      u.username = c.user
+      u.password = c.password
+      u.pathname = `/${c.database}`
+      const r = F.spawnRunner(["once"], { DATABASE_URL: u.href, REFRESH_ACCOUNT_ID: "acct_none" })
+      expect(await r.exited, r.output()).toBe(1)
+      expect(r.output()).toContain(
+        `runner: the database at ${u.hostname}:${u.port || "5432"}/${c.database} refused the connection (${c.why}): are DATABASE_URL's user, password and database right?`
+      )
+      expect(r.output()).not.toContain("s3cret")
+    }
+  }, 60_000)
+
+  it("settings out of their range are refused before the database is reached, naming the variable, exit 1", async () => {
+    const cases: ReadonlyArray<[Record<string, string>, string]> = [
+      [{ REFRESH_CONCURRENCY: "0" }, "REFRESH_CONCURRENCY must be at least 1"],
+      [{ REFRESH_PLATFORM_CONCURRENCY: "0" }, "REFRESH_PLATFORM_CONCURRENCY must be at least 1"],
+      [{ REFRESH_MAX_ATTEMPTS: "0" }, "REFRESH_MAX_ATTEMPTS must be at least 1"],
+      [{ REFRESH_BUDGET: "-1" }, "REFRESH_BUDGET must be at least 0"],
+      [{ REFRESH_LEASE_MS: "100" }, "REFRESH_LEASE_MS (or the older REFRESH_LOCK_EXPIRY_MS) must be at least 300"],
+      // the setting's name under the queue the engine replaced is still read, and checked the same way
+      [
+        { REFRESH_LOCK_EXPIRY_MS: "100" },
+        "REFRESH_LEASE_MS (or the older REFRESH_LOCK_EXPIRY_MS) must be at least 300"
+      ],
+      [{ REFRESH_CRON: "every night" }, "REFRESH_CRON must be a cron expression"]
+    ]
+    await Promise.all(
+      cases.map(async ([env, line]) => {
+        // a port nothing listens on: a runner that read past its settings would say the database was not reached
+        const r = F.spawnRunner(["once"], {
+          ...env,
+          DATABASE_URL: "postgres://pdr@127.0.0.1:1/none",
+          REFRESH_ACCOUNT_ID: "acct_none"
+        })
+        expect(await r.exited, r.output()).toBe(1)
+        expect(r.output().trim()).toBe(`runner: ${line}`)
+      })
+    )
+  }, 60_000)
 })

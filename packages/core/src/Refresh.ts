@@ -28,6 +28,7 @@ import { GroupCommit, PgLedger } from "@pdr/store-pg"
 import {
   Cause,
   Config,
+  ConfigError,
   Cron,
   DateTime,
   Deferred,
@@ -73,34 +74,45 @@ export interface Settings {
   readonly spreadMs: number
 }
 
+/** An integer setting with its default, refused below `least` (a runner with no worker would never end a pass), named. */
+const atLeast = (name: string, fallback: number, least: number, config = Config.integer(name)) =>
+  config.pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} must be at least ${least}`, validation: (n) => n >= least })
+  )
+
 /** The settings from the environment. */
 export const settingsConfig = Config.all({
   accountId: Config.string("REFRESH_ACCOUNT_ID"),
-  budget: Config.integer("REFRESH_BUDGET").pipe(Config.withDefault(10_000)),
-  trackDays: Config.integer("TRACK_DAYS").pipe(Config.withDefault(30)),
-  staleAfter: Config.integer("REFRESH_STALE_AFTER_MS").pipe(
-    Config.withDefault(20 * 3600_000),
-    Config.map(Duration.millis)
-  ),
-  concurrency: Config.integer("REFRESH_CONCURRENCY").pipe(Config.withDefault(16)),
-  platformConcurrency: Config.integer("REFRESH_PLATFORM_CONCURRENCY").pipe(Config.withDefault(8)),
+  budget: atLeast("REFRESH_BUDGET", 10_000, 0),
+  trackDays: atLeast("TRACK_DAYS", 30, 0),
+  staleAfter: atLeast("REFRESH_STALE_AFTER_MS", 20 * 3600_000, 0).pipe(Config.map(Duration.millis)),
+  concurrency: atLeast("REFRESH_CONCURRENCY", 16, 1),
+  platformConcurrency: atLeast("REFRESH_PLATFORM_CONCURRENCY", 8, 1),
   cron: Config.string("REFRESH_CRON").pipe(
     Config.withDefault("0 2 * * *"),
-    Config.validate({ message: "must be a cron expression", validation: (s) => Either.isRight(Cron.parse(s)) })
+    Config.validate({
+      message: "REFRESH_CRON must be a cron expression",
+      validation: (s) => Either.isRight(Cron.parse(s))
+    })
   ),
-  leaseMs: Config.integer("REFRESH_LEASE_MS").pipe(Config.withDefault(6000)),
-  maxAttempts: Config.integer("REFRESH_MAX_ATTEMPTS").pipe(Config.withDefault(5)),
-  keepDays: Config.integer("REFRESH_KEEP_DAYS").pipe(Config.withDefault(7)),
-  batch: Config.integer("REFRESH_BATCH").pipe(
-    Config.withDefault(16),
-    Config.validate({ message: "must be at least 1", validation: (n) => n >= 1 })
+  // REFRESH_LOCK_EXPIRY_MS: the name of this setting under the queue this engine replaced (issue 19), still read when
+  // REFRESH_LEASE_MS is unset, so an operator's old configuration keeps its meaning; the heartbeat renews every third
+  // of the lease, so below 300 ms it would be a statement every 100 ms per runner
+  leaseMs: atLeast(
+    "REFRESH_LEASE_MS (or the older REFRESH_LOCK_EXPIRY_MS)",
+    6000,
+    300,
+    Config.integer("REFRESH_LEASE_MS").pipe(
+      Config.orElseIf({ if: ConfigError.isMissingDataOnly, orElse: () => Config.integer("REFRESH_LOCK_EXPIRY_MS") })
+    )
   ),
-  spreadMs: Config.integer("REFRESH_SPREAD_MS").pipe(
-    // off by default: at load average 25-30 it cost statements and runner CPU per entity and did not raise r2 / r1'
-    // (docs/benchmarks.md, stop 33); to be weighed on a quiet machine, where the waves' lost overlap shows
-    Config.withDefault(0),
-    Config.validate({ message: "must be at least 0", validation: (n) => n >= 0 })
-  )
+  maxAttempts: atLeast("REFRESH_MAX_ATTEMPTS", 5, 1),
+  keepDays: atLeast("REFRESH_KEEP_DAYS", 7, 0),
+  batch: atLeast("REFRESH_BATCH", 16, 1),
+  // off by default: at load average 25-30 it cost statements and runner CPU per entity and did not raise r2 / r1'
+  // (docs/benchmarks.md, stop 33); to be weighed on a quiet machine, where the waves' lost overlap shows
+  spreadMs: atLeast("REFRESH_SPREAD_MS", 0, 0)
 }) satisfies Config.Config<Settings>
 
 /** The refresh account names no account. */

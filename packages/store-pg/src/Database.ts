@@ -191,7 +191,10 @@ export const targetConfig = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   pool: Config.integer("DATABASE_POOL").pipe(Config.withDefault(10)),
   answerTimeoutMs: Config.integer("DATABASE_ANSWER_TIMEOUT_MS").pipe(
-    Config.validate({ message: "must be 0 (never) or a number of milliseconds", validation: (n) => n >= 0 }),
+    Config.validate({
+      message: "DATABASE_ANSWER_TIMEOUT_MS must be 0 (never) or a number of milliseconds",
+      validation: (n) => n >= 0
+    }),
     Config.withDefault(defaultAnswerTimeoutMs)
   )
 }).pipe(

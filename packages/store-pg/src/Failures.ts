@@ -30,18 +30,23 @@ export const refusedWrite = (cause: Cause.Cause<unknown>): boolean => {
 
 /**
  * The operator's line when a process cannot start because the database at `url` is not reached (the cause's first
- * SQL error did not reach it): where (host, port and database, never the user or password) and why; undefined for any
- * other failure.
+ * SQL error did not reach it) or refused the session (its user, password or database): where (host, port and database,
+ * never the user or password) and why; undefined for any other failure.
  */
 export const unreachableAtStart = (cause: Cause.Cause<unknown>, url: string): string | undefined => {
   const errors: Array<unknown> = [...Cause.failures(cause), ...Cause.defects(cause)]
   const sql = errors.find(isSqlError)
-  if (sql === undefined || refusedWrite(Cause.fail(sql))) return undefined
+  if (sql === undefined) return undefined
+  // reached, and it refused the session itself: class 28 (no or a wrong user or password), 3D000 (no such database)
+  const refusedSession = /^(28|3D000)/.test(String((sql.cause as { readonly code?: unknown } | undefined)?.code))
+  if (!refusedSession && refusedWrite(Cause.fail(sql))) return undefined
   let where = "the database"
   try {
     const u = new URL(url)
     where = `the database at ${u.hostname}:${u.port || "5432"}${u.pathname}`
   } catch {}
   const inner = sql.cause instanceof Error ? sql.cause.message : undefined
-  return `${where} could not be reached (${inner ?? sql.message}): is PostgreSQL running there, and is DATABASE_URL right?`
+  return refusedSession
+    ? `${where} refused the connection (${inner ?? sql.message}): are DATABASE_URL's user, password and database right?`
+    : `${where} could not be reached (${inner ?? sql.message}): is PostgreSQL running there, and is DATABASE_URL right?`
 }

@@ -44,7 +44,10 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
   origins: Config.string("STOREFRONT_ORIGINS").pipe(Config.withDefault(""), Config.map(pairs)),
   pageSize: Config.integer("STOREFRONT_PAGE_SIZE").pipe(
     Config.withDefault(maxPage),
-    Config.validate({ message: "must be 1 to 250", validation: (n) => n >= 1 && n <= maxPage })
+    Config.validate({
+      message: `STOREFRONT_PAGE_SIZE must be 1 to ${maxPage}`,
+      validation: (n) => n >= 1 && n <= maxPage
+    })
   )
 })
 

@@ -138,7 +138,7 @@ export const knobsConfig = Config.all({
   latency: Config.integer("SYNTHETIC_LATENCY_MS").pipe(Config.withDefault(0), Config.map(Duration.millis)),
   failureRate: Config.number("SYNTHETIC_FAILURE_RATE").pipe(
     Config.withDefault(0),
-    Config.validate({ message: "must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
+    Config.validate({ message: "SYNTHETIC_FAILURE_RATE must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
   ),
   hang: Config.boolean("SYNTHETIC_HANG").pipe(Config.withDefault(false)),
   notFound: Config.string("SYNTHETIC_NOT_FOUND").pipe(
