@@ -231,7 +231,7 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
 
   it("settings out of their range are refused before the database is reached, naming the variable, exit 1", async () => {
     const cases: ReadonlyArray<[Record<string, string>, string]> = [
-      [{ REFRESH_CONCURRENCY: "0" }, "REFRESH_CONCURRENCY must be at least 1"],
+      [{ REFRESH_CONCURRENCY: "-1" }, "REFRESH_CONCURRENCY must be at least 0"],
       [{ REFRESH_PLATFORM_CONCURRENCY: "0" }, "REFRESH_PLATFORM_CONCURRENCY must be at least 1"],
       [{ REFRESH_MAX_ATTEMPTS: "0" }, "REFRESH_MAX_ATTEMPTS must be at least 1"],
       [{ REFRESH_BUDGET: "-1" }, "REFRESH_BUDGET must be at least 0"],

@@ -74,7 +74,7 @@ export interface Settings {
   readonly spreadMs: number
 }
 
-/** An integer setting with its default, refused below `least` (a runner with no worker would never end a pass), named. */
+/** An integer setting with its default, refused below `least` with a message naming it. */
 const atLeast = (name: string, fallback: number, least: number, config = Config.integer(name)) =>
   config.pipe(
     Config.withDefault(fallback),
@@ -87,7 +87,8 @@ export const settingsConfig = Config.all({
   budget: atLeast("REFRESH_BUDGET", 10_000, 0),
   trackDays: atLeast("TRACK_DAYS", 30, 0),
   staleAfter: atLeast("REFRESH_STALE_AFTER_MS", 20 * 3600_000, 0).pipe(Config.map(Duration.millis)),
-  concurrency: atLeast("REFRESH_CONCURRENCY", 16, 1),
+  // 0: a runner that plans passes and reports on them but runs no task (other runners do; the planning bench's runner)
+  concurrency: atLeast("REFRESH_CONCURRENCY", 16, 0),
   platformConcurrency: atLeast("REFRESH_PLATFORM_CONCURRENCY", 8, 1),
   cron: Config.string("REFRESH_CRON").pipe(
     Config.withDefault("0 2 * * *"),
