@@ -92,12 +92,19 @@ describe("Policy", () => {
     const p = await policy({ retries: 0, breakerFailures: 3, breakerPause: Duration.millis(300) })
     for (let i = 0; i < 3; i++) await send(p)
     hits = 0
-    const started = performance.now()
-    const r = await send(p)
-    const ms = performance.now() - started
-    assert.isTrue(Either.isLeft(r))
-    if (Either.isLeft(r)) assert.match(r.left.detail, /circuit open/)
-    assert.isBelow(ms, 50)
+    // three sends while it is open: the median under 50 ms and none near a call's time (one answer may meet a
+    // collection or a compile on a loaded machine, as the server's Upstreams test found on CI)
+    const times: Array<number> = []
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now()
+      const r = await send(p)
+      times.push(performance.now() - started)
+      assert.isTrue(Either.isLeft(r))
+      if (Either.isLeft(r)) assert.match(r.left.detail, /circuit open/)
+    }
+    const shown = `the open circuit answered in ${times.map((t) => t.toFixed(1)).join(", ")} ms`
+    assert.isBelow([...times].sort((a, b) => a - b)[1]!, 50, shown)
+    assert.isBelow(Math.max(...times), 250, shown)
     assert.strictEqual(hits, 0, "the host was not called")
     await new Promise((done) => setTimeout(done, 350))
     status = 200
