@@ -254,4 +254,51 @@ describe.skipIf(!server)("the refresh runner's failures on PostgreSQL", () => {
     },
     120_000
   )
+
+  it("SIGTERM mid-pass in scheduled mode logs where the pass stood and exits 130; a restarted runner resumes the pass", async () => {
+    const w = await open(24)
+    // a daily schedule whose time comes in 6 s (UTC)
+    const at = new Date(Date.now() + 6_000)
+    const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} * * *`
+    const env = w.env({ REFRESH_CRON: cron, SYNTHETIC_LATENCY_MS: "300", REFRESH_CONCURRENCY: "2" })
+    const a = F.spawnRunner([], env)
+    expect(
+      await waitFor(async () => (await count(w.url, "SELECT count(*)::int AS n FROM refresh_results")) >= 2, 60_000)
+    ).toBe(true)
+    a.child.kill("SIGTERM")
+    expect(await a.exited, a.output()).toBe(130)
+    const line = a
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.message?.[0] === "refresh pass interrupted")
+    expect(line, a.output()).toBeDefined()
+    const stood = line.message[1]
+    expect(stood).toMatchObject({ pass: F.todaysPass(), total: 24, outcome: "interrupted" })
+    expect(stood.done).toBeGreaterThanOrEqual(2)
+    expect(stood.left).toBe(24 - stood.done)
+    expect(await count(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'running'")).toBe(0)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+    // started again (its next night a day away), it resumes the day's pass that did not end
+    const b = F.spawnRunner([], env)
+    try {
+      expect(
+        await waitFor(
+          async () =>
+            (await count(w.url, "SELECT count(*)::int AS n FROM refresh_passes WHERE ended_at IS NOT NULL")) === 1,
+          60_000
+        ),
+        b.output()
+      ).toBe(true)
+    } finally {
+      b.child.kill("SIGTERM")
+      await b.exited
+    }
+    expect(b.output()).toContain("refresh pass ended")
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 24, credits: 48 })
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+  }, 120_000)
 })

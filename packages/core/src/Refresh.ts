@@ -1363,7 +1363,7 @@ export const make = (settings: Settings) =>
     const persisted = (pass: string, until: Date) =>
       Effect.gen(function* () {
         let waitMs = 1000
-        while (!(yield* logged(runPass(pass, undefined)))) {
+        while (!(yield* logged(pass, runPass(pass, undefined)))) {
           const now = DateTime.toDate(yield* DateTime.now)
           if (now.getTime() + waitMs >= until.getTime()) {
             yield* Effect.logError("refresh pass not run: it failed until the next one was due", { pass })
@@ -1375,8 +1375,11 @@ export const make = (settings: Settings) =>
         }
       })
 
-    /** A scheduled pass ends with its summary in the log, whatever happened: whether it ended. */
-    const logged = <E, R>(pass: Effect.Effect<Progress, E, R>) =>
+    /**
+     * A scheduled pass ends with its summary in the log, whatever happened: whether it ended, or, stopped mid-pass
+     * (SIGINT, SIGTERM, the server closing), where it stood (as `once` prints it; its workers gave their jobs back).
+     */
+    const logged = <E, R>(id: string, pass: Effect.Effect<Progress, E, R>) =>
       pass.pipe(
         Effect.tap((p) => Effect.logInfo("refresh pass ended", { ...p, outcome: outcomeOf(p) })),
         Effect.as(true),
@@ -1384,6 +1387,18 @@ export const make = (settings: Settings) =>
           Cause.isInterruptedOnly(c)
             ? Effect.failCause(c)
             : Effect.as(Effect.logError("refresh pass failed", String(c)), false)
+        ),
+        Effect.onInterrupt(() =>
+          progress(id).pipe(
+            Effect.flatMap((p) =>
+              Effect.logWarning("refresh pass interrupted", {
+                ...p,
+                left: Math.max(0, p.total - p.done),
+                outcome: "interrupted" satisfies Outcome
+              })
+            ),
+            Effect.catchAllCause((c) => Effect.logError("refresh pass interrupted; no summary", String(c)))
+          )
         )
       )
 
