@@ -1,7 +1,9 @@
-// Issue 19: "the per-platform limit holds across all runners". Two spawned runners refresh pinned storefront entities
-// through the native storefront adapter against a loopback store in the public products.json format, which answers
-// after 300 ms and counts the requests in flight at once: never more than REFRESH_PLATFORM_CONCURRENCY, whatever the
-// number of runners; each entity fetched once and refreshed once.
+// Issue 19, with real upstream requests: two spawned runners refresh pinned storefront entities through the native
+// storefront adapter against loopback stores in the public products.json format. "The per-platform limit holds across
+// all runners": a host that answers after 300 ms and counts the requests in flight at once sees never more than
+// REFRESH_PLATFORM_CONCURRENCY, whatever the number of runners; each entity fetched once and refreshed once. "Every
+// task ends ... failed (with its reason, after retries with backoff for what is transient)": a store that is gone
+// ends omitted (not found), one that keeps answering 503 ends failed with the upstream's reason, the others refresh.
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Core } from "@pdr/core"
@@ -18,7 +20,10 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close()
 })
 
-/** A store host that answers each products.json after `delayMs`, counting the requests in flight at once. */
+/**
+ * A store host that answers each products.json after `delayMs`, counting the requests in flight at once: `missing`
+ * answers 404 as a store that is gone, `failing` 503 every time.
+ */
 const slowStores = async (delayMs: number) => {
   let inFlight = 0
   let most = 0
@@ -35,6 +40,11 @@ const slowStores = async (delayMs: number) => {
         return
       }
       asked.set(m[1]!, (asked.get(m[1]!) ?? 0) + 1)
+      if (m[1] === "missing" || m[1] === "failing") {
+        const status = m[1] === "missing" ? 404 : 503
+        res.writeHead(status, { "content-type": "application/json" }).end('{"errors":"Not Found"}')
+        return
+      }
       const page = Number(url.searchParams.get("page") ?? 1)
       const products = page === 1 ? Fixtures.products(m[1]!, 12) : []
       res.writeHead(200, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ products }))
@@ -45,32 +55,36 @@ const slowStores = async (delayMs: number) => {
   return { url: `http://127.0.0.1:${(host.address() as AddressInfo).port}`, most: () => most, asked }
 }
 
+/** Pins one storefront entity per store name (`https://<name>.shop.example`), as `pnpm admin track add` pins them. */
+const pin = async (w: F.World, stores: ReadonlyArray<string>) => {
+  const op = Catalogue.findOp("storefronts", "products")!
+  const runtime = ManagedRuntime.make(Core.layer({ target: { _tag: "Server", url: w.url, maxConnections: 2 } }))
+  await runtime.runPromise(
+    Effect.flatMap(Demand.Demand, (demand) =>
+      demand.pin(
+        stores.map((s) => {
+          const subject = `https://${s}.shop.example`
+          const request = { op: "products", subjects: [subject] }
+          return {
+            freshnessKey: Freshness.key(op, subject, Freshness.answerFields(request, undefined)),
+            platform: "storefronts",
+            op: "products",
+            subject,
+            request
+          }
+        })
+      )
+    )
+  )
+  await runtime.dispose()
+}
+
 describe.skipIf(!server)("the per-platform limit across runners", () => {
   it("two runners at REFRESH_PLATFORM_CONCURRENCY=2: at most 2 requests at the store at once; each entity fetched and refreshed once", async () => {
     const w = await F.world(0)
     closing.push(w.close)
     const stores = Array.from({ length: 12 }, (_, i) => `store${i}`)
-    // pinned as `pnpm admin track add` pins them: one storefront each
-    const op = Catalogue.findOp("storefronts", "products")!
-    const runtime = ManagedRuntime.make(Core.layer({ target: { _tag: "Server", url: w.url, maxConnections: 2 } }))
-    await runtime.runPromise(
-      Effect.flatMap(Demand.Demand, (demand) =>
-        demand.pin(
-          stores.map((s) => {
-            const subject = `https://${s}.shop.example`
-            const request = { op: "products", subjects: [subject] }
-            return {
-              freshnessKey: Freshness.key(op, subject, Freshness.answerFields(request, undefined)),
-              platform: "storefronts",
-              op: "products",
-              subject,
-              request
-            }
-          })
-        )
-      )
-    )
-    await runtime.dispose()
+    await pin(w, stores)
     const host = await slowStores(300)
     const env = w.env({
       UPSTREAMS: "storefronts=storefront",
@@ -91,6 +105,43 @@ describe.skipIf(!server)("the per-platform limit across runners", () => {
     )
     expect(points.length).toBe(12)
     for (const p of points) expect([p.n, p.source], p.entity).toEqual([1, "storefront"])
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+  }, 120_000)
+
+  it("a store that is gone ends omitted, one that keeps failing ends failed with the upstream's reason after its attempts; the others refresh; exit 4", async () => {
+    const w = await F.world(0)
+    closing.push(w.close)
+    const good = await slowStores(20)
+    // the failing store on a host of its own, as a store is in the world: its open circuit is its host's alone
+    const bad = await slowStores(20)
+    await pin(w, ["store0", "store1", "store2", "store3", "missing", "failing"])
+    const env = w.env({
+      UPSTREAMS: "storefronts=storefront",
+      STOREFRONT_ORIGINS: `https://failing.shop.example=${bad.url}/failing,https://*.shop.example=${good.url}/*`,
+      REFRESH_MAX_ATTEMPTS: "3"
+    })
+    const a = F.spawnRunner(["once"], env)
+    const b = F.spawnRunner(["once"], env)
+    expect(await a.exited, a.output()).toBe(4)
+    expect(await b.exited, b.output()).toBe(4)
+    const summary = F.lastJson(a.stdout())
+    expect(summary).toMatchObject({ outcome: "failures", total: 6, refreshed: 4, omitted: 1, failed: 1, left: 0 })
+    const results = new Map(
+      (await F.query(w.url, "SELECT freshness_key, status, detail, credits::int FROM refresh_results")).map((r) => [
+        String(r.freshness_key).split("/")[4],
+        r
+      ])
+    )
+    expect(results.get("missing.shop.example")).toMatchObject({ status: "omitted", credits: 0 })
+    expect(results.get("failing.shop.example")).toMatchObject({ status: "failed", credits: 0 })
+    // the reason is the units' own, not only "failed upstream"
+    expect(results.get("failing.shop.example")!.detail).toMatch(
+      /^every unit of this call failed upstream; nothing was billed \(upstream_failed: .+\)$/
+    )
+    expect(a.output()).toContain("failed: storefronts/products/https://failing.shop.example/{}: every unit")
+    // transient: asked again on each attempt (the adapter's own retries within each), never past the attempts
+    expect(bad.asked.get("failing")).toBeGreaterThanOrEqual(3)
+    for (const s of ["store0", "store1", "store2", "store3", "missing"]) expect(good.asked.get(s), s).toBe(1)
     expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
   }, 120_000)
 })

@@ -706,8 +706,10 @@ export const make = (settings: Settings) =>
             }),
             Effect.catchAll((e) => {
               switch (e._tag) {
-                case "IdempotencyInFlight":
                 case "EveryUnitFailed":
+                  // the operator's summary says why: the units' own reasons (the upstream's status, a timeout)
+                  return transient(unitsFailed(e))
+                case "IdempotencyInFlight":
                 case "SettleOutcomeUnknown":
                   return transient(e.message)
                 default:
@@ -720,6 +722,16 @@ export const make = (settings: Settings) =>
         // a store failure (a dropped connection, a write refused) is transient: the call runs again after a backoff
         Effect.catchAllDefect((d) => transient(d instanceof Error ? causeOf(d) : String(d)))
       )
+
+    /** Why every unit failed, in the units' words: `<message> (<reason>: <detail>; ...)`, each distinct once. */
+    const unitsFailed = (e: Calls.EveryUnitFailed) => {
+      const why = new Set<string>()
+      for (const c of e.coverage as ReadonlyArray<{ readonly reason?: unknown; readonly detail?: unknown }>) {
+        const text = [c.reason, c.detail].filter((t) => typeof t === "string" && t !== "").join(": ")
+        if (text !== "") why.add(text)
+      }
+      return why.size === 0 ? e.message : `${e.message} (${[...why].slice(0, 3).join("; ")})`
+    }
 
     const failedResult = (quoted: number, detail: string): Result => ({ status: "failed", credits: 0, quoted, detail })
 
