@@ -144,4 +144,44 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     expect(bad.output().length).toBeGreaterThan(0)
     expect(bad.output()).not.toContain(String.fromCharCode(27))
   }, 120_000)
+
+  it("on a terminal, log lines mid-pass never break the live line: each shows on a line of its own, the live line drawn again after it", async () => {
+    const w = await open(40)
+    // the planner's log line comes while the live line shows "(planning)"; most fetches fail (the adapter's own
+    // retries too), so failure lines follow the summary
+    const r = F.spawnRunnerOnTerminal(
+      ["once"],
+      w.env({
+        SYNTHETIC_LATENCY_MS: "40",
+        SYNTHETIC_FAILURE_RATE: "0.8",
+        REFRESH_MAX_ATTEMPTS: "2",
+        REFRESH_CONCURRENCY: "2",
+        REFRESH_BATCH: "4"
+      })
+    )
+    const code = await r.exited
+    const raw = r.output()
+    expect([0, 4], raw).toContain(code)
+    const live = /^\d{4}-\d{2}-\d{2}: \d+\/\d+\+? (\(planning\) )?done, /
+    const lines = F.screenLines(raw).filter((l) => l.trim() !== "")
+    const logs = lines.filter((l) => l.startsWith("{"))
+    expect(
+      logs.some((l) => l.includes('"refresh pass planned"')),
+      raw
+    ).toBe(true)
+    // what the terminal shows: JSON lines (logs, the summary) whole, each parsed; the live line alone on its line;
+    // failure lines after the summary; nothing else (a log line written after a partial live line would show both)
+    for (const l of lines) {
+      if (l.startsWith("{")) expect(() => JSON.parse(l), l).not.toThrow()
+      else if (!l.startsWith("failed: ")) expect(l, raw).toMatch(live)
+      expect(l.indexOf('{"'), l).not.toBeGreaterThan(0)
+    }
+    expect(
+      lines.some((l) => live.test(l)),
+      JSON.stringify(lines)
+    ).toBe(true)
+    // the live line is drawn again after a log line: some log line is followed by a redraw in the raw output
+    expect(raw).toMatch(/"refresh pass planned"[^\n]*\n\r?\d{4}-\d{2}-\d{2}: /)
+    expect(F.lastJson(lines.filter((l) => l.startsWith("{")).join("\n")).pass).toBe(F.todaysPass())
+  }, 120_000)
 })

@@ -53,6 +53,62 @@ export const spawnRunner = (
   return { child, output: () => output, stdout: () => stdout, exited }
 }
 
+/**
+ * Spawns the runner's bundle on a terminal (a pseudo-terminal of util-linux's `script`, as an operator runs it), its
+ * output as the terminal received it (stdout and stderr interleaved, as written).
+ */
+export const spawnRunnerOnTerminal = (args: ReadonlyArray<string>, env: Record<string, string>): RunnerProcess => {
+  const command = [process.execPath, main, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ")
+  let output = ""
+  const child = spawn("script", ["--quiet", "--flush", "--return", "--command", command, "/dev/null"], {
+    env: { ...process.env, SYNTHETIC_SHORT_LISTS: "false", TERM: "xterm", COLUMNS: "200", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  child.stdout!.on("data", (d) => {
+    output += d
+  })
+  child.stderr!.on("data", (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  return { child, output: () => output, stdout: () => output, exited }
+}
+
+/** A terminal's control sequence (ESC [ ... letter) at the start of a text. */
+const controlSequence = new RegExp(`^${String.fromCharCode(27)}\\[([0-9;?]*)([A-Za-z])`)
+
+/**
+ * The lines a terminal shows for this output: a carriage return goes back to the line's start, `ESC [2K` erases the
+ * line, other escapes (styles) are dropped, text overwrites from the cursor.
+ */
+export const screenLines = (raw: string): Array<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  let cursor = 0
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!
+    if (c === "\n") {
+      lines.push(line)
+      line = ""
+      cursor = 0
+    } else if (c === "\r") cursor = 0
+    else if (c === "\x1b") {
+      const m = controlSequence.exec(raw.slice(i))
+      if (m === null) continue
+      if (m[2] === "K" && m[1] === "2") {
+        line = ""
+        cursor = 0
+      }
+      i += m[0].length - 1
+    } else {
+      line = line.slice(0, cursor) + c + line.slice(cursor + 1)
+      cursor++
+    }
+  }
+  if (line !== "") lines.push(line)
+  return lines
+}
+
 /** The last JSON line a runner printed on stdout. */
 export const lastJson = (text: string): any =>
   JSON.parse(
