@@ -42,7 +42,7 @@ const setCode = (code: number) =>
 /** The services of the runner: the core (its database, ports, upstream) from the environment. */
 const services = (serving: boolean) =>
   Effect.gen(function* () {
-    const core = yield* Core.config
+    const core = yield* Core.checkedConfig
     // the refresh's fetches are unique per (pass, entity) across runners (the job's key): the cross-instance fetch
     // lease (SHARED_FETCHES) would only cost each entity its statements (about a sixth of a refresh's), so it is off
     // in the runner unless set; a server call fetching the same entity at the same moment makes its own measurement

@@ -241,7 +241,10 @@ describe.skipIf(!server)("the refresh runner through a database outage", () => {
         { REFRESH_LOCK_EXPIRY_MS: "100" },
         "REFRESH_LEASE_MS (or the older REFRESH_LOCK_EXPIRY_MS) must be at least 300"
       ],
-      [{ REFRESH_CRON: "every night" }, "REFRESH_CRON must be a cron expression"]
+      [{ REFRESH_CRON: "every night" }, "REFRESH_CRON must be a cron expression"],
+      // the upstreams' settings too, though read only once the database is reached otherwise
+      [{ UPSTREAM_PER_HOST: "0" }, "UPSTREAM_PER_HOST must be at least 1"],
+      [{ DATABASE_POOL: "0" }, "DATABASE_POOL must be at least 1"]
     ]
     await Promise.all(
       cases.map(async ([env, line]) => {

@@ -1,7 +1,7 @@
 /** The server's configuration, read in one place. */
 
 import { Telemetry } from "@pdr/core"
-import { Members } from "@pdr/domain"
+import { Members, Setting } from "@pdr/domain"
 import { NodePasswordHasher } from "@pdr/store-pg"
 import { Config, Duration, Option } from "effect"
 import { listenerTimeouts } from "./Server.js"
@@ -34,18 +34,18 @@ export const server = Config.all({
   adminToken: Config.option(Config.redacted("ADMIN_TOKEN")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   demo: Config.boolean("DEMO").pipe(Config.withDefault(true)),
-  sweepEveryMs: Config.integer("HOLD_SWEEP_MS").pipe(Config.withDefault(15_000)),
+  sweepEveryMs: Setting.integer("HOLD_SWEEP_MS", 15_000, { least: 100 }),
   // issue 21: a long call's lease (renewed every third of it); another process takes over a call whose lease ran out
-  callLeaseMs: Config.integer("CALL_LEASE_MS").pipe(Config.withDefault(15_000)),
-  shutdownTimeoutMs: Config.integer("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(25_000)),
+  callLeaseMs: Setting.integer("CALL_LEASE_MS", 15_000, { least: 300 }),
+  shutdownTimeoutMs: Setting.integer("SHUTDOWN_TIMEOUT_MS", 25_000, { least: 0 }),
   // issue 25: /readyz answers 503 this long at shutdown before the listeners stop accepting; a log line per request
-  drainMs: Config.integer("SHUTDOWN_DRAIN_MS").pipe(Config.withDefault(0)),
+  drainMs: Setting.integer("SHUTDOWN_DRAIN_MS", 0, { least: 0 }),
   logRequests: Config.boolean("LOG_REQUESTS").pipe(Config.withDefault(true)),
   telemetry: Telemetry.settingsConfig("pdr-server"),
   timeouts: Config.all({
-    headersMs: Config.integer("HEADERS_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.headersMs)),
-    requestMs: Config.integer("REQUEST_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.requestMs)),
-    keepAliveMs: Config.integer("KEEP_ALIVE_TIMEOUT_MS").pipe(Config.withDefault(listenerTimeouts.keepAliveMs))
+    headersMs: Setting.integer("HEADERS_TIMEOUT_MS", listenerTimeouts.headersMs, { least: 0 }),
+    requestMs: Setting.integer("REQUEST_TIMEOUT_MS", listenerTimeouts.requestMs, { least: 0 }),
+    keepAliveMs: Setting.integer("KEEP_ALIVE_TIMEOUT_MS", listenerTimeouts.keepAliveMs, { least: 0 })
   }),
   // email (issue 24): invitations and password resets are sent when SMTP_URL is set
   mail: Config.all({
@@ -55,15 +55,14 @@ export const server = Config.all({
   // the dashboard (D20): session lifetimes, Secure cookies behind a TLS proxy, the scrypt cost (2^17 = OWASP)
   dashboard: Config.all({
     secureCookies: Config.boolean("DASHBOARD_SECURE_COOKIES").pipe(Config.withDefault(false)),
-    idleTimeoutMs: Config.integer("SESSION_IDLE_MINUTES").pipe(
-      Config.withDefault(Duration.toMinutes(members.idleTimeout)),
-      Config.map((m) => m * 60_000)
-    ),
-    absoluteTimeoutMs: Config.integer("SESSION_MAX_HOURS").pipe(
-      Config.withDefault(Duration.toHours(members.absoluteTimeout)),
-      Config.map((h) => h * 3_600_000)
-    ),
-    scryptLogN: Config.integer("SCRYPT_LOG_N").pipe(Config.withDefault(NodePasswordHasher.owasp.logN))
+    idleTimeoutMs: Setting.integer("SESSION_IDLE_MINUTES", Duration.toMinutes(members.idleTimeout), {
+      least: 1
+    }).pipe(Config.map((m) => m * 60_000)),
+    absoluteTimeoutMs: Setting.integer("SESSION_MAX_HOURS", Duration.toHours(members.absoluteTimeout), {
+      least: 1
+    }).pipe(Config.map((h) => h * 3_600_000)),
+    // 2^10 (the tests) to 2^20 (1 GiB per hash): below, a hash an attacker cracks cheaply; above, one that stops the host
+    scryptLogN: Setting.integer("SCRYPT_LOG_N", NodePasswordHasher.owasp.logN, { least: 10, most: 20 })
   })
 })
 

@@ -2,15 +2,37 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Core, Refresh } from "@pdr/core"
 import { Failures } from "@pdr/store-pg"
-import { Cause, Console, Effect, Exit, Layer, Option } from "effect"
+import { Cause, ConfigError, Console, Effect, Exit, Layer, Option } from "effect"
 import * as OperatorToken from "./admin/OperatorToken.js"
 import * as Config from "./Config.js"
 import * as Demo from "./Demo.js"
 import * as Server from "./Server.js"
 
+/**
+ * A configuration error's text without its wrapper (`(Invalid data at : "X must be ...")` -> `X must be ...`); when
+ * some settings are set wrong, only those (not the unset ones an optional part also lacks).
+ */
+const configLine = (e: ConfigError.ConfigError): string => {
+  const at = (path: ReadonlyArray<string>, message: string) =>
+    path.length === 0 ? message : `${path.join(".")}: ${message}`
+  const parts = ConfigError.reduceWithContext<
+    undefined,
+    ReadonlyArray<{ readonly wrong: boolean; readonly text: string }>
+  >(e, undefined, {
+    andCase: (_, l, r) => [...l, ...r],
+    orCase: (_, l, r) => [...l, ...r],
+    invalidDataCase: (_, path, message) => [{ wrong: true, text: at(path, message) }],
+    missingDataCase: (_, path, message) => [{ wrong: false, text: at(path, message) }],
+    sourceUnavailableCase: (_, path, message) => [{ wrong: true, text: at(path, message) }],
+    unsupportedCase: (_, path, message) => [{ wrong: true, text: at(path, message) }]
+  })
+  const shown = parts.some((p) => p.wrong) ? parts.filter((p) => p.wrong) : parts
+  return [...new Set(shown.map((p) => p.text))].join("; ")
+}
+
 const main = Effect.gen(function* () {
   const config = yield* Config.server
-  const core = yield* Core.config
+  const core = yield* Core.checkedConfig
   const target = core.target
   const adminToken = yield* OperatorToken.resolve(config.adminToken, config.dataDir)
   // graceful shutdown: on SIGTERM the listeners stop accepting and calls in flight finish, within this bound
@@ -53,7 +75,9 @@ const main = Effect.gen(function* () {
     )
   })
   // the embedded database is this process's alone: the nightly refresh runs here, on the same schedule as `pnpm runner`
+  // off when REFRESH_ACCOUNT_ID (or any refresh setting) is unset alone; a setting set out of its range is refused
   const refresh = yield* Effect.either(Refresh.settingsConfig)
+  if (refresh._tag === "Left" && !ConfigError.isMissingDataOnly(refresh.left)) return yield* Effect.fail(refresh.left)
   const inProcessRefresh =
     target._tag !== "Embedded"
       ? Layer.empty
@@ -82,7 +106,19 @@ const main = Effect.gen(function* () {
   )
 })
 
-NodeRuntime.runMain(main, {
+// a setting out of its range (or not a number) is one line naming it, exit 1, before anything starts
+const started = main.pipe(
+  Effect.catchIf(ConfigError.isConfigError, (e) =>
+    Effect.zipRight(
+      Console.error(`server: ${configLine(e)}`),
+      Effect.sync(() => {
+        process.exitCode = 1
+      })
+    )
+  )
+)
+
+NodeRuntime.runMain(started, {
   // the exit code set above (the database not reached), else 1 on a failure, 0 otherwise
   teardown: (exit, onExit) =>
     onExit(

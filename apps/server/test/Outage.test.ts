@@ -373,4 +373,32 @@ describe.skipIf(!serverOk)("paid calls through a database outage", () => {
     expect(failed).not.toContain("s3cret")
     expect(failed).not.toContain("    at ")
   }, 60_000)
+
+  it("settings out of their range are refused at start in one line naming the variable, exit 1 (a pool of -3 waited for ever)", async () => {
+    const port = await freePort()
+    // a database nothing listens on: a server that read past its settings would say it was not reached
+    const cases: ReadonlyArray<[Record<string, string>, string]> = [
+      [{ DATABASE_POOL: "-3" }, "server: DATABASE_POOL must be at least 1"],
+      [{ RATE_LIMIT_BURST: "0" }, "server: RATE_LIMIT_BURST must be at least 1"],
+      [{ RATE_LIMIT_RPS: "0" }, "server: RATE_LIMIT_RPS must be above 0"],
+      [{ HOLD_TTL_MS: "10" }, "server: HOLD_TTL_MS must be at least 1000"],
+      [{ CALL_LEASE_MS: "0" }, "server: CALL_LEASE_MS must be at least 300"],
+      [{ UPSTREAM_PER_HOST: "0" }, "server: UPSTREAM_PER_HOST must be at least 1"],
+      [{ SCRYPT_LOG_N: "4" }, "server: SCRYPT_LOG_N must be 10 to 20"],
+      [{ RATE_LIMIT_RPS: "lots" }, 'server: RATE_LIMIT_RPS: Expected a number value but received "lots"'],
+      // a refresh setting set wrong is refused, not taken for the refresh being off
+      [{ REFRESH_BATCH: "0" }, "server: REFRESH_BATCH must be at least 1"]
+    ]
+    await Promise.all(
+      cases.map(async ([env, line]) => {
+        const failed = await spawnServer({ DATABASE_URL: `postgres://pdr@127.0.0.1:${port}/nowhere`, ...env }).then(
+          () => "started",
+          (e: Error) => e.message
+        )
+        expect(failed, JSON.stringify(env)).toContain(line)
+        expect(failed).not.toContain("could not be reached")
+        expect(failed).not.toContain("    at ")
+      })
+    )
+  }, 60_000)
 })

@@ -2,7 +2,7 @@
  * The one core wiring: configuration in, domain services out. The server, the runner and the tests all build their
  * services here, so a setting or an adapter added once reaches each of them.
  */
-import { Accounts, Calls, Idempotency, Keys, RateLimits, type Upstream } from "@pdr/domain"
+import { Accounts, Calls, Idempotency, Keys, RateLimits, Setting, type Upstream } from "@pdr/domain"
 import {
   Database,
   NodeCrypto,
@@ -67,30 +67,35 @@ export const config: Config.Config<Options> = Config.all({
   target: Database.targetConfig,
   knobs: SyntheticUpstream.knobsConfig,
   rateLimit: Config.all({
-    perSecond: Config.number("RATE_LIMIT_RPS").pipe(Config.withDefault(limits.perKey.perSecond)),
-    burst: Config.integer("RATE_LIMIT_BURST").pipe(Config.withDefault(limits.perKey.burst))
+    perSecond: Setting.numberAbove("RATE_LIMIT_RPS", limits.perKey.perSecond, 0),
+    burst: Setting.integer("RATE_LIMIT_BURST", limits.perKey.burst, { least: 1 })
   }),
   authFailureLimit: Config.all({
-    perSecond: Config.number("AUTH_FAILURE_RPS").pipe(Config.withDefault(limits.failedAuth.perSecond)),
-    burst: Config.integer("AUTH_FAILURE_BURST").pipe(Config.withDefault(limits.failedAuth.burst))
+    perSecond: Setting.numberAbove("AUTH_FAILURE_RPS", limits.failedAuth.perSecond, 0),
+    burst: Setting.integer("AUTH_FAILURE_BURST", limits.failedAuth.burst, { least: 1 })
   }),
-  holdTtlMs: Config.integer("HOLD_TTL_MS").pipe(Config.withDefault(Duration.toMillis(callDefaults.holdTtl))),
-  unitTimeoutMs: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
-    Config.withDefault(Duration.toMillis(callDefaults.unitTimeout))
-  ),
-  longUnitTimeoutMs: Config.integer("PROVIDER_RUN_TIMEOUT_S").pipe(
-    Config.withDefault(Duration.toSeconds(callDefaults.longUnitTimeout)),
-    Config.map((s) => s * 1000)
-  ),
+  // a hold lives at least a second (a call's hold swept before its settle would refuse the call)
+  holdTtlMs: Setting.integer("HOLD_TTL_MS", Duration.toMillis(callDefaults.holdTtl), { least: 1000 }),
+  unitTimeoutMs: Setting.integer("UPSTREAM_TIMEOUT_MS", Duration.toMillis(callDefaults.unitTimeout), { least: 1 }),
+  longUnitTimeoutMs: Setting.integer("PROVIDER_RUN_TIMEOUT_S", Duration.toSeconds(callDefaults.longUnitTimeout), {
+    least: 1
+  }).pipe(Config.map((s) => s * 1000)),
   refreshAccountId: Config.option(Config.string("REFRESH_ACCOUNT_ID")).pipe(Config.map(Option.getOrUndefined)),
-  groupCommitMax: Config.integer("GROUP_COMMIT_MAX").pipe(
-    Config.validate({ message: "GROUP_COMMIT_MAX must be at least 1", validation: (n) => n >= 1 }),
-    Config.withDefault(PgLedger.groupCommitDefaults.maxBatch)
-  ),
+  groupCommitMax: Setting.integer("GROUP_COMMIT_MAX", PgLedger.groupCommitDefaults.maxBatch, { least: 1 }),
   sharedRateLimits: Config.boolean("SHARED_RATE_LIMITS").pipe(Config.withDefault(true)),
   sharedFetches: Config.boolean("SHARED_FETCHES").pipe(Config.withDefault(true)),
   observe: Config.boolean("METRICS").pipe(Config.withDefault(true))
 })
+
+/**
+ * The core's settings with the upstreams' checked too: those are otherwise read when the upstream layer is built,
+ * after the database is reached, so a process's start would say "database not reached" before a bad
+ * `UPSTREAM_PER_HOST` (the server and the runner read this at start).
+ */
+export const checkedConfig: Effect.Effect<Options, ConfigError.ConfigError> = Effect.zipLeft(
+  config,
+  Upstreams.specConfig()
+)
 
 /**
  * The limits (D12). On a PostgreSQL server the per-key buckets are the database's (PgRateLimits), so every server

@@ -22,7 +22,8 @@ import {
   Idempotency,
   IdempotencyStore,
   JobQueue,
-  Ledger
+  Ledger,
+  Setting
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
 import {
@@ -74,22 +75,15 @@ export interface Settings {
   readonly spreadMs: number
 }
 
-/** An integer setting with its default, refused below `least` with a message naming it. */
-const atLeast = (name: string, fallback: number, least: number, config = Config.integer(name)) =>
-  config.pipe(
-    Config.withDefault(fallback),
-    Config.validate({ message: `${name} must be at least ${least}`, validation: (n) => n >= least })
-  )
-
 /** The settings from the environment. */
 export const settingsConfig = Config.all({
   accountId: Config.string("REFRESH_ACCOUNT_ID"),
-  budget: atLeast("REFRESH_BUDGET", 10_000, 0),
-  trackDays: atLeast("TRACK_DAYS", 30, 0),
-  staleAfter: atLeast("REFRESH_STALE_AFTER_MS", 20 * 3600_000, 0).pipe(Config.map(Duration.millis)),
+  budget: Setting.integer("REFRESH_BUDGET", 10_000, { least: 0 }),
+  trackDays: Setting.integer("TRACK_DAYS", 30, { least: 0 }),
+  staleAfter: Setting.integer("REFRESH_STALE_AFTER_MS", 20 * 3600_000, { least: 0 }).pipe(Config.map(Duration.millis)),
   // 0: a runner that plans passes and reports on them but runs no task (other runners do; the planning bench's runner)
-  concurrency: atLeast("REFRESH_CONCURRENCY", 16, 0),
-  platformConcurrency: atLeast("REFRESH_PLATFORM_CONCURRENCY", 8, 1),
+  concurrency: Setting.integer("REFRESH_CONCURRENCY", 16, { least: 0 }),
+  platformConcurrency: Setting.integer("REFRESH_PLATFORM_CONCURRENCY", 8, { least: 1 }),
   cron: Config.string("REFRESH_CRON").pipe(
     Config.withDefault("0 2 * * *"),
     Config.validate({
@@ -100,20 +94,20 @@ export const settingsConfig = Config.all({
   // REFRESH_LOCK_EXPIRY_MS: the name of this setting under the queue this engine replaced (issue 19), still read when
   // REFRESH_LEASE_MS is unset, so an operator's old configuration keeps its meaning; the heartbeat renews every third
   // of the lease, so below 300 ms it would be a statement every 100 ms per runner
-  leaseMs: atLeast(
+  leaseMs: Setting.integer(
     "REFRESH_LEASE_MS (or the older REFRESH_LOCK_EXPIRY_MS)",
     6000,
-    300,
+    { least: 300 },
     Config.integer("REFRESH_LEASE_MS").pipe(
       Config.orElseIf({ if: ConfigError.isMissingDataOnly, orElse: () => Config.integer("REFRESH_LOCK_EXPIRY_MS") })
     )
   ),
-  maxAttempts: atLeast("REFRESH_MAX_ATTEMPTS", 5, 1),
-  keepDays: atLeast("REFRESH_KEEP_DAYS", 7, 0),
-  batch: atLeast("REFRESH_BATCH", 16, 1),
+  maxAttempts: Setting.integer("REFRESH_MAX_ATTEMPTS", 5, { least: 1 }),
+  keepDays: Setting.integer("REFRESH_KEEP_DAYS", 7, { least: 0 }),
+  batch: Setting.integer("REFRESH_BATCH", 16, { least: 1 }),
   // off by default: at load average 25-30 it cost statements and runner CPU per entity and did not raise r2 / r1'
   // (docs/benchmarks.md, stop 33); to be weighed on a quiet machine, where the waves' lost overlap shows
-  spreadMs: atLeast("REFRESH_SPREAD_MS", 0, 0)
+  spreadMs: Setting.integer("REFRESH_SPREAD_MS", 0, { least: 0 })
 }) satisfies Config.Config<Settings>
 
 /** The refresh account names no account. */

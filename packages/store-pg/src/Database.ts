@@ -3,6 +3,7 @@
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, type SqlConnection } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import { Setting } from "@pdr/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
@@ -189,14 +190,9 @@ export const layer = (target: Target) =>
 export const targetConfig = Config.all({
   url: Config.option(Config.string("DATABASE_URL")),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
-  pool: Config.integer("DATABASE_POOL").pipe(Config.withDefault(10)),
-  answerTimeoutMs: Config.integer("DATABASE_ANSWER_TIMEOUT_MS").pipe(
-    Config.validate({
-      message: "DATABASE_ANSWER_TIMEOUT_MS must be 0 (never) or a number of milliseconds",
-      validation: (n) => n >= 0
-    }),
-    Config.withDefault(defaultAnswerTimeoutMs)
-  )
+  pool: Setting.integer("DATABASE_POOL", 10, { least: 1 }),
+  // 0: never
+  answerTimeoutMs: Setting.integer("DATABASE_ANSWER_TIMEOUT_MS", defaultAnswerTimeoutMs, { least: 0 })
 }).pipe(
   Config.map(
     ({ url, dataDir, pool, answerTimeoutMs }): Target =>

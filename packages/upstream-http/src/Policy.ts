@@ -4,7 +4,7 @@
  * `X-Ratelimit-*` headers read to slow down before being refused, and strict decoding of what comes back.
  */
 import { HttpClient, type HttpClientRequest } from "@effect/platform"
-import { Calls, Upstream as U } from "@pdr/domain"
+import { Calls, Setting, Upstream as U } from "@pdr/domain"
 import { Clock, Config, Data, Duration, Effect, Either, FiberRef, Option, ParseResult, Schedule, Schema } from "effect"
 import { Circuits } from "./Circuits.js"
 import * as PolicyMetrics from "./PolicyMetrics.js"
@@ -40,18 +40,14 @@ export const defaults: Settings = {
  * in), UPSTREAM_PER_HOST, UPSTREAM_RETRIES, UPSTREAM_BACKOFF_MS, UPSTREAM_BREAKER_FAILURES, UPSTREAM_BREAKER_PAUSE_MS.
  */
 export const settingsConfig: Config.Config<Settings> = Config.all({
-  unitBudget: Config.integer("UPSTREAM_TIMEOUT_MS").pipe(
-    Config.withDefault(Duration.toMillis(defaults.unitBudget)),
+  unitBudget: Setting.integer("UPSTREAM_TIMEOUT_MS", Duration.toMillis(defaults.unitBudget), { least: 1 }).pipe(
     Config.map(Duration.millis)
   ),
-  perHost: Config.integer("UPSTREAM_PER_HOST").pipe(Config.withDefault(defaults.perHost)),
-  retries: Config.integer("UPSTREAM_RETRIES").pipe(Config.withDefault(defaults.retries)),
-  backoff: Config.integer("UPSTREAM_BACKOFF_MS").pipe(Config.withDefault(200), Config.map(Duration.millis)),
-  breakerFailures: Config.integer("UPSTREAM_BREAKER_FAILURES").pipe(Config.withDefault(defaults.breakerFailures)),
-  breakerPause: Config.integer("UPSTREAM_BREAKER_PAUSE_MS").pipe(
-    Config.withDefault(30_000),
-    Config.map(Duration.millis)
-  )
+  perHost: Setting.integer("UPSTREAM_PER_HOST", defaults.perHost, { least: 1 }),
+  retries: Setting.integer("UPSTREAM_RETRIES", defaults.retries, { least: 0 }),
+  backoff: Setting.integer("UPSTREAM_BACKOFF_MS", 200, { least: 0 }).pipe(Config.map(Duration.millis)),
+  breakerFailures: Setting.integer("UPSTREAM_BREAKER_FAILURES", defaults.breakerFailures, { least: 1 }),
+  breakerPause: Setting.integer("UPSTREAM_BREAKER_PAUSE_MS", 30_000, { least: 0 }).pipe(Config.map(Duration.millis))
 })
 
 /** Why a request gave nothing usable. `NotServed` is the host's answer (404, 403, ...), not a failure of the host. */

@@ -3,7 +3,7 @@
  * `limit` (at most 250) and `page`, mapped to the products row and the store's history point.
  */
 import { HttpClientRequest } from "@effect/platform"
-import { type Measurements as M, Upstream as U } from "@pdr/domain"
+import { type Measurements as M, Setting, Upstream as U } from "@pdr/domain"
 import { Config, Effect, Schema } from "effect"
 import * as Delivered from "./Delivered.js"
 import * as Policy from "./Policy.js"
@@ -42,13 +42,7 @@ const maxPage = 250
 /** STOREFRONT_ORIGINS (`https://shop.example=http://127.0.0.1:4001/shop,...`; default none) and STOREFRONT_PAGE_SIZE (250). */
 export const settingsConfig: Config.Config<Settings> = Config.all({
   origins: Config.string("STOREFRONT_ORIGINS").pipe(Config.withDefault(""), Config.map(pairs)),
-  pageSize: Config.integer("STOREFRONT_PAGE_SIZE").pipe(
-    Config.withDefault(maxPage),
-    Config.validate({
-      message: `STOREFRONT_PAGE_SIZE must be 1 to ${maxPage}`,
-      validation: (n) => n >= 1 && n <= maxPage
-    })
-  )
+  pageSize: Setting.integer("STOREFRONT_PAGE_SIZE", maxPage, { least: 1, most: maxPage })
 })
 
 const Money = Schema.Union(Schema.NumberFromString, Schema.Number)

@@ -3,7 +3,7 @@
  * given entity, request and day, with `source: "synthetic"` on everything it produces. Knobs for tests: latency,
  * failure rate, hang, and a subject pattern that is never found.
  */
-import { Catalogue, Upstream as U } from "@pdr/domain"
+import { Catalogue, Setting, Upstream as U } from "@pdr/domain"
 import { Config, Duration, Effect, Layer, Option, Random } from "effect"
 import * as G from "./Generate.js"
 
@@ -135,11 +135,8 @@ export const layer = (knobs: Knobs = defaults) => Layer.effect(U.Upstream, Effec
 
 /** Knobs from SYNTHETIC_LATENCY_MS, SYNTHETIC_FAILURE_RATE, SYNTHETIC_HANG, SYNTHETIC_NOT_FOUND. */
 export const knobsConfig = Config.all({
-  latency: Config.integer("SYNTHETIC_LATENCY_MS").pipe(Config.withDefault(0), Config.map(Duration.millis)),
-  failureRate: Config.number("SYNTHETIC_FAILURE_RATE").pipe(
-    Config.withDefault(0),
-    Config.validate({ message: "SYNTHETIC_FAILURE_RATE must be between 0 and 1", validation: (n) => n >= 0 && n <= 1 })
-  ),
+  latency: Setting.integer("SYNTHETIC_LATENCY_MS", 0, { least: 0 }).pipe(Config.map(Duration.millis)),
+  failureRate: Setting.number("SYNTHETIC_FAILURE_RATE", 0, { least: 0, most: 1 }),
   hang: Config.boolean("SYNTHETIC_HANG").pipe(Config.withDefault(false)),
   notFound: Config.string("SYNTHETIC_NOT_FOUND").pipe(
     Config.withDefault(defaults.notFound.source),
