@@ -7,10 +7,10 @@
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { Core } from "@pdr/core"
-import { Catalogue, Demand, Freshness } from "@pdr/domain"
+import { Tracking } from "@pdr/domain"
 import * as Testing from "@pdr/store-pg/Testing"
 import * as Fixtures from "@pdr/upstream-http/testing"
-import { Effect, ManagedRuntime } from "effect"
+import { ManagedRuntime } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import * as F from "./fixtures.js"
 
@@ -55,27 +55,12 @@ const slowStores = async (delayMs: number) => {
   return { url: `http://127.0.0.1:${(host.address() as AddressInfo).port}`, most: () => most, asked }
 }
 
-/** Pins one storefront entity per store name (`https://<name>.shop.example`), as `pnpm admin track add` pins them. */
+/** Pins one storefront entity per store name (`https://<name>.shop.example`), as `pnpm admin track add` does. */
 const pin = async (w: F.World, stores: ReadonlyArray<string>) => {
-  const op = Catalogue.findOp("storefronts", "products")!
   const runtime = ManagedRuntime.make(Core.layer({ target: { _tag: "Server", url: w.url, maxConnections: 2 } }))
-  await runtime.runPromise(
-    Effect.flatMap(Demand.Demand, (demand) =>
-      demand.pin(
-        stores.map((s) => {
-          const subject = `https://${s}.shop.example`
-          const request = { op: "products", subjects: [subject] }
-          return {
-            freshnessKey: Freshness.key(op, subject, Freshness.answerFields(request, undefined)),
-            platform: "storefronts",
-            op: "products",
-            subject,
-            request
-          }
-        })
-      )
-    )
-  )
+  // one pin per store (a request takes at most the op's subjects)
+  for (const s of stores)
+    await runtime.runPromise(Tracking.pin("storefronts", { op: "products", subjects: [`https://${s}.shop.example`] }))
   await runtime.dispose()
 }
 
