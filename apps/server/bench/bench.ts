@@ -851,8 +851,9 @@ const round2 = (x: number) => Math.round(x * 100) / 100
  * DATA_DIR): its peak resident memory once it answers (VmHWM: the start, migrations included) and its resident memory
  * after idling (VmRSS, BENCH_IDLE_SECONDS, default 10), with the heap's part (process.memoryUsage() is not reachable
  * from outside: /proc's RssAnon, RssFile). Targets: <= 300 MB idle, <= 450 MB peak at start. The first start creates
- * the database in a short-lived child process (packages/store-pg Embedded.ts): its peak (VmHWM, sampled every 50 ms
- * while the server starts) is printed beside, as it is the machine's peak on a first start.
+ * the database in a short-lived child process (packages/store-pg Embedded.ts; from the data directory template of the
+ * installed PGlite, or by initdb without one): its peak (VmHWM, sampled every 50 ms while the server starts) is
+ * printed beside, and the target is judged on the larger of the two (the machine's peak on a first start).
  */
 const embedded = async () => {
   buildOnce()
@@ -921,7 +922,7 @@ const embedded = async () => {
   }
   for (const [i, s] of starts.entries())
     console.log(
-      `\nembedded default (pnpm start, PGlite), ${i === 0 ? "first start (creates DATA_DIR)" : "second start (opens it)"}: answered in ${s.started} ms; peak at start (VmHWM) ${s.peak.toFixed(0)} MB (target <= 450 MB: ${s.peak <= 450 ? "met" : "NOT met"}), resident after ${idleSeconds} s idle (VmRSS) ${s.idle.toFixed(0)} MB (target <= 300 MB: ${s.idle <= 300 ? "met" : "NOT met"}; anonymous ${s.anon.toFixed(0)}, files ${s.file.toFixed(0)}), peak by then ${s.after.toFixed(0)} MB${s.initializer > 0 ? `; the child that created the data directory peaked at ${s.initializer.toFixed(0)} MB` : ""}`
+      `\nembedded default (pnpm start, PGlite), ${i === 0 ? "first start (creates DATA_DIR)" : "second start (opens it)"}: answered in ${s.started} ms; peak at start (VmHWM) ${s.peak.toFixed(0)} MB (target <= 450 MB, the data directory's child included: ${Math.max(s.peak, s.initializer) <= 450 ? "met" : "NOT met"}), resident after ${idleSeconds} s idle (VmRSS) ${s.idle.toFixed(0)} MB (target <= 300 MB: ${s.idle <= 300 ? "met" : "NOT met"}; anonymous ${s.anon.toFixed(0)}, files ${s.file.toFixed(0)}), peak by then ${s.after.toFixed(0)} MB${s.initializer > 0 ? `; the child that created the data directory peaked at ${s.initializer.toFixed(0)} MB` : ""}`
     )
   Object.assign(summary, {
     embedded_idle_mb: Math.round(Math.max(...starts.map((s) => s.idle))),

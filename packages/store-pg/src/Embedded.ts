@@ -13,11 +13,12 @@ import {
   renameSync,
   rmSync,
   unlinkSync,
+  writeFileSync,
   writeSync
 } from "node:fs"
 import { createRequire } from "node:module"
 import { createServer } from "node:net"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -127,13 +128,15 @@ export const initDbParams = ["-c", "shared_buffers=16MB"]
 export const wasmFlags = "--liftoff-only"
 
 /**
- * Creates a new data directory in a short-lived child process: PGlite's initdb runs a second PostgreSQL instance and
- * copies its 128 MB memory before each of its runs, about 710 MB at its peak (850 before `initDbParams`), which a
- * WebAssembly instance never gives back: done in the server's process it would stay resident for the process's life
- * (about 800 MB idle instead of about 200). The child only initialises the directory and exits; it runs with
- * `wasmFlags` too (about 620 MB peak, and quicker).
+ * Creates a new data directory in a short-lived child process, from `from` (the template of the installed PGlite,
+ * PGlite's `loadDataDir`) when given, else by PGlite's initdb. initdb runs a second PostgreSQL instance and copies its
+ * 128 MB memory before each of its runs, about 710 MB at its peak (850 before `initDbParams`), which a WebAssembly
+ * instance never gives back: done in the server's process it would stay resident for the process's life (about 800
+ * MB idle instead of about 200). From the template the child peaks at about 270 MB; in the server's own process it
+ * left about 40 MB more resident 10 s later (its closed instance not yet collected), so it runs in the child too. The
+ * child only makes the directory and exits; it runs with `wasmFlags` (initdb: about 620 MB peak, and quicker).
  */
-const initialize = (dir: string) =>
+const initialize = (dir: string, from: string | undefined) =>
   new Promise<void>((resolve, reject) => {
     const pglite = createRequire(import.meta.url).resolve("@electric-sql/pglite")
     execFile(
@@ -141,14 +144,17 @@ const initialize = (dir: string) =>
       [
         wasmFlags,
         "-e",
-        "require(process.env.PDR_PGLITE).PGlite.create(process.env.PDR_PGLITE_DIR, { initDbStartParams: JSON.parse(process.env.PDR_PGLITE_INITDB) }).then((db) => db.close())"
+        "const { PGlite } = require(process.env.PDR_PGLITE); const from = process.env.PDR_PGLITE_TEMPLATE; " +
+          "PGlite.create(process.env.PDR_PGLITE_DIR, from ? { loadDataDir: new Blob([require('node:fs').readFileSync(from)]) } " +
+          ": { initDbStartParams: JSON.parse(process.env.PDR_PGLITE_INITDB) }).then((db) => db.close())"
       ],
       {
         env: {
           ...process.env,
           PDR_PGLITE: pglite,
           PDR_PGLITE_DIR: dir,
-          PDR_PGLITE_INITDB: JSON.stringify(initDbParams)
+          PDR_PGLITE_INITDB: JSON.stringify(initDbParams),
+          PDR_PGLITE_TEMPLATE: from ?? ""
         }
       },
       (error, _stdout, stderr) =>
@@ -156,26 +162,86 @@ const initialize = (dir: string) =>
     )
   })
 
+/** The installed PGlite's version (its package.json, beside the entry point `require` resolves). */
+export const pgliteVersion = (): string => {
+  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+  return (JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { version: string }).version
+}
+
+/** Where the data directory template of PGlite `version` is kept (`pnpm --filter @pdr/store-pg template` writes it). */
+export const templatePath = (version: string) =>
+  join(
+    dirname(createRequire(import.meta.url).resolve("@pdr/store-pg/package.json")),
+    "template",
+    `pglite-${version}.tar.gz`
+  )
+
+/**
+ * The template of a new data directory for the installed PGlite: a directory its initdb made (with `initDbParams`),
+ * opened and closed once, as PGlite's own `dumpDataDir("gzip")` writes it (4.5 MB). A new database is loaded from it
+ * (PGlite's `loadDataDir`; for a directory in the child of `initialize`): about 270 MB at its peak and 1.2 s, where
+ * initdb peaks at about 620 MB and takes 2.6-3.6 s (measured here: `pnpm start` on a new DATA_DIR peaked
+ * at 636 MB, above the 450 MB of issue 22). Undefined when the installed PGlite has none (an upgrade not followed by
+ * `pnpm --filter @pdr/store-pg template`): initdb then runs in its child as before, and the store's tests fail.
+ */
+export const template = (): string | undefined => {
+  try {
+    const path = templatePath(pgliteVersion())
+    return existsSync(path) ? path : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Opens the embedded database of `dataDir` (in memory when undefined), creating it when new: from the template of
+ * the installed PGlite (`from`, default `template()`), else (`"initdb"`, or no template) by initdb.
+ */
+export const open = async (
+  dataDir: string | undefined,
+  created: string | "initdb" = template() ?? "initdb"
+): Promise<PGlite> => {
+  const from = created === "initdb" ? undefined : created
+  setFlagsFromString(wasmFlags)
+  if (dataDir === undefined)
+    return from === undefined
+      ? PGlite.create({ startParams, initDbStartParams: initDbParams })
+      : PGlite.create({ loadDataDir: new Blob([readFileSync(from)]), startParams })
+  const dir = join(dataDir, "pglite")
+  if (!existsSync(join(dir, "PG_VERSION"))) {
+    // created beside it and renamed once whole, so a start cut short never leaves a half-made directory
+    const fresh = join(dataDir, "pglite.new")
+    rmSync(fresh, { recursive: true, force: true })
+    mkdirSync(fresh, { recursive: true })
+    await initialize(fresh, from)
+    rmSync(dir, { recursive: true, force: true })
+    renameSync(fresh, dir)
+  }
+  return PGlite.create(dir, { startParams })
+}
+
+/**
+ * Writes the template of the installed PGlite (`template()`'s file): initdb in its child with `initDbParams`, then
+ * the directory opened, dumped and closed. Run by `pnpm --filter @pdr/store-pg template` after a PGlite upgrade.
+ */
+export const writeTemplate = async (scratch: string): Promise<string> => {
+  const dir = join(scratch, "pglite")
+  mkdirSync(dir, { recursive: true })
+  await initialize(dir, undefined)
+  setFlagsFromString(wasmFlags)
+  const db = await PGlite.create(dir, { startParams })
+  const dump = await db.dumpDataDir("gzip")
+  await db.close()
+  const path = templatePath(pgliteVersion())
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, Buffer.from(await dump.arrayBuffer()))
+  return path
+}
+
 const startUnlocked = (dataDir: string | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise(async () => {
-      setFlagsFromString(wasmFlags)
-      let db: PGlite
-      if (dataDir === undefined) {
-        db = await PGlite.create({ startParams, initDbStartParams: initDbParams })
-      } else {
-        const dir = join(dataDir, "pglite")
-        if (!existsSync(join(dir, "PG_VERSION"))) {
-          // created beside it and renamed once whole, so a start cut short never leaves a half-made directory
-          const fresh = join(dataDir, "pglite.new")
-          rmSync(fresh, { recursive: true, force: true })
-          mkdirSync(fresh, { recursive: true })
-          await initialize(fresh)
-          rmSync(dir, { recursive: true, force: true })
-          renameSync(fresh, dir)
-        }
-        db = await PGlite.create(dir, { startParams })
-      }
+      const db = await open(dataDir)
       const port = await freePort()
       const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 1 })
       await server.start()
