@@ -18,17 +18,9 @@ afterEach(async () => {
   for (const w of worlds.splice(0)) await w.close()
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const { waitFor } = F
 const count = async (url: string, text: string, values: ReadonlyArray<unknown> = []) =>
   Number((await F.query(url, text, values).catch(() => [{ n: -1 }]))[0]?.n ?? 0)
-const waitFor = async (what: () => Promise<boolean>, ms: number) => {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await what()) return true
-    await sleep(50)
-  }
-  return false
-}
 /** The holds and capture entries, for a failure's message. */
 const holdsOf = (url: string) =>
   F.query(url, "SELECT id, key_id, status, amount, captured FROM holds ORDER BY created_at").then((r) =>

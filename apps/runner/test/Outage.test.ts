@@ -15,7 +15,7 @@ const worlds: Array<F.World> = []
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.close()
 })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const { sleep } = F
 const count = async (url: string, text: string) =>
   Number((await F.query(url, text).catch(() => [{ n: -1 }]))[0]?.n ?? 0)
 

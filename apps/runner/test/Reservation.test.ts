@@ -14,15 +14,7 @@ afterEach(async () => {
   for (const w of worlds.splice(0)) await w.close()
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const waitFor = async (what: () => Promise<boolean>, ms: number) => {
-  const until = Date.now() + ms
-  while (Date.now() < until) {
-    if (await what()) return true
-    await sleep(50)
-  }
-  return false
-}
+const { sleep, waitFor } = F
 
 describe.skipIf(!server)("a batch's reservation on PostgreSQL", () => {
   it("a runner killed between its reservation and its hold: the takeover gives the reservation back", async () => {

@@ -184,4 +184,68 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     expect(raw).toMatch(/"refresh pass planned"[^\n]*\n\r?\d{4}-\d{2}-\d{2}: /)
     expect(F.lastJson(lines.filter((l) => l.startsWith("{")).join("\n")).pass).toBe(F.todaysPass())
   }, 120_000)
+
+  it("scheduled: a runner started after the day's pass was due, with that pass never started, runs it at once; started again, it does not; a pass due on another day is not run", async () => {
+    const now = new Date()
+    // a daily time 2 s ago (the same UTC day unless the day began less than 2 s ago: then the case cannot be set up)
+    const due = new Date(now.getTime() - 2_000)
+    if (due.toISOString().slice(0, 10) !== F.todaysPass()) return
+    const cron = `${due.getUTCSeconds()} ${due.getUTCMinutes()} ${due.getUTCHours()} * * *`
+    const w = await open(12)
+    const env = w.env({ REFRESH_CRON: cron, REFRESH_CONCURRENCY: "2" })
+    const ended = () =>
+      F.query(w.url, "SELECT count(*)::int AS n FROM refresh_passes WHERE ended_at IS NOT NULL").then(
+        (r) => r[0].n === 1
+      )
+    const a = F.spawnRunner([], env)
+    try {
+      expect(await F.waitFor(ended, 60_000), a.output()).toBe(true)
+      await F.waitFor(async () => a.output().includes("refresh pass ended"), 5_000)
+    } finally {
+      a.child.kill("SIGTERM")
+      await a.exited
+    }
+    const missed = a
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.message?.[0] === "refresh pass missed at its time: running it now")
+    expect(missed?.message[1], a.output()).toEqual({
+      pass: F.todaysPass(),
+      due: `${due.toISOString().slice(0, 19)}.000Z`
+    })
+    expect(a.output()).toContain("refresh pass ended")
+    const points = await F.pointsPerSubject(w.url)
+    for (const s of w.subjects) expect(points.get(s), s).toBe(2)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+    // started again the same day: the day's pass ran; it waits for the next
+    const b = F.spawnRunner([], env)
+    try {
+      expect(await F.waitFor(async () => b.output().includes("next refresh pass"), 30_000), b.output()).toBe(true)
+    } finally {
+      b.child.kill("SIGTERM")
+      await b.exited
+    }
+    expect(b.output()).not.toContain("refresh pass missed")
+    expect(await F.captures(w.url, F.todaysPass())).toEqual({ n: 12, credits: 24 })
+
+    // a daily time later today: the last one was due yesterday (its own day), so nothing runs before it
+    const later = new Date(now.getTime() + 3_600_000)
+    if (later.toISOString().slice(0, 10) !== F.todaysPass()) return
+    const v = await open(4)
+    const c = F.spawnRunner(
+      [],
+      v.env({ REFRESH_CRON: `0 ${later.getUTCMinutes()} ${later.getUTCHours()} * * *`, REFRESH_CONCURRENCY: "2" })
+    )
+    try {
+      expect(await F.waitFor(async () => c.output().includes("next refresh pass"), 30_000), c.output()).toBe(true)
+      await F.sleep(500)
+    } finally {
+      c.child.kill("SIGTERM")
+      await c.exited
+    }
+    expect(c.output()).not.toContain("refresh pass missed")
+    expect(await F.query(v.url, "SELECT id FROM refresh_passes")).toEqual([])
+  }, 120_000)
 })

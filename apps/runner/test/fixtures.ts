@@ -273,3 +273,15 @@ export const heldInvariants = {
   reservedIsCaptured: true,
   withinBudget: true
 }
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Whether `what` came true within `ms` (looked at every 50 ms). */
+export const waitFor = async (what: () => Promise<boolean>, ms: number) => {
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    if (await what()) return true
+    await sleep(50)
+  }
+  return false
+}

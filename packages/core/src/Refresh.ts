@@ -1347,11 +1347,33 @@ export const make = (settings: Settings) =>
         return Option.some(yield* orDie(progress(pass)))
       })
 
-    /** Runs passes on the cron schedule (UTC), resuming unfinished ones first; never returns. */
+    /** Whether a pass was ever started (planned), ended or not. */
+    const started = (pass: string) =>
+      Effect.map(
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM refresh_passes WHERE id = ${pass}`,
+        ([r]) => (r?.n ?? 0) > 0
+      )
+
+    /**
+     * Runs passes on the cron schedule (UTC), resuming unfinished ones first; never returns. A runner started after
+     * the time of the day's pass when that pass was never started (no runner was up at its time: a deploy or a restart
+     * across it) runs it at once, so a night is not skipped (a pass missed on an earlier UTC day is not run: the day's
+     * own comes at its time).
+     */
     const scheduled = Effect.gen(function* () {
       const cron = Cron.unsafeParse(settings.cron, "UTC")
-      const resumeUntil = Cron.next(cron, DateTime.toDate(yield* DateTime.now))
+      const startedAt = DateTime.toDate(yield* DateTime.now)
+      const resumeUntil = Cron.next(cron, startedAt)
       for (const pass of yield* unfinished) yield* persisted(pass, resumeUntil)
+      const due = Cron.prev(cron, startedAt)
+      const today = passId(startedAt, undefined)
+      if (passId(due, undefined) === today && !(yield* orDie(retried("reading the passes", started(today))))) {
+        yield* Effect.logInfo("refresh pass missed at its time: running it now", {
+          pass: today,
+          due: due.toISOString()
+        })
+        yield* persisted(today, resumeUntil)
+      }
       while (true) {
         const now = DateTime.toDate(yield* DateTime.now)
         const at = Cron.next(cron, now)
