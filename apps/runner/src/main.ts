@@ -177,8 +177,12 @@ const root = Command.make("runner", {}, () =>
 
 const cli = Command.run(root, { name: "pnpm runner", version: "0.1.0" })
 
-const main = Effect.consoleWith((console) =>
-  Effect.withConsole(cli(process.argv), Terminal.plainWhereNeeded(console))
+// `--platform` last, with no value: @effect/cli would call it an unknown argument; it is a known one missing its value
+const args = process.argv.slice(2)
+const main = (
+  args[0] === "once" && args.at(-1) === "--platform"
+    ? Effect.fail(new Refresh.UnknownPlatform({ platform: "" }))
+    : Effect.consoleWith((console) => Effect.withConsole(cli(process.argv), Terminal.plainWhereNeeded(console)))
 ).pipe(
   Effect.catchAll((e) => {
     if (ValidationError.isValidationError(e)) return setCode(ExitCode.badArguments)

@@ -135,6 +135,10 @@ describe.skipIf(!server)("the refresh runner on PostgreSQL", () => {
     )
     expect(await first.exited).toBe(2)
     expect(first.output()).toContain("--platform nosuch is no platform")
+    // --platform with no value: said so (not "unknown argument"), with the platforms, exit 2
+    const bare = F.spawnRunner(["once", "--platform"], w.env())
+    expect(await bare.exited).toBe(2)
+    expect(bare.output()).toContain("runner: --platform needs a platform; the platforms are quick_commerce_a, ")
     // the help and an argument error read as plain text in a pipe or a log file: no terminal escape codes
     const help = F.spawnRunner(["--help"], w.env())
     expect(await help.exited).toBe(0)

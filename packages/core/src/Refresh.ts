@@ -124,7 +124,10 @@ export class UnknownPlatform extends Schema.TaggedError<UnknownPlatform>()("Unkn
   platform: Schema.String
 }) {
   override get message() {
-    return `--platform ${this.platform} is no platform; the platforms are ${Catalogue.platforms.map((p) => p.id).join(", ")}`
+    const known = `the platforms are ${Catalogue.platforms.map((p) => p.id).join(", ")}`
+    return this.platform === ""
+      ? `--platform needs a platform; ${known}`
+      : `--platform ${this.platform} is no platform; ${known}`
   }
 }
 
