@@ -22,9 +22,10 @@ afterEach(async () => {
 
 /**
  * A store host that answers each products.json after `delayMs`, counting the requests in flight at once: `missing`
- * answers 404 as a store that is gone, `failing` 503 every time.
+ * answers 404 as a store that is gone, `failing` 503 every time until `heal()`.
  */
 const slowStores = async (delayMs: number) => {
+  let healed = false
   let inFlight = 0
   let most = 0
   const asked = new Map<string, number>()
@@ -40,7 +41,7 @@ const slowStores = async (delayMs: number) => {
         return
       }
       asked.set(m[1]!, (asked.get(m[1]!) ?? 0) + 1)
-      if (m[1] === "missing" || m[1] === "failing") {
+      if (m[1] === "missing" || (m[1] === "failing" && !healed)) {
         const status = m[1] === "missing" ? 404 : 503
         res.writeHead(status, { "content-type": "application/json" }).end('{"errors":"Not Found"}')
         return
@@ -52,7 +53,14 @@ const slowStores = async (delayMs: number) => {
   })
   await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve))
   closing.push(() => new Promise<void>((resolve) => host.close(() => resolve())))
-  return { url: `http://127.0.0.1:${(host.address() as AddressInfo).port}`, most: () => most, asked }
+  return {
+    url: `http://127.0.0.1:${(host.address() as AddressInfo).port}`,
+    most: () => most,
+    asked,
+    heal: () => {
+      healed = true
+    }
+  }
 }
 
 /** Pins one storefront entity per store name (`https://<name>.shop.example`), as `pnpm admin track add` does. */
@@ -127,6 +135,56 @@ describe.skipIf(!server)("the per-platform limit across runners", () => {
     // transient: asked again on each attempt (the adapter's own retries within each), never past the attempts
     expect(bad.asked.get("failing")).toBeGreaterThanOrEqual(3)
     for (const s of ["store0", "store1", "store2", "store3", "missing"]) expect(good.asked.get(s), s).toBe(1)
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+  }, 120_000)
+
+  it("the failing store fixed, `once --retry-failed` the same day refreshes it alone: exit 0, the others not asked again", async () => {
+    const w = await F.world(0)
+    closing.push(w.close)
+    const good = await slowStores(20)
+    const bad = await slowStores(20)
+    await pin(w, ["store0", "store1", "failing"])
+    const env = w.env({
+      UPSTREAMS: "storefronts=storefront",
+      STOREFRONT_ORIGINS: `https://failing.shop.example=${bad.url}/failing,https://*.shop.example=${good.url}/*`,
+      REFRESH_MAX_ATTEMPTS: "2"
+    })
+    const first = F.spawnRunner(["once"], env)
+    expect(await first.exited, first.output()).toBe(4)
+    expect(F.lastJson(first.stdout())).toMatchObject({ outcome: "failures", total: 3, refreshed: 2, failed: 1 })
+    const askedBefore = bad.asked.get("failing")!
+    // a plain rerun the same day prints the pass as it ended and asks no store
+    const rerun = F.spawnRunner(["once"], env)
+    expect(await rerun.exited, rerun.output()).toBe(4)
+    expect(F.lastJson(rerun.stdout())).toMatchObject({ rerun: true, failed: 1 })
+    expect(bad.asked.get("failing")).toBe(askedBefore)
+    // the cause fixed: the failed entity is refreshed, and only it
+    bad.heal()
+    const retry = F.spawnRunner(["once", "--retry-failed"], env)
+    expect(
+      await retry.exited,
+      `${retry.output()}${JSON.stringify(await F.query(w.url, "SELECT freshness_key, status, detail FROM refresh_results"))}`
+    ).toBe(0)
+    expect(F.lastJson(retry.stdout())).toMatchObject({
+      outcome: "complete",
+      total: 3,
+      refreshed: 3,
+      failed: 0,
+      left: 0
+    })
+    // the failing host's circuit, opened by the first run and shared in the database, closed for the retry: otherwise
+    // its call failed at once ("another instance found it failing; probing again in 28 s") and the retry ended failed
+    expect(retry.output()).toContain('"retrying the failed entities of the pass"')
+    expect(retry.output()).toContain(`"circuitsClosed":["${new URL(bad.url).host}"]`)
+    expect(bad.asked.get("failing")).toBe(askedBefore + 1)
+    for (const s of ["store0", "store1"]) expect(good.asked.get(s), s).toBe(1)
+    const points = await F.query(
+      w.url,
+      "SELECT entity, count(DISTINCT measured_at)::int AS n FROM history_values WHERE platform = 'storefronts' GROUP BY entity"
+    )
+    expect(points.map((p) => p.n)).toEqual([1, 1, 1])
+    const results = await F.query(w.url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")
+    expect(results).toEqual([{ status: "refreshed", n: 3 }])
     expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
   }, 120_000)
 })

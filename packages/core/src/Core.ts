@@ -120,6 +120,8 @@ export const layer = (options: Options) => {
     options.observe === false
       ? { calls: identity, keys: identity, idempotency: identity, ledger: identity, upstream: identity }
       : Observed.make({ tracing: options.tracing ?? false })
+  const sharedCircuits =
+    options.target._tag === "Server" ? Layer.scoped(Circuits.Circuits, PgCircuits.make()) : Layer.empty
   return Layer.mergeAll(
     o.calls(Calls.Calls.Default),
     o.keys(Keys.Keys.Default),
@@ -144,14 +146,10 @@ export const layer = (options: Options) => {
         options.target._tag === "Server" && options.sharedFetches !== false ? PgFetchLeases.layer : Layer.empty,
         PgDemand.layer(options.refreshAccountId === undefined ? {} : { ignoreAccounts: [options.refreshAccountId] }),
         NodeCrypto.layer,
-        o.upstream(
-          (options.upstream ?? upstream(options.knobs)).pipe(
-            // issue 22: on a PostgreSQL server every instance hears of the circuits the others opened
-            Layer.provide(
-              options.target._tag === "Server" ? Layer.scoped(Circuits.Circuits, PgCircuits.make()) : Layer.empty
-            )
-          )
-        ),
+        // issue 22: on a PostgreSQL server every instance hears of the circuits the others opened (one poller: the
+        // layer is built once, for the upstream and for the refresh's `--retry-failed`, which closes them)
+        o.upstream((options.upstream ?? upstream(options.knobs)).pipe(Layer.provide(sharedCircuits))),
+        sharedCircuits,
         rateLimits(options),
         Layer.succeed(Calls.CallSettings, {
           ...callDefaults,

@@ -26,6 +26,7 @@ import {
   Setting
 } from "@pdr/domain"
 import { GroupCommit, PgLedger } from "@pdr/store-pg"
+import { Circuits } from "@pdr/upstream-http"
 import {
   Cause,
   Config,
@@ -324,6 +325,7 @@ export const make = (settings: Settings) =>
     const ledger = yield* Ledger.Ledger
     const demand = yield* Demand.Demand
     const jobs = yield* JobQueue.JobQueue
+    const circuits = yield* Effect.serviceOption(Circuits.Circuits)
     const runner = `${hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`
     const orDie = <A, E, R>(e: Effect.Effect<A, E, R>) => Effect.orDie(e)
 
@@ -1230,7 +1232,18 @@ export const make = (settings: Settings) =>
                   FROM (SELECT runner, count(*) AS n FROM d GROUP BY runner) x
                   WHERE c.pass_id = ${pass} AND c.runner = x.runner`
             )
-            yield* Effect.logInfo("retrying the failed entities of the pass", { pass, entities: n })
+            // the operator retries after fixing the cause: the circuits open in the shared table (this pass's own
+            // earlier runners opened them, for up to UPSTREAM_BREAKER_PAUSE_MS) would fail the retried calls at once
+            // ("another instance found it failing"), so they are closed and the hosts probed again; a host still
+            // failing opens its circuit again
+            const closed = Option.isSome(circuits)
+              ? yield* retried("closing the open circuits", circuits.value.closeAll)
+              : []
+            yield* Effect.logInfo("retrying the failed entities of the pass", {
+              pass,
+              entities: n,
+              ...(closed.length > 0 ? { circuitsClosed: closed } : {})
+            })
           }
           const worker = yield* work
           yield* Effect.forkScoped(

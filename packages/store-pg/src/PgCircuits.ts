@@ -46,6 +46,17 @@ export const make = (pollMs = 250) =>
           Effect.asVoid,
           Effect.catchAllCause((cause) => Effect.logWarning("an open circuit could not be shared", cause))
         ),
-      openUntil: (host: string) => open.get(host)
+      openUntil: (host: string) => open.get(host),
+      closeAll: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql<{ host: string }>`DELETE FROM circuits WHERE open_until_ms > ${now} RETURNING host`.pipe(
+          // this process probes them at once, not after its next read
+          Effect.tap(() =>
+            Effect.sync(() => {
+              open = new Map()
+            })
+          ),
+          Effect.map((rows) => rows.map((r) => String(r.host)))
+        )
+      )
     }
   })

@@ -13,5 +13,10 @@ export class Circuits extends Context.Tag("@pdr/upstream-http/Circuits")<
     readonly opened: (host: string, untilMs: number) => Effect.Effect<void>
     /** Until when (epoch ms) another instance holds the circuit of `host` open, as last heard; undefined when not. */
     readonly openUntil: (host: string) => number | undefined
+    /**
+     * Closes every shared open circuit (an operator's retry after the cause was fixed: the hosts are probed again);
+     * the hosts that were open.
+     */
+    readonly closeAll: Effect.Effect<ReadonlyArray<string>, Error>
   }
 >() {}
