@@ -22,7 +22,7 @@ afterEach(async () => {
 
 /**
  * A store host that answers each products.json after `delayMs`, counting the requests in flight at once: `missing`
- * answers 404 as a store that is gone, `failing` 503 every time until `heal()`.
+ * answers 404 as a store that is gone, `failing` 503 every time until `heal()`, `blip` 503 to its first two requests.
  */
 const slowStores = async (delayMs: number) => {
   let healed = false
@@ -41,7 +41,7 @@ const slowStores = async (delayMs: number) => {
         return
       }
       asked.set(m[1]!, (asked.get(m[1]!) ?? 0) + 1)
-      if (m[1] === "missing" || (m[1] === "failing" && !healed)) {
+      if (m[1] === "missing" || (m[1] === "failing" && !healed) || (m[1] === "blip" && asked.get("blip")! <= 2)) {
         const status = m[1] === "missing" ? 404 : 503
         res.writeHead(status, { "content-type": "application/json" }).end('{"errors":"Not Found"}')
         return
@@ -185,6 +185,36 @@ describe.skipIf(!server)("the per-platform limit across runners", () => {
     expect(points.map((p) => p.n)).toEqual([1, 1, 1])
     const results = await F.query(w.url, "SELECT status, count(*)::int AS n FROM refresh_results GROUP BY status")
     expect(results).toEqual([{ status: "refreshed", n: 3 }])
+    expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
+  }, 120_000)
+
+  it("a host down for a moment opens its circuit: the batch waits for the circuit's probe instead of spending its attempts on it, and refreshes", async () => {
+    const w = await F.world(0)
+    closing.push(w.close)
+    const good = await slowStores(20)
+    const blip = await slowStores(20)
+    await pin(w, ["store0", "blip"])
+    // the host fails twice (no retry within a unit): its circuit opens for 8 s; the batch's attempts after a backoff
+    // (about 0.5, 1 and 2 s) would all meet the open circuit, and its last end failed (the code before: "circuit open
+    // for ...; probing again in 7 s"); now an attempt refused by the open circuit comes back when it is probed
+    const env = w.env({
+      UPSTREAMS: "storefronts=storefront",
+      STOREFRONT_ORIGINS: `https://blip.shop.example=${blip.url}/blip,https://*.shop.example=${good.url}/*`,
+      UPSTREAM_RETRIES: "0",
+      UPSTREAM_BREAKER_FAILURES: "2",
+      UPSTREAM_BREAKER_PAUSE_MS: "8000",
+      REFRESH_MAX_ATTEMPTS: "4"
+    })
+    const started = Date.now()
+    const a = F.spawnRunner(["once"], env)
+    expect(
+      await a.exited,
+      `${a.output()}${JSON.stringify(await F.query(w.url, "SELECT freshness_key, status, detail FROM refresh_results"))}`
+    ).toBe(0)
+    expect(F.lastJson(a.stdout())).toMatchObject({ outcome: "complete", total: 2, refreshed: 2, failed: 0 })
+    // asked twice (both failed), then once more by the probe after the pause: never while the circuit was open
+    expect(blip.asked.get("blip")).toBe(3)
+    expect(Date.now() - started, "the pass waited for the circuit's pause").toBeGreaterThanOrEqual(8_000)
     expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
   }, 120_000)
 })

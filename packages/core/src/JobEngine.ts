@@ -12,7 +12,12 @@ import { Cause, Deferred, Duration, Effect, Exit, Fiber, Option, Queue, Ref, Sch
 /** A job that did not succeed: `transient` ones run again after a backoff, until their attempts are spent. */
 export class JobFailed extends Schema.TaggedError<JobFailed>()("JobFailed", {
   reason: Schema.String,
-  transient: Schema.Boolean
+  transient: Schema.Boolean,
+  /**
+   * A transient failure whose cause is known to last this long (an upstream host's open circuit): the next attempt
+   * waits at least this many ms, rather than spending its attempts on a host that refuses them meanwhile.
+   */
+  retryInMs: Schema.optional(Schema.Number)
 }) {}
 
 /** How a worker runs. */
@@ -44,9 +49,10 @@ export interface Options<A> {
   ) => Effect.Effect<ReadonlyArray<{ readonly job: JobQueue.Job; readonly reason: string }>, unknown>
   /**
    * A job whose handler returned and whose result says it is not over (part of its work comes back later): the reason
-   * it runs again, after its result is recorded and a backoff, as a transient failure would.
+   * it runs again (and the least wait before it, `retryInMs`), after its result is recorded and a backoff, as a
+   * transient failure would.
    */
-  readonly again?: (value: A) => string | undefined
+  readonly again?: (value: A) => { readonly reason: string; readonly retryInMs?: number } | undefined
   /** Called before a job ends failed (its attempts spent, or a permanent failure). */
   readonly onGiveUp?: (job: JobQueue.Job, reason: string) => Effect.Effect<void, unknown>
 }
@@ -55,9 +61,17 @@ export interface Options<A> {
 export const backoff = (attempts: number, baseMs: number) =>
   Math.min(60_000, baseMs * 2 ** Math.max(0, attempts - 1)) * (0.75 + Math.random() * 0.5)
 
-const reasonOf = (cause: Cause.Cause<JobFailed>): { reason: string; transient: boolean } => {
+/** Why a job did not succeed; `retryInMs`, the least wait before its next attempt. */
+interface Why {
+  readonly reason: string
+  readonly transient: boolean
+  readonly retryInMs?: number | undefined
+}
+
+const reasonOf = (cause: Cause.Cause<JobFailed>): Why => {
   const failure = Cause.failureOption(cause)
-  if (failure._tag === "Some") return { reason: failure.value.reason, transient: failure.value.transient }
+  if (failure._tag === "Some")
+    return { reason: failure.value.reason, transient: failure.value.transient, retryInMs: failure.value.retryInMs }
   const first = Cause.pretty(cause).split("\n")[0] ?? "unknown defect"
   return { reason: first, transient: true }
 }
@@ -101,7 +115,7 @@ export const run = <A>(options: Options<A>) =>
     let recording: Deferred.Deferred<void> | undefined
 
     /** A job that did not succeed: retried later, or ended failed (after onGiveUp). */
-    const giveBack = (job: JobQueue.Job, failure: { reason: string; transient: boolean }) =>
+    const giveBack = (job: JobQueue.Job, failure: Why) =>
       Effect.gen(function* () {
         const last = !failure.transient || job.attempts >= job.maxAttempts
         if (last) {
@@ -127,7 +141,8 @@ export const run = <A>(options: Options<A>) =>
               worker: options.worker,
               id: job.id,
               reason: failure.reason,
-              delayMs: backoff(job.attempts, baseMs),
+              // the backoff, or longer when the failure's cause is known to last longer (an open circuit)
+              delayMs: Math.max(backoff(job.attempts, baseMs), failure.retryInMs ?? 0),
               attempts: job.attempts
             })
           )
@@ -147,16 +162,17 @@ export const run = <A>(options: Options<A>) =>
               options.record(batch) as Effect.Effect<ReadonlyArray<{ job: JobQueue.Job; reason: string }>, unknown>
             )
       const refusedIds = new Set(refused.map((r) => r.job.id))
-      const again: Array<{ job: JobQueue.Job; reason: string }> = []
+      const again: Array<{ job: JobQueue.Job; reason: string; retryInMs?: number | undefined }> = []
       for (const b of batch) {
-        const reason = refusedIds.has(b.job.id) ? undefined : options.again?.(b.value)
-        if (reason !== undefined) again.push({ job: b.job, reason })
+        const why = refusedIds.has(b.job.id) ? undefined : options.again?.(b.value)
+        if (why !== undefined) again.push({ job: b.job, reason: why.reason, retryInMs: why.retryInMs })
       }
       const againIds = new Set(again.map((a) => a.job.id))
       const completed = batch.filter((b) => !refusedIds.has(b.job.id) && !againIds.has(b.job.id)).map((b) => b.job.id)
       yield* persist("complete", queue.complete(options.worker, completed))
       for (const id of completed) held.delete(id)
-      for (const r of [...refused, ...again]) yield* giveBack(r.job, { reason: r.reason, transient: true })
+      for (const r of refused) yield* giveBack(r.job, { reason: r.reason, transient: true })
+      for (const r of again) yield* giveBack(r.job, { reason: r.reason, transient: true, retryInMs: r.retryInMs })
       yield* Ref.update(flushed, (n) => n + batch.length)
       yield* Queue.offer(completions, undefined)
       // a job's lane room is given back only now (a finished job is running until it is completed): a claim that found

@@ -302,7 +302,8 @@ export const callsPerBatch = 4
 /** What one attempt of a batch ended: its entities' results, and why the rest of them run again (after a backoff). */
 interface Attempt {
   readonly done: ReadonlyArray<Done>
-  readonly again?: string
+  /** Why the rest run again; `retryInMs`, the least wait before (an upstream host's open circuit). */
+  readonly again?: { readonly reason: string; readonly retryInMs?: number }
 }
 
 /** The database's own message of a statement's failure (the SqlError's is generic). */
@@ -313,7 +314,10 @@ const causeOf = (e: { readonly message: string; readonly cause?: unknown }) =>
 class PlanningLost extends Schema.TaggedError<PlanningLost>()("PlanningLost", {}) {}
 
 const permanent = (reason: string) => new JobEngine.JobFailed({ reason, transient: false })
-const transient = (reason: string) => new JobEngine.JobFailed({ reason, transient: true })
+const transient = (reason: string, retryInMs?: number) =>
+  new JobEngine.JobFailed(
+    retryInMs === undefined ? { reason, transient: true } : { reason, transient: true, retryInMs }
+  )
 
 /** The refresh engine over the core services, the SqlClient and the job queue. */
 export const make = (settings: Settings) =>
@@ -707,7 +711,8 @@ export const make = (settings: Settings) =>
               switch (e._tag) {
                 case "EveryUnitFailed":
                   // the operator's summary says why: the units' own reasons (the upstream's status, a timeout)
-                  return transient(unitsFailed(e))
+                  // on hosts whose circuit is open the call waits for their probe (its next attempt not sooner)
+                  return transient(unitsFailed(e), e.retryInMs)
                 case "IdempotencyInFlight":
                 case "SettleOutcomeUnknown":
                   return transient(e.message)
@@ -870,7 +875,7 @@ export const make = (settings: Settings) =>
           }
           // the last attempt ends every entity: a transient failure as failed, a quote still not covered as over budget
           const last = job.attempts >= settings.maxAttempts
-          let again: string | undefined
+          let again: { reason: string; retryInMs?: number } | undefined
           while (ready.length > 0) {
             // the round's quotes held as one hold; those the account cannot cover end failed (their budget given back
             // with the round's); then the round's reservation found still there (not all of it: a takeover gave it
@@ -922,7 +927,14 @@ export const make = (settings: Settings) =>
                     // a replayed answer was charged by the first run, under that run's hold: it draws nothing here
                     const { status, detail } = statusOf(r.right.coverage)
                     out.push({ entity: it.e, result: { status, credits: r.right.charged, quoted: quote, detail } })
-                  } else if (r.left.transient && !last) again = r.left.reason
+                  } else if (r.left.transient && !last)
+                    // the batch's next attempt waits for the longest known wait of its entities (an open circuit)
+                    again = {
+                      reason: r.left.reason,
+                      ...(r.left.retryInMs === undefined && again?.retryInMs === undefined
+                        ? {}
+                        : { retryInMs: Math.max(r.left.retryInMs ?? 0, again?.retryInMs ?? 0) })
+                    }
                   // a transient failure is called again with the batch's next attempt (after a backoff); a permanent
                   // one ends only its entity (its share of the hold is released with the hold)
                   else out.push({ entity: it.e, result: failedResult(quote, r.left.reason) })
@@ -958,7 +970,9 @@ export const make = (settings: Settings) =>
               FROM refresh_passes WHERE id = ${batch.pass}`
             const left = Number(p?.left ?? 0)
             if (p?.running === true && !last)
-              again ??= `waiting for reserved credits (${left} of the budget left, ${waiting[0]!.prepared.quote} needed)`
+              again ??= {
+                reason: `waiting for reserved credits (${left} of the budget left, ${waiting[0]!.prepared.quote} needed)`
+              }
             else
               for (const it of waiting)
                 out.push({

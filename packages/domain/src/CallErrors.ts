@@ -43,7 +43,9 @@ export class QuoteAboveMaxCredits extends Schema.TaggedError<QuoteAboveMaxCredit
 
 /** 502 `upstream_failed`: every unit failed upstream; nothing was billed. */
 export class EveryUnitFailed extends Schema.TaggedError<EveryUnitFailed>()("EveryUnitFailed", {
-  coverage: Schema.Array(Schema.Unknown)
+  coverage: Schema.Array(Schema.Unknown),
+  /** Units failed on hosts whose circuit is open: the longest wait before they are tried again (ms); not on the wire. */
+  retryInMs: Schema.optional(Schema.Number)
 }) {
   override get message() {
     return "every unit of this call failed upstream; nothing was billed"

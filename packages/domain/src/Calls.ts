@@ -216,8 +216,12 @@ export class Calls extends Effect.Service<Calls>()("@pdr/domain/Calls", {
           (f) => "omitted" in f && (f.omitted === "upstream_failed" || f.omitted === "upstream_timeout")
         )
         // the failure releases the hold (`holding`)
-        if (fetched.length > 0 && failed.length === p.units.length)
-          return Effect.fail(new EveryUnitFailed({ coverage }))
+        if (fetched.length > 0 && failed.length === p.units.length) {
+          const waits = failed.flatMap((f) => ("retryInMs" in f && f.retryInMs !== undefined ? [f.retryInMs] : []))
+          return Effect.fail(
+            new EveryUnitFailed(waits.length === 0 ? { coverage } : { coverage, retryInMs: Math.max(...waits) })
+          )
+        }
         const exact = Pricing.roundUp(Pricing.sum(fetched.map((f) => deliveredPrice(p, f))))
         const charge = Math.min(exact, p.quote)
         const recorded = records(caller, p, fetched)

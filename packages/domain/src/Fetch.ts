@@ -232,7 +232,9 @@ export const fetcherOf = (upstream: Context.Tag.Service<Upstream>, cross?: Cross
                 : e.detail
         const omitted =
           e._tag === "Timeout" ? "upstream_timeout" : e._tag === "Cancelled" ? "cancelled" : "upstream_failed"
-        return { unit: u, omitted, detail, source } as const
+        return e._tag === "UpstreamFailed" && e.retryInMs !== undefined
+          ? ({ unit: u, omitted, detail, source, retryInMs: e.retryInMs } as const)
+          : ({ unit: u, omitted, detail, source } as const)
       }
       const o = outcome.right
       if (o._tag === "NotFound") return { unit: u, omitted: "not_found", detail: o.detail, source: o.source } as const

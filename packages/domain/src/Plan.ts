@@ -52,6 +52,8 @@ export type Fetched =
       readonly omitted: NonNullable<CoverageItem["reason"]>
       readonly detail: string
       readonly source: string
+      /** Upstream failed with the host's circuit open: in how many ms it is tried again. */
+      readonly retryInMs?: number
     }
 
 /** Whether a unit is fetched, as its op's kind says (nothing fresh stored; contact parts still to buy). */

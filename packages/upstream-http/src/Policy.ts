@@ -54,6 +54,8 @@ export const settingsConfig: Config.Config<Settings> = Config.all({
 export class Failure extends Data.TaggedError("Failure")<{
   readonly reason: "failed" | "timeout" | "open" | "malformed"
   readonly detail: string
+  /** An open circuit: in how many ms the host is probed again (an attempt sooner is refused at once). */
+  readonly retryInMs?: number
 }> {}
 
 /** A response with its body read. */
@@ -162,7 +164,8 @@ export const make = (settings: Settings) =>
                 Either.left(
                   new Failure({
                     reason: "open",
-                    detail: `circuit open for ${name}: another instance found it failing; probing again in ${Math.ceil((elsewhere - now) / 1000)} s`
+                    detail: `circuit open for ${name}: another instance found it failing; probing again in ${Math.ceil((elsewhere - now) / 1000)} s`,
+                    retryInMs: elsewhere - now
                   })
                 ),
                 b
@@ -173,7 +176,8 @@ export const make = (settings: Settings) =>
             Either.left(
               new Failure({
                 reason: "open",
-                detail: `circuit open for ${name}: it failed ${b.failures} times in a row; probing again ${b.probing ? "now" : `in ${Math.ceil((b.openUntil - now) / 1000)} s`}`
+                detail: `circuit open for ${name}: it failed ${b.failures} times in a row; probing again ${b.probing ? "now" : `in ${Math.ceil((b.openUntil - now) / 1000)} s`}`,
+                retryInMs: b.probing ? 0 : b.openUntil - now
               })
             ),
             b
@@ -338,7 +342,11 @@ export const make = (settings: Settings) =>
           }),
           Effect.catchTag("Failure", (f) =>
             Effect.fail(
-              new U.UpstreamFailed({ source, detail: f.reason === "timeout" ? `timeout: ${f.detail}` : f.detail })
+              new U.UpstreamFailed({
+                source,
+                detail: f.reason === "timeout" ? `timeout: ${f.detail}` : f.detail,
+                ...(f.retryInMs === undefined ? {} : { retryInMs: f.retryInMs })
+              })
             )
           )
         )

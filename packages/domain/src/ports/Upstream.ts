@@ -58,7 +58,9 @@ export type UnitOutcome =
 /** The upstream failed for this unit (or for a resolution): the unit is omitted and not billed. */
 export class UpstreamFailed extends Schema.TaggedError<UpstreamFailed>()("UpstreamFailed", {
   source: Schema.String,
-  detail: Schema.String
+  detail: Schema.String,
+  /** The host is not tried again for this many ms (its circuit is open): a retry sooner fails the same way. */
+  retryInMs: Schema.optional(Schema.Number)
 }) {}
 
 /** An explore source and its per-row price. */
