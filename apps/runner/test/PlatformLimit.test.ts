@@ -138,7 +138,7 @@ describe.skipIf(!server)("the per-platform limit across runners", () => {
     expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
   }, 120_000)
 
-  it("the failing store fixed, `once --retry-failed` the same day refreshes it alone: exit 0, the others not asked again", async () => {
+  it("`once --retry-failed` with no pass runs the pass; the failing store fixed, `once --retry-failed` the same day refreshes it alone: exit 0, the others not asked again", async () => {
     const w = await F.world(0)
     closing.push(w.close)
     const good = await slowStores(20)
@@ -149,9 +149,12 @@ describe.skipIf(!server)("the per-platform limit across runners", () => {
       STOREFRONT_ORIGINS: `https://failing.shop.example=${bad.url}/failing,https://*.shop.example=${good.url}/*`,
       REFRESH_MAX_ATTEMPTS: "2"
     })
-    const first = F.spawnRunner(["once"], env)
+    // --retry-failed with no pass today says so and runs the pass (nothing failed to retry yet)
+    const first = F.spawnRunner(["once", "--retry-failed"], env)
     expect(await first.exited, first.output()).toBe(4)
     expect(F.lastJson(first.stdout())).toMatchObject({ outcome: "failures", total: 3, refreshed: 2, failed: 1 })
+    expect(first.output()).toContain('"no pass today to retry: running the pass"')
+    expect(first.output()).not.toContain("retrying the failed entities")
     const askedBefore = bad.asked.get("failing")!
     // a plain rerun the same day prints the pass as it ended and asks no store
     const rerun = F.spawnRunner(["once"], env)

@@ -1228,7 +1228,10 @@ export const make = (settings: Settings) =>
           yield* checkPlatform(platform)
           yield* ledger.releaseExpired(DateTime.toDate(yield* DateTime.now))
           yield* cleanup
-          if (options.retryFailed === true) {
+          // no pass today: there is nothing failed to retry, and the pass runs as it would without the flag
+          if (options.retryFailed === true && !(yield* retried("reading the passes", started(pass))))
+            yield* Effect.logInfo("no pass today to retry: running the pass", { pass })
+          else if (options.retryFailed === true) {
             // the batches with a failed entity run again (their other entities are skipped: their results stay)
             const again = yield* retried(
               "retrying failed jobs",
