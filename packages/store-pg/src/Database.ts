@@ -7,6 +7,7 @@ import { Setting } from "@pdr/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
+import { unansweredMessage } from "./PgLedger.js"
 
 /** Where the data lives. */
 export type Target =
@@ -82,11 +83,7 @@ export const makeWatch = (answerTimeoutMs: number) => {
       else if (now - since >= answerTimeoutMs) {
         clients.delete(client)
         closed++
-        client.connection?.stream?.destroy(
-          new Error(
-            `no answer from the database in ${answerTimeoutMs} ms: the connection was taken for lost and closed`
-          )
-        )
+        client.connection?.stream?.destroy(new Error(unansweredMessage(answerTimeoutMs)))
       }
     }
     return closed

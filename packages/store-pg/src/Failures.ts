@@ -6,7 +6,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
-import { refusedByDatabase } from "./PgLedger.js"
+import { connectionCut, refusedByDatabase, unanswered } from "./PgLedger.js"
 
 const isSqlError = (u: unknown): u is SqlError => (u as { readonly _tag?: unknown } | null)?._tag === "SqlError"
 
@@ -27,6 +27,17 @@ export const refusedWrite = (cause: Cause.Cause<unknown>): boolean => {
   if (!refusedByDatabase(sql)) return false
   return !notTheWrite.test(String((sql.cause as { readonly code: string }).code))
 }
+
+/**
+ * Whether a statement failed because its connection was cut under it (`PgLedger.connectionCut`): run again on another
+ * connection, it is answered; not a connection that could not be had, nor a statement without an answer in time.
+ */
+export const cutUnder = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isSqlError(e) && connectionCut(e))
+
+/** Whether a statement failed for want of an answer in `DATABASE_ANSWER_TIMEOUT_MS` (`PgLedger.unanswered`). */
+export const unansweredIn = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isSqlError(e) && unanswered(e))
 
 /**
  * The operator's line when a process cannot start because the database at `url` is not reached (the cause's first

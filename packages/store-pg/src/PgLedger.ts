@@ -215,13 +215,6 @@ export const neverSent = (e: SqlError): boolean => e.message.startsWith("Failed 
 const isSqlError = (u: unknown): u is SqlError => Predicate.isTagged(u, "SqlError")
 
 /**
- * A statement given a pooled connection that had already lost its server (node-postgres: "Client has encountered a
- * connection error and is not queryable", "Client was closed and is not queryable"): it was never sent.
- */
-const brokenClient = (e: SqlError): boolean =>
-  / is not queryable$/.test(String((e.cause as { readonly message?: unknown } | undefined)?.message ?? ""))
-
-/**
  * Whether a failed batch's connection was lost (it may have committed), rather than the database refusing it or the
  * batch never being sent.
  */
@@ -230,6 +223,39 @@ const lostConnection = (failure: Cause.Cause<SqlError>) =>
     onNone: () => false,
     onSome: (e) => !refusedByDatabase(e) && !neverSent(e)
   })
+
+/**
+ * Whether the server ended the statement's session before it committed (57P01 `pg_terminate_backend` or an immediate
+ * shutdown, 57P02, 57P03: a FATAL answer to the statement in flight): its transaction was rolled back, so nothing of it
+ * happened, and unlike the statement's own refusals it succeeds on another connection.
+ */
+export const sessionEnded = (e: SqlError): boolean =>
+  /^57P0[1-3]$/.test(String((e.cause as { readonly code?: unknown } | undefined)?.code))
+
+/**
+ * Whether a statement's connection was cut (lost under it; a pooled connection that had already lost its server,
+ * node-postgres' "Client has encountered a connection error and is not queryable"; or its session ended by the server)
+ * rather than the statement refused or never sent: run again on another connection, it is answered.
+ */
+export const connectionCut = (e: SqlError): boolean =>
+  (sessionEnded(e) || (!refusedByDatabase(e) && !neverSent(e))) && !unanswered(e)
+
+/** The error of a statement whose connection the answer watch (`Database.makeWatch`) closed. */
+export const unansweredMessage = (ms: number) =>
+  `no answer from the database in ${ms} ms: the connection was taken for lost and closed`
+
+/**
+ * Whether the statement failed because it had no answer in `DATABASE_ANSWER_TIMEOUT_MS` (the watch closed its
+ * connection): a lost connection too, but not run again at once: it already waited its bound, and a database that does
+ * not answer one statement rarely answers the next in time (a request would wait the bound twice).
+ */
+export const unanswered = (e: SqlError): boolean =>
+  /^no answer from the database in \d+ ms/.test(
+    String((e.cause as { readonly message?: unknown } | undefined)?.message)
+  )
+
+/** The wait before a statement whose connection was cut runs again (the pool meanwhile drops the broken idle ones). */
+export const againAfterCut = Schedule.spaced(Duration.millis(10))
 
 /** The hold a placed ask made (the batch answers only refusals); its fields are the ask's, typed: not validated again. */
 const placed = (ask: PlaceHold) =>
@@ -288,26 +314,39 @@ export const makeWith = (options: GroupCommitOptions) =>
             : Effect.succeed(toHold(rows[0]!))
       )
 
-    const placeAlone = (ask: PlaceHold) => orDie(placeStatement(ask))
+    /**
+     * A hold placed again after a statement of it lost its connection: that statement may have committed, so the
+     * hold's id may be taken (this statement waits for its transaction to end before it can tell), and the hold is
+     * then that statement's. Placed again up to three times while its own connection is cut too (an idle pooled one the
+     * same cut broke, "not queryable", or one cut while it ran).
+     */
+    const placeAfterLoss = (ask: PlaceHold): Effect.Effect<L.Hold, L.HoldRefused | SqlError> =>
+      placeStatement(ask).pipe(
+        Effect.retry({ while: (e) => isSqlError(e) && connectionCut(e), times: 3, schedule: againAfterCut }),
+        Effect.catchTag("SqlError", (e) =>
+          (e.cause as { readonly code?: unknown } | undefined)?.code === "23505"
+            ? Effect.flatMap(sql`SELECT * FROM holds WHERE id = ${ask.id}`, (rows) =>
+                rows[0] === undefined ? Effect.fail(e) : Effect.succeed(toHold(rows[0]))
+              )
+            : Effect.fail(e)
+        )
+      )
 
     /**
-     * A hold of a failed batch, alone. After a lost connection the batch may have committed: the hold's id is then
-     * taken (the statement waits for the batch's transaction to end before it can tell) and the hold is the batch's.
+     * A hold alone (a batch of one, or a write of a batch the database refused or that was never sent); when its own
+     * statement loses its connection it is placed again (`placeAfterLoss`) rather than failing the call: a lost
+     * connection is the pool's, not the call's (issue 22, D24).
      */
+    const placeAlone = (ask: PlaceHold) =>
+      orDie(
+        placeStatement(ask).pipe(
+          Effect.catchTag("SqlError", (e) => (connectionCut(e) ? placeAfterLoss(ask) : Effect.fail(e)))
+        )
+      )
+
+    /** A hold of a failed batch, alone: after a lost connection, the batch's own hold if it committed. */
     const placeAgain = (ask: PlaceHold, failure: Cause.Cause<SqlError>) =>
-      lostConnection(failure)
-        ? orDie(
-            placeStatement(ask).pipe(
-              Effect.catchTag("SqlError", (e) =>
-                (e.cause as { readonly code?: unknown } | undefined)?.code === "23505"
-                  ? Effect.flatMap(sql`SELECT * FROM holds WHERE id = ${ask.id}`, (rows) =>
-                      rows[0] === undefined ? Effect.fail(e) : Effect.succeed(toHold(rows[0]))
-                    )
-                  : Effect.fail(e)
-              )
-            )
-          )
-        : placeAlone(ask)
+      lostConnection(failure) ? orDie(placeAfterLoss(ask)) : placeAlone(ask)
 
     const settled = (input: Settle, row: SettleRow | undefined, leasesReleased = false) =>
       row === undefined
@@ -320,23 +359,24 @@ export const makeWith = (options: GroupCommitOptions) =>
           })
 
     // a refusal rolled the settle back and a settle never sent did nothing (a defect: nothing was billed); a lost
-    // answer leaves it unknown
+    // answer leaves it unknown, and so does a session the server ended under it (57P0x): rolled back too, but then the
+    // look after a loss (`settleOne`) settles it on another connection rather than failing the call
     const classified = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
-        refusedByDatabase(e) || neverSent(e)
+        (refusedByDatabase(e) && !sessionEnded(e)) || neverSent(e)
           ? Effect.die(e)
           : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>
 
-    // after a batch that lost its connection: the look at what it did is tried again at once while it met a
-    // connection the same cut broke (the pool's idle connections are cut too, and one may be handed out before it is
-    // known to be broken: its ROLLBACK then fails "not queryable"; the look is safe to repeat, it settles only what the
-    // batch did not), up to 10 times; then any failure leaves the settle unknown (the batch may have committed), a
-    // transaction's too (`withTransaction` makes a failed COMMIT or ROLLBACK a defect)
+    // after a batch that lost its connection: the look at what it did is tried again at once while its own connection
+    // is cut too (the pool's idle connections are cut too, and one may be handed out before it is known to be broken:
+    // its ROLLBACK then fails "not queryable"; or one is cut while the look runs; the look is safe to repeat, it
+    // settles only what the batch did not), up to 10 times; then any failure leaves the settle unknown (the batch may
+    // have committed), a transaction's too (`withTransaction` makes a failed COMMIT or ROLLBACK a defect)
     const afterLoss = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       (effect as Effect.Effect<A, SqlError>).pipe(
         Effect.catchAllDefect((d) => (isSqlError(d) ? Effect.fail(d) : Effect.die(d))),
-        Effect.retry({ while: brokenClient, times: 10 }),
+        Effect.retry({ while: connectionCut, times: 10 }),
         Effect.catchTag("SqlError", (e) =>
           Effect.fail(new L.SettleOutcomeUnknown({ detail: `after a batch whose connection was lost: ${e.message}` }))
         )

@@ -83,7 +83,9 @@ export const targets = async () => {
  * `down`) and answers its port; `down` cuts every connection and refuses new ones (a restart, a failover); `freeze`
  * passes nothing either way, the connections kept and new ones held (a partition: no error, no answer); `thaw` lets
  * everything go on; `lose` makes the connections open now pass nothing for good, kept open and never cut, while new
- * ones pass (a path gone without a word: a host failed over or powered off, a dropped NAT entry).
+ * ones pass (a path gone without a word: a host failed over or powered off, a dropped NAT entry). `cutInFlight` counts
+ * the connections `down` cut while a statement sent on them waited for its answer (the client sent after the server's
+ * last bytes): an outage test's proof that it cut statements, not only idle connections.
  */
 export const tcpProxy = (target: { readonly host: string; readonly port: number }) => {
   const sockets = new Set<Socket>()
@@ -92,6 +94,9 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
   let server: Server | undefined
   let port = 0
   let frozen = false
+  // the pairs whose client sent after the server last answered (a statement in flight)
+  const awaiting = new Set<readonly [Socket, Socket]>()
+  let cutInFlight = 0
   // (stopped by unpiping, then pausing: pipe() resumes its source, and so does a drain, so a pause alone let new
   // connections through a freeze)
   const stop = ([client, upstream]: readonly [Socket, Socket]) => {
@@ -108,12 +113,15 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     const upstream = connect(target.port, target.host)
     const pair = [client, upstream] as const
     pairs.add(pair)
+    client.on("data", () => awaiting.add(pair))
+    upstream.on("data", () => awaiting.delete(pair))
     for (const s of pair) {
       sockets.add(s)
       s.on("error", () => {})
       s.on("close", () => {
         sockets.delete(s)
         pairs.delete(pair)
+        awaiting.delete(pair)
         client.destroy()
         upstream.destroy()
       })
@@ -134,6 +142,7 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     // (close's callback waits for the open connections: they are cut first)
     const closed = new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())))
     server = undefined
+    for (const pair of pairs) if (awaiting.has(pair)) cutInFlight++
     for (const s of [...sockets, ...lost]) s.destroy()
     lost.clear()
     return closed
@@ -157,7 +166,7 @@ export const tcpProxy = (target: { readonly host: string; readonly port: number 
     }
     pairs.clear()
   }
-  return { up, down, freeze, thaw, lose }
+  return { up, down, freeze, thaw, lose, cutInFlight: () => cutInFlight }
 }
 
 /** `url` through a proxy listening on `port` (the same database, user and options). */

@@ -1,0 +1,174 @@
+// Issue 22 (group commit and coalesced reads), D24: a database connection cut under a statement that several calls
+// share fails none of them. A spawned server on real PostgreSQL; the test holds a lock (or a trigger) that keeps the
+// server's shared statements running, terminates their backends (pg_terminate_backend: what a failover, an operator or
+// an idle-session killer does), then lets the statements through. Every call answers 200, each capture is the call's
+// and has its data, nothing stays held. Before, each cut statement failed every call it carried with 500 `internal`:
+// the key reads and token takes of a turn (pdr_admit), a lone hold, a lone settle cut by the server (57P01).
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as Testing from "@pdr/store-pg/Testing"
+import { Effect, Exit, Scope } from "effect"
+import pg from "pg"
+import { spawnServer } from "./processes.js"
+
+const serverUp = await Testing.serverAvailable()
+
+const withSchema = async () => {
+  const scope = Effect.runSync(Scope.make())
+  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
+  if (target._tag !== "Server") throw new Error("expected a server target")
+  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
+  const r = await fetch(`${s.admin}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return (await r.json()) as any
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
+  const cleanups: Array<() => Promise<unknown>> = []
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c().catch(() => {})
+  })
+
+  it("the server's statements cut while they wait: every call answers 200, billed exactly once", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const server = await spawnServer({
+      DATABASE_URL: schema.url,
+      SYNTHETIC_LATENCY_MS: "0",
+      RATE_LIMIT_RPS: "1000",
+      RATE_LIMIT_BURST: "1000"
+    })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "cut", credits: 10_000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "cut" })
+    const call = (subjects: ReadonlyArray<string>, idempotencyKey?: string) =>
+      fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": key.key,
+          ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+        },
+        body: JSON.stringify({ request: { op: "places", subjects } })
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    const stored = Array.from({ length: 10 }, (_, i) => `ChIJcut-stored-${i}`)
+    assert.strictEqual((await call(stored)).status, 200)
+
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const locker = new pg.Client({ connectionString: schema.url })
+    await locker.connect()
+    cleanups.push(() => locker.end())
+    // the server's backends running `like` and waiting on a lock (or in `pg_sleep`), once at least `least` are
+    const waiting = async (like: string, least: number) => {
+      const deadline = Date.now() + 15_000
+      for (;;) {
+        const rows = (
+          await db.query(
+            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+               AND state = 'active' AND query LIKE $1 AND wait_event_type IN ('Lock', 'Timeout')`,
+            [like]
+          )
+        ).rows.map((r) => Number(r.pid))
+        if (rows.length >= least) return rows
+        if (Date.now() > deadline) throw new Error(`no statement like ${like} waited: ${server.output().slice(-2000)}`)
+        await sleep(20)
+      }
+    }
+    const terminate = async (pids: ReadonlyArray<number>) => {
+      for (const pid of pids) await db.query("SELECT pg_terminate_backend($1)", [pid])
+    }
+    const ledger = async () =>
+      (
+        await db.query(
+          `SELECT (SELECT count(*)::int FROM ledger WHERE account_id = $1 AND kind = 'capture') AS captures,
+                  (SELECT coalesce(-sum(credits), 0)::int FROM ledger WHERE account_id = $1 AND kind = 'capture') AS spent,
+                  (SELECT balance::int FROM accounts WHERE id = $1) AS balance,
+                  (SELECT held::int FROM accounts WHERE id = $1) AS held`,
+          [account.accountId]
+        )
+      ).rows[0] as { captures: number; spent: number; balance: number; held: number }
+
+    // 1. reads: the key read and token take of every call of a turn share one statement (pdr_admit), held here by the
+    //    key's token bucket row
+    await locker.query("BEGIN")
+    await locker.query("SELECT * FROM rate_buckets FOR UPDATE")
+    const reads = Array.from({ length: 16 }, () => call(stored))
+    await terminate(await waiting("%pdr_admit%", 1))
+    await sleep(100)
+    await locker.query("COMMIT")
+    const readAnswers = await Promise.all(reads)
+    assert.deepStrictEqual(
+      readAnswers.map((a) => a.status),
+      Array(16).fill(200),
+      JSON.stringify(readAnswers.find((a) => a.status !== 200)?.body)
+    )
+    for (const a of readAnswers) assert.strictEqual(a.body.cost.creditsCharged, 0)
+
+    // 2. holds: every paid call's hold (lone or group-committed) waits on the account's row; their backends are cut
+    const before = await ledger()
+    await locker.query("BEGIN")
+    await locker.query("SELECT * FROM accounts WHERE id = $1 FOR UPDATE", [account.accountId])
+    const paid = Array.from({ length: 12 }, (_, i) =>
+      call([`ChIJcut-hold-${i}`], i % 2 === 0 ? `cut-hold-${i}` : undefined)
+    )
+    await terminate(await waiting("%pdr_place_hold%", 1))
+    await sleep(100)
+    await locker.query("COMMIT")
+    const paidAnswers = await Promise.all(paid)
+    assert.deepStrictEqual(
+      paidAnswers.map((a) => a.status),
+      Array(12).fill(200),
+      JSON.stringify(paidAnswers.find((a) => a.status !== 200)?.body)
+    )
+    const afterHolds = await ledger()
+    const charged = paidAnswers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+    assert.isAbove(charged, 0)
+    assert.strictEqual(afterHolds.captures - before.captures, 12, "one capture per paid call")
+    assert.strictEqual(afterHolds.spent - before.spent, charged, "captured what the answers say")
+    assert.strictEqual(afterHolds.balance, before.balance - charged)
+
+    // 3. settles: each capture's insert sleeps (a test trigger) and the settling backends are cut while it does: the
+    //    server ends their sessions (57P01), the settles are rolled back and made again
+    await db.query(`CREATE FUNCTION cut_probe() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF EXISTS (SELECT 1 FROM pg_class WHERE relname = 'cut_probe_on') THEN PERFORM pg_sleep(1); END IF;
+      RETURN NEW; END $$;
+      CREATE TABLE cut_probe_on ();
+      CREATE TRIGGER cut_probe BEFORE INSERT ON ledger FOR EACH ROW WHEN (NEW.kind = 'capture')
+        EXECUTE FUNCTION cut_probe();`)
+    const settling = Array.from({ length: 12 }, (_, i) =>
+      call([`ChIJcut-settle-${i}`], i % 2 === 0 ? `cut-settle-${i}` : undefined)
+    )
+    await terminate(await waiting("%pdr_settle%", 1))
+    await db.query("DROP TABLE cut_probe_on")
+    const settleAnswers = await Promise.all(settling)
+    assert.deepStrictEqual(
+      settleAnswers.map((a) => a.status),
+      Array(12).fill(200),
+      JSON.stringify(settleAnswers.find((a) => a.status !== 200)?.body)
+    )
+    const end = await ledger()
+    const settledCharge = settleAnswers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+    assert.strictEqual(end.captures - afterHolds.captures, 12, "one capture per paid call")
+    assert.strictEqual(end.spent - afterHolds.spent, settledCharge)
+    assert.strictEqual(end.balance, afterHolds.balance - settledCharge)
+    assert.strictEqual(end.held, 0, "nothing held")
+    const orphans = await db.query(
+      "SELECT h.id FROM holds h WHERE h.status = 'captured' AND NOT EXISTS (SELECT 1 FROM measurements m WHERE m.hold_id = h.id)"
+    )
+    assert.strictEqual(orphans.rows.length, 0, "every capture has its stored measurement")
+    // the idempotent ones replay their kept answer, billing nothing more
+    const replay = await call([`ChIJcut-settle-0`], "cut-settle-0")
+    assert.strictEqual(replay.status, 200)
+    assert.deepStrictEqual(replay.body.data, settleAnswers[0]!.body.data)
+    assert.strictEqual((await ledger()).spent, end.spent)
+  }, 90_000)
+})
