@@ -155,14 +155,30 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
       ["omitted", "upstream_failed", 0, "storefront"]
     )
     assert.strictEqual(down.total(), 2, "one attempt and one retry")
+    // it failed on the host itself: no known wait
+    assert.notProperty(failed, "retryAfterSeconds")
 
-    // two failed attempts opened the circuit of that host: calls fail at once with it, and the host is not called
+    // two failed attempts opened the circuit of that host: calls fail at once with it, and the host is not called;
+    // each refused unit says, machine-readably, when the host is tried again (the breaker's 5 min pause, counting down)
     const gone = { ...request, subjects: ["https://gone.shop.example"] }
+    const waits: Array<number> = []
     for (let i = 0; i < 3; i++) {
       const again = await post(server, "/api/v1/platforms/storefronts", { request: gone }, key)
       assert.strictEqual(again.status, 502)
-      assert.match(again.body.error.details?.coverage?.[0]?.detail ?? again.text, /circuit open/)
+      const item = again.body.error.details?.coverage?.[0]
+      assert.match(item?.detail ?? again.text, /circuit open/)
+      assert.isTrue(Number.isInteger(item?.retryAfterSeconds), again.text)
+      waits.push(item.retryAfterSeconds)
     }
+    assert.isTrue(
+      waits.every((w) => w >= 290 && w <= 300),
+      JSON.stringify(waits)
+    )
+    assert.deepStrictEqual(
+      [...waits].sort((a, b) => b - a),
+      waits,
+      "counting down"
+    )
     // the unit's own answer, timed on the server's Upstream (a whole call also spends its database round trips)
     const unit = Effect.runSync(Requests.decode("storefronts", { request: gone })).request
     const times: Array<number> = []

@@ -34,6 +34,11 @@ export interface CoverageItem {
   readonly complete?: boolean
   /** Rows the upstream announced but that could not be fetched within the unit's budget. */
   readonly missing?: number
+  /**
+   * An omitted unit whose upstream host refuses calls for now (its circuit open, shared by every instance): the
+   * seconds until the host is tried again; asked sooner, the unit is refused the same way (nothing billed).
+   */
+  readonly retryAfterSeconds?: number
 }
 
 /** A unit's rows, as its kind keeps them for the rows asked, as the answer shows them. */
@@ -105,6 +110,9 @@ export const contactRow = (
   }
 }
 
+/** A wait in ms as whole seconds, at least 1 (as a `Retry-After` header gives it). */
+export const retryAfterSeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
 /** A coverage item of a unit (D4): `subject` or `query`, then the rest. */
 export const cover = (
   u: Unit,
@@ -113,7 +121,11 @@ export const cover = (
   rows: number,
   credits: number,
   source: string | null,
-  omitted?: { readonly reason: NonNullable<CoverageItem["reason"]>; readonly detail: string }
+  omitted?: {
+    readonly reason: NonNullable<CoverageItem["reason"]>
+    readonly detail: string
+    readonly retryInMs?: number | undefined
+  }
 ): CoverageItem => {
   const item: { -readonly [K in keyof CoverageItem]: CoverageItem[K] } =
     "subject" in u.label
@@ -122,6 +134,7 @@ export const cover = (
   if (omitted) {
     item.reason = omitted.reason
     item.detail = omitted.detail
+    if (omitted.retryInMs !== undefined) item.retryAfterSeconds = retryAfterSeconds(omitted.retryInMs)
   }
   return item
 }
@@ -163,7 +176,11 @@ export const assemble = (
     } else if ("omitted" in f) {
       for (const row of shaping.omitted(u)) data.push(row)
       coverage.push(
-        cover(u, "omitted", null, 0, 0, f.source ?? omittedSource, { reason: f.omitted, detail: f.detail ?? "" })
+        cover(u, "omitted", null, 0, 0, f.source ?? omittedSource, {
+          reason: f.omitted,
+          detail: f.detail ?? "",
+          retryInMs: f.retryInMs
+        })
       )
     } else {
       for (const row of shaping.fetched(p, u, f)) data.push(row)

@@ -51,6 +51,19 @@ describe("Coverage", () => {
     assert.strictEqual(Coverage.exactNumber({ n: 1, d: 3 }), 0.3333)
   })
 
+  it("an omitted unit refused by an open circuit says in whole seconds (at least 1) when its host is tried again", () => {
+    const p = planOf(opOf("maps", "places"))
+    const [refused, failed] = [unitOf({ subject: "a" }), unitOf({ subject: "b" })]
+    const fetched = new Map<unknown, Fetched>([
+      [refused, { unit: refused, omitted: "upstream_failed", detail: "circuit open", source: "s", retryInMs: 27_001 }],
+      [failed, { unit: failed, omitted: "upstream_failed", detail: "503", source: "s" }]
+    ])
+    const { coverage } = assembled({ ...p, units: [refused, failed] }, fetched, 1)
+    assert.strictEqual(coverage[0]!.retryAfterSeconds, 28)
+    assert.notProperty(coverage[1]!, "retryAfterSeconds")
+    assert.deepStrictEqual([27_000, 1, 0].map(Coverage.retryAfterSeconds), [27, 1, 1])
+  })
+
   it("D1: an op measured by the page keeps every row of the pages asked; any other keeps the rows asked", () => {
     const rows = [1, 1, 2, 2, 3].map((page, i) => ({ page, i }))
     const kept = (platform: string, op: string) => OpKind.fetching(opOf(platform, op)).kept

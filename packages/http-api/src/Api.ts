@@ -136,6 +136,13 @@ export const CoverageItem = Schema.Struct({
       description: "rows the upstream announced but that could not be fetched within the unit's budget"
     }),
     { exact: true }
+  ),
+  retryAfterSeconds: Schema.optionalWith(
+    Schema.Int.pipe(Schema.positive()).annotations({
+      description:
+        "omitted units whose upstream host refuses calls for now (its circuit open after repeated failures, shared by every instance): the seconds until the host is tried again; asked sooner, the unit is refused the same way, nothing billed"
+    }),
+    { exact: true }
   )
 }).annotations({ identifier: "CoverageItem" })
 

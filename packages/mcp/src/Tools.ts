@@ -143,7 +143,11 @@ const coverageLines = (coverage: ReadonlyArray<CoverageItem>, quoting: boolean):
       case "fetch":
         return `- ${who}: would be fetched now; ${c.credits} credits`
       default:
-        return `- ${who}: omitted (${c.reason ?? "unknown"}): ${c.detail ?? ""}; not charged`
+        return `- ${who}: omitted (${c.reason ?? "unknown"}): ${c.detail ?? ""}; not charged${
+          c.retryAfterSeconds === undefined
+            ? ""
+            : `; its upstream is tried again in ${c.retryAfterSeconds} s: ask again after that`
+        }`
     }
   })
 
@@ -174,7 +178,10 @@ const coverageSchema = {
       credits: { type: "number" },
       source: { type: ["string", "null"] },
       reason: { type: "string" },
-      detail: { type: "string" }
+      detail: { type: "string" },
+      complete: { type: "boolean" },
+      missing: { type: "number" },
+      retryAfterSeconds: { type: "number" }
     }
   }
 }

@@ -437,6 +437,11 @@ export interface components {
              * @description rows the upstream announced but that could not be fetched within the unit's budget
              */
             readonly missing?: components["schemas"]["NonNegative"];
+            /**
+             * positive
+             * @description omitted units whose upstream host refuses calls for now (its circuit open after repeated failures, shared by every instance): the seconds until the host is tried again; asked sooner, the unit is refused the same way, nothing billed
+             */
+            readonly retryAfterSeconds?: components["schemas"]["Int"];
         };
         /**
          * nonNegative
