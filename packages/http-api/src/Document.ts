@@ -69,7 +69,7 @@ const statusText: Partial<Record<Failure.ApiStatus, string>> = {
   422: "This Idempotency-Key was used with another request.",
   429: "The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds.",
   500: "Internal error; the call was not billed.",
-  502: "Every unit failed upstream; nothing was billed.",
+  502: "Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`.",
   503: "The op is currently unavailable (D11); nothing was billed."
 }
 

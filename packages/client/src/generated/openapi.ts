@@ -3955,7 +3955,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4444,7 +4444,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5090,7 +5090,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5545,7 +5545,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5946,7 +5946,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6278,7 +6278,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6584,7 +6584,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7285,7 +7285,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7791,7 +7791,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8240,7 +8240,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8879,7 +8879,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9255,7 +9255,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9636,7 +9636,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9924,7 +9924,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10250,7 +10250,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10498,7 +10498,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10689,7 +10689,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
