@@ -157,6 +157,7 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
     assert.strictEqual(down.total(), 2, "one attempt and one retry")
     // it failed on the host itself: no known wait
     assert.notProperty(failed, "retryAfterSeconds")
+    assert.isNull(r.headers.get("retry-after"))
 
     // two failed attempts opened the circuit of that host: calls fail at once with it, and the host is not called;
     // each refused unit says, machine-readably, when the host is tried again (the breaker's 5 min pause, counting down)
@@ -168,6 +169,8 @@ describe.skipIf(!serverUp)("native and provider upstreams, end to end on Postgre
       const item = again.body.error.details?.coverage?.[0]
       assert.match(item?.detail ?? again.text, /circuit open/)
       assert.isTrue(Number.isInteger(item?.retryAfterSeconds), again.text)
+      // and the whole call's Retry-After: its units' longest wait (one unit here)
+      assert.strictEqual(again.headers.get("retry-after"), String(item.retryAfterSeconds))
       waits.push(item.retryAfterSeconds)
     }
     assert.isTrue(

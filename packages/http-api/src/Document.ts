@@ -69,7 +69,7 @@ const statusText: Partial<Record<Failure.ApiStatus, string>> = {
   422: "This Idempotency-Key was used with another request.",
   429: "The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds.",
   500: "Internal error; the call was not billed.",
-  502: "Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`.",
+  502: "Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header.",
   503: "The op is currently unavailable (D11); nothing was billed."
 }
 
@@ -152,7 +152,8 @@ const errorResponses = (statuses: ReadonlyArray<Failure.ApiStatus>, keyed: boole
     statuses.map((status) => {
       const names: Array<HeaderName> = ["x-request-id"]
       if (keyed && status !== 401) names.push("RateLimit", "RateLimit-Policy")
-      if (status === 429) names.push("Retry-After")
+      // a 502 whose units were refused by an open circuit: when they are tried again (their longest retryAfterSeconds)
+      if (status === 429 || status === 502) names.push("Retry-After")
       if (replayable) names.push("Idempotent-Replayed")
       const description = statusText[status] ?? `Errors ${errorCodes[status].map((c) => `\`${c}\``).join(", ")}.`
       return [String(status), response(description, { $ref: `#/components/schemas/Error${status}` }, names)]

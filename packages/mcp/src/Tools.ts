@@ -95,6 +95,15 @@ export const fromApiError = (status: number, e: ApiError, headers?: Headers): To
         : `Wait ${Math.max(1, Math.ceil(ms / 1000))} second(s) before calling again.`
     )
   }
+  if (e.code === "upstream_failed") {
+    // units refused by an open circuit: the API names when their hosts are tried again (Retry-After)
+    const ms = headers === undefined ? undefined : retryAfterMs(headers)
+    lines.push(
+      ms === undefined
+        ? "Every unit failed upstream; calling again may succeed."
+        : `The upstream refuses calls for now; call again in ${Math.max(1, Math.ceil(ms / 1000))} second(s), not sooner.`
+    )
+  }
   lines.push(e.code === "unreachable" ? "Nothing was charged." : "Nothing was charged (an error never bills).")
   if (e.requestId) lines.push(`requestId: ${e.requestId}`)
   return toolError(lines.join("\n"))

@@ -95,3 +95,21 @@ describe("row budget", () => {
     assert.include(r.content[0]!.text, "Rows (3):")
   })
 })
+
+describe("errors the model can act on", () => {
+  it("a 502 whose units an open circuit refused tells when to call again (its Retry-After), and that nothing was charged", () => {
+    const error = {
+      code: "upstream_failed",
+      message: "every unit of this call failed upstream; nothing was billed",
+      requestId: "req_1",
+      details: { coverage: [{ subject: "s", status: "omitted", reason: "upstream_failed", retryAfterSeconds: 28 }] }
+    } as const
+    const refused = Tools.fromApiError(502, error as never, new Headers({ "retry-after": "28" }))
+    assert.isTrue(refused.isError)
+    assert.match(refused.content[0]!.text, /call again in 28 second\(s\), not sooner/)
+    assert.match(refused.content[0]!.text, /Nothing was charged/)
+    // failed on the hosts themselves: no wait named
+    const failed = Tools.fromApiError(502, error as never, new Headers())
+    assert.match(failed.content[0]!.text, /calling again may succeed/)
+  })
+})

@@ -42,11 +42,27 @@ const respond = (o: CallRunner.Outcome, headers: Record<string, string>) =>
       )
     const body = JSON.parse(CallRunner.textOf(o)) as Failure.Body
     const failure = Failure.fromBody(body)
+    const wait = o.status === 502 ? retryAfterOf(body) : undefined
     return Effect.zipRight(
-      RequestId.addHeaders(headers),
+      RequestId.addHeaders(wait === undefined ? headers : { ...headers, "retry-after": String(wait) }),
       failure === undefined ? Effect.succeed(ApiErrors.response(o.status, body.error)) : Effect.fail(failure)
     )
   }).pipe(Spans.traced("OpsHttp.answer"))
+
+/**
+ * A 502's `Retry-After`: the longest `retryAfterSeconds` of its units (those refused by an open circuit), when any
+ * has one; retried then, every unit's host is tried again.
+ */
+const retryAfterOf = (body: Failure.Body): number | undefined => {
+  const coverage = (body.error as { readonly details?: { readonly coverage?: unknown } }).details?.coverage
+  if (!Array.isArray(coverage)) return undefined
+  let wait: number | undefined
+  for (const c of coverage) {
+    const s = (c as { readonly retryAfterSeconds?: unknown } | null)?.retryAfterSeconds
+    if (typeof s === "number" && (wait === undefined || s > wait)) wait = s
+  }
+  return wait
+}
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> =>
   typeof u === "object" && u !== null && !Array.isArray(u)

@@ -3955,12 +3955,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -4444,12 +4445,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -5090,12 +5092,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -5545,12 +5548,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -5946,12 +5950,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -6278,12 +6283,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -6584,12 +6590,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -7285,12 +7292,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -7791,12 +7799,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -8240,12 +8249,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -8879,12 +8889,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -9255,12 +9266,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -9636,12 +9648,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -9924,12 +9937,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -10250,12 +10264,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -10498,12 +10513,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     readonly [name: string]: unknown;
                 };
@@ -10689,12 +10705,13 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`. */
+            /** @description Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header. */
             readonly 502: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
                     readonly RateLimit: components["headers"]["RateLimit"];
                     readonly "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    readonly "Retry-After": components["headers"]["RetryAfter"];
                     readonly [name: string]: unknown;
                 };
                 content: {
