@@ -171,4 +171,83 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     assert.deepStrictEqual(replay.body.data, settleAnswers[0]!.body.data)
     assert.strictEqual((await ledger()).spent, end.spent)
   }, 90_000)
+
+  it("a long call's start and a collect cut while they wait: 202, then the call's own answer, billed once", async () => {
+    const schema = await withSchema()
+    cleanups.push(schema.close)
+    const server = await spawnServer({ DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "0" })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "cut-long", credits: 1_000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "cut-long" })
+    const db = new pg.Client({ connectionString: schema.url })
+    await db.connect()
+    cleanups.push(() => db.end())
+    const locker = new pg.Client({ connectionString: schema.url })
+    await locker.connect()
+    cleanups.push(() => locker.end())
+    const cutWhenWaiting = async (like: string) => {
+      const deadline = Date.now() + 15_000
+      for (;;) {
+        const { rows } = await db.query(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+             AND state = 'active' AND query LIKE $1 AND wait_event_type = 'Lock'`,
+          [like]
+        )
+        if (rows.length > 0) {
+          for (const r of rows) await db.query("SELECT pg_terminate_backend($1)", [r.pid])
+          return rows.length
+        }
+        if (Date.now() > deadline) throw new Error(`no statement like ${like} waited: ${server.output().slice(-2000)}`)
+        await sleep(20)
+      }
+    }
+    const captures = async () =>
+      (
+        await db.query("SELECT count(*)::int AS n FROM ledger WHERE account_id = $1 AND kind = 'capture'", [
+          account.accountId
+        ])
+      ).rows[0].n as number
+    const collect = (id: string) =>
+      fetch(`${server.api}/api/v1/calls/${id}`, { headers: { "x-api-key": key.key } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as any
+      }))
+
+    // 1. the start: the job's insert waits on the jobs table, its backend is cut; the start is made again
+    await locker.query("BEGIN")
+    await locker.query("LOCK TABLE jobs IN ACCESS EXCLUSIVE MODE")
+    const started = fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key, prefer: "respond-async, wait=0" },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJcut-long-1"] } })
+    })
+    assert.isAtLeast(await cutWhenWaiting("%INSERT INTO jobs%"), 1)
+    await sleep(100)
+    await locker.query("COMMIT")
+    const start = await started
+    const startText = await start.text()
+    assert.strictEqual(start.status, 202, startText)
+    const id = start.headers.get("call-id")!
+    let done = await collect(id)
+    for (let i = 0; i < 100 && done.status === 202; i++) {
+      await sleep(50)
+      done = await collect(id)
+    }
+    assert.strictEqual(done.status, 200, JSON.stringify(done.body))
+    assert.isAbove(done.body.cost.creditsCharged, 0)
+    assert.strictEqual(await captures(), 1, "billed once")
+
+    // 2. a collect whose read waits on the calls table and is cut: read again, the call's own answer (before: 500
+    //    "internal error; the call was not billed" for this call, which was billed)
+    await locker.query("BEGIN")
+    await locker.query("LOCK TABLE calls IN ACCESS EXCLUSIVE MODE")
+    const collecting = collect(id)
+    assert.isAtLeast(await cutWhenWaiting("%FROM calls WHERE id%"), 1)
+    await sleep(100)
+    await locker.query("COMMIT")
+    const again = await collecting
+    assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+    assert.deepStrictEqual(again.body.data, done.body.data)
+    assert.strictEqual(await captures(), 1, "still billed once")
+  }, 90_000)
 })

@@ -68,7 +68,7 @@ const statusText: Partial<Record<Failure.ApiStatus, string>> = {
   415: "The body is not JSON, or is content-encoded.",
   422: "This Idempotency-Key was used with another request.",
   429: "The key's rate limit (or the failed-authentication limit) is reached; retry after Retry-After seconds.",
-  500: "Internal error; the call was not billed.",
+  500: "Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again).",
   502: "Every unit failed upstream; nothing was billed. A unit refused because its upstream host's circuit is open says `retryAfterSeconds` in `details.coverage`, and the longest of them is the `Retry-After` header.",
   503: "The op is currently unavailable (D11); nothing was billed."
 }

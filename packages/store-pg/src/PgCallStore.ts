@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { CallStore } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
+import { againWhileCut } from "./PgLedger.js"
 import { date, num } from "./Rows.js"
 
 const recordOf = (r: Record<string, unknown>): CallStore.CallRecord => ({
@@ -32,11 +33,16 @@ export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   return CallStore.CallStore.of({
+    // a call's id is its own (random): a second run of its insert, after a cut that came after the first committed,
+    // finds it and changes nothing (againWhileCut)
     begin: (c) =>
-      sql`INSERT INTO calls (id, account_id, key_id, platform, op, body, idempotency_key, request_id, status, owner,
-                             created_at, expires_at)
-          VALUES (${c.id}, ${c.accountId}, ${c.keyId}, ${c.platform}, ${c.op}, ${c.body}, ${c.idempotencyKey},
-                  ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})`.pipe(Effect.asVoid, Effect.orDie),
+      againWhileCut(
+        sql`INSERT INTO calls (id, account_id, key_id, platform, op, body, idempotency_key, request_id, status, owner,
+                               created_at, expires_at)
+            VALUES (${c.id}, ${c.accountId}, ${c.keyId}, ${c.platform}, ${c.op}, ${c.body}, ${c.idempotencyKey},
+                    ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})
+            ON CONFLICT (id) DO NOTHING`
+      ).pipe(Effect.asVoid, Effect.orDie),
     heartbeat: (h) =>
       sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
                            hold_id = coalesce(${h.holdId ?? null}, hold_id),
@@ -77,16 +83,21 @@ export const make = Effect.gen(function* () {
               expires_at: c.expiresAt
             }))
           )} ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie),
+    // the reads and the cancel (run twice, it changes nothing) are run again on a cut connection (againWhileCut): a
+    // collect that failed on one answered 500 for a call that had ended, billed, and its client could take it for lost
     find: ({ accountId, id, now }) =>
-      sql`SELECT * FROM calls WHERE id = ${id} AND account_id = ${accountId} AND expires_at > ${now}`.pipe(
+      againWhileCut(
+        sql`SELECT * FROM calls WHERE id = ${id} AND account_id = ${accountId} AND expires_at > ${now}`
+      ).pipe(
         Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(recordOf(rows[0])))),
         Effect.orDie
       ),
     list: ({ accountId, now, before, limit }) =>
-      (before === undefined
-        ? sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
+      againWhileCut(
+        before === undefined
+          ? sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
               ORDER BY created_at DESC, id DESC LIMIT ${limit}`
-        : sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
+          : sql`SELECT ${sql.unsafe(listed)} FROM calls WHERE account_id = ${accountId} AND expires_at > ${now}
                 AND (created_at, id) < (${before.createdAt}, ${before.id})
               ORDER BY created_at DESC, id DESC LIMIT ${limit}`
       ).pipe(
@@ -94,9 +105,11 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     requestCancel: ({ accountId, id, now }) =>
-      sql`UPDATE calls SET cancel_requested = (status = 'running') OR cancel_requested
+      againWhileCut(
+        sql`UPDATE calls SET cancel_requested = (status = 'running') OR cancel_requested
           WHERE id = ${id} AND account_id = ${accountId} AND expires_at > ${now}
-          RETURNING ${sql.unsafe(listed)}`.pipe(
+          RETURNING ${sql.unsafe(listed)}`
+      ).pipe(
         Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(recordOf(rows[0])))),
         Effect.orDie
       ),

@@ -8,7 +8,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { IdempotencyStore as I } from "@pdr/domain"
 import { Effect, Either, Layer } from "effect"
 import * as GroupCommit from "./GroupCommit.js"
-import { againAfterCut, connectionCut } from "./PgLedger.js"
+import { againWhileCut } from "./PgLedger.js"
 
 type Claim = Parameters<I.IdempotencyStore["Type"]["begin"]>[0]
 
@@ -18,8 +18,7 @@ export const make = Effect.gen(function* () {
 
   // a claim is safe to repeat (one this claimant already holds is its own): while its connection is cut (a pooled one
   // the same cut broke, or one cut under it; issue 22, D24), it is claimed again, up to three times
-  const claimAlone = (input: Claim) =>
-    Effect.retry(claimStatement(input), { while: connectionCut, times: 3, schedule: againAfterCut })
+  const claimAlone = (input: Claim) => againWhileCut(claimStatement(input))
 
   const claimStatement = (input: Claim) =>
     sql`INSERT INTO idempotency (account_id, key, fingerprint, state, started_at, expires_at, claimant)

@@ -257,6 +257,18 @@ export const unanswered = (e: SqlError): boolean =>
 /** The wait before a statement whose connection was cut runs again (the pool meanwhile drops the broken idle ones). */
 export const againAfterCut = Schedule.spaced(Duration.millis(10))
 
+/**
+ * A statement safe to run twice (a read, or a write whose second run changes nothing), run again while its
+ * connection is cut (`connectionCut`), up to three times, 10 ms apart: a request is not failed for a connection of the
+ * pool that another connection can replace.
+ */
+export const againWhileCut = <A, E, R>(statement: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(statement, {
+    while: (e: E) => isSqlError(e) && connectionCut(e),
+    times: 3,
+    schedule: againAfterCut
+  })
+
 /** The hold a placed ask made (the batch answers only refusals); its fields are the ask's, typed: not validated again. */
 const placed = (ask: PlaceHold) =>
   new L.Hold(

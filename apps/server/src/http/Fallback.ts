@@ -21,10 +21,27 @@ import * as RequestId from "../RequestId.js"
 import * as ApiErrors from "./ApiErrors.js"
 import * as Observability from "./Observability.js"
 
-const render = ApiErrors.renderCause({
-  notFound: "no such route; see /docs and /openapi.json",
-  internal: "internal error; the call was not billed"
+const notFound = "no such route; see /docs and /openapi.json"
+/** An op call's 500: nothing of it was billed (D24; a settle whose outcome is unknown says so itself). */
+const renderCall = ApiErrors.renderCause({ notFound, internal: "internal error; the call was not billed" })
+/**
+ * A collect's or a list's 500: the read failed, not the call: "the call was not billed" here told a client that a call
+ * which had ended, billed, was not (a collect whose read met a cut connection).
+ */
+const renderRead = ApiErrors.renderCause({
+  notFound,
+  internal: "internal error; the call could not be read (nothing about it changed): ask again"
 })
+/** Any other request's 500 (free routes: the balance, the catalogue, a cancel). */
+const renderOther = ApiErrors.renderCause({ notFound, internal: "internal error; nothing was billed" })
+
+/** The rendering of a request's failures, by what it asked. */
+const renderOf = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "POST" && request.url.startsWith("/api/v1/platforms/")
+    ? renderCall
+    : request.method === "GET" && request.url.startsWith("/api/v1/calls")
+      ? renderRead
+      : renderOther
 
 /** The largest request body accepted (D12), after decompression (no content coding is accepted). */
 export const maxBodyBytes = 64 * 1024
@@ -213,6 +230,7 @@ const around =
     // the request's fiber is its own (one per request): its state is set once, not around the app (issue 22:
     // `Effect.locally` is an acquire-use-release and two fiber-ref writes per request), in the step that starts the
     // app (a chain rather than a generator: every request passes here)
+    const render = renderOf(incoming)
     const answer = Effect.flatMap(FiberRef.set(RequestId.current, request), () =>
       // every answer of the API leaves through here, errors included: its headers are applied once, at the end
       served(incoming).pipe(

@@ -3394,7 +3394,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -3467,7 +3467,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -3942,7 +3942,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -4432,7 +4432,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5079,7 +5079,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5535,7 +5535,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -5937,7 +5937,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6270,7 +6270,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -6577,7 +6577,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7279,7 +7279,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -7786,7 +7786,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8236,7 +8236,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -8876,7 +8876,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9253,7 +9253,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9635,7 +9635,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -9924,7 +9924,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10251,7 +10251,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10500,7 +10500,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10693,7 +10693,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10818,7 +10818,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
@@ -10912,7 +10912,7 @@ export interface operations {
                     readonly "application/json": components["schemas"]["Error429"];
                 };
             };
-            /** @description Internal error; the call was not billed. */
+            /** @description Internal error. An op call was not billed, unless the message says its billing could not be confirmed (D24); any other request billed nothing (a collect whose read failed: the call is unchanged, ask again). */
             readonly 500: {
                 headers: {
                     readonly "x-request-id": components["headers"]["xrequestid"];
