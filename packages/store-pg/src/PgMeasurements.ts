@@ -4,6 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Answers, Freshness, Instants, Measurements as M } from "@pdr/domain"
 import { Effect, Layer } from "effect"
 import * as Coalesce from "./Coalesce.js"
+import { againWhileCut } from "./PgLedger.js"
 import { date, num } from "./Rows.js"
 
 const json = <A>(v: unknown): A => (typeof v === "string" ? JSON.parse(v) : v) as A
@@ -126,6 +127,7 @@ export const makeWith = (historyParts: number) =>
             ORDER BY measured_at
           ) AS q
         ) AS x`
+        // (each statement, a read, is run again while its connection is cut: againWhileCut)
         // the subjects are read in up to `historyParts` statements at once, on as many pooled connections, so a long
         // history is read by several PostgreSQL backends in parallel; the answer keeps the subjects' order
         const size = Math.ceil(entities.length / Math.min(historyParts, entities.length))
@@ -134,16 +136,16 @@ export const makeWith = (historyParts: number) =>
         )
         const all =
           parts.length === 1
-            ? query(entities, false)
+            ? againWhileCut(query(entities, false))
             : Effect.map(
-                Effect.forEach(parts, (part) => query(part, false), { concurrency: "unbounded" }),
+                Effect.forEach(parts, (part) => againWhileCut(query(part, false)), { concurrency: "unbounded" }),
                 (chunks) => chunks.flat()
               )
         return all.pipe(
           Effect.flatMap((rows) => {
             const detailed = rows.filter((r) => r.mixed === true || r.staying === true).map((r) => r.entity)
             if (detailed.length === 0) return Effect.succeed(rows)
-            return Effect.map(query(detailed, true), (full) => {
+            return Effect.map(againWhileCut(query(detailed, true)), (full) => {
               const byEntity = new Map(full.map((r) => [r.entity, r]))
               return rows.map((r) => byEntity.get(r.entity) ?? r)
             })
