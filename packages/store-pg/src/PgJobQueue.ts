@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { JobQueue as Q } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
-import { againWhileCut } from "./PgLedger.js"
+import { againWhileCut, connectionCut } from "./PgLedger.js"
 import { num } from "./Rows.js"
 
 const unavailable = <A>(effect: Effect.Effect<A, SqlError>) =>
@@ -66,21 +66,32 @@ export const make = Effect.gen(function* () {
           ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(lanes.length === 0 ? [""] : lanes)}::jsonb)),
           ${laneLimit})`
       ).pipe(Effect.map((rows) => rows.map(toJob))),
-    // run again while its connection is cut (a long call's start: its 500 said "not billed" though the job was added
-    // and ran): a start that committed before the cut is this worker's own running job, answered again
-    start: ({ queue, worker, job, leaseMs, maxAttempts }) =>
-      unavailable(
-        againWhileCut(
-          sql`INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts, state, worker, attempts,
-                lease_until)
-              VALUES (${queue}, ${job.key}, ${job.group ?? ""}, ${job.lane ?? ""}, ${job.priority ?? 0},
-                ${JSON.stringify(job.payload)}::jsonb, ${maxAttempts}, 'running', ${worker}, 1,
-                now() + ${Math.round(leaseMs)} * interval '1 millisecond')
-              ON CONFLICT (queue, key) DO UPDATE SET lease_until = EXCLUDED.lease_until
-                WHERE jobs.worker = EXCLUDED.worker AND jobs.state = 'running' AND jobs.attempts = 1
-              RETURNING *`
+    // a key already in the queue is refused (None); but a start whose connection was cut (a long call's start: its
+    // 500 said "not billed" though the job was added and ran) is made again, and then a start of this worker's that
+    // committed before the cut is answered as its own running job
+    start: ({ queue, worker, job, leaseMs, maxAttempts }) => {
+      const statement = (own: boolean) =>
+        sql`INSERT INTO jobs (queue, key, grp, lane, priority, payload, max_attempts, state, worker, attempts,
+              lease_until)
+            VALUES (${queue}, ${job.key}, ${job.group ?? ""}, ${job.lane ?? ""}, ${job.priority ?? 0},
+              ${JSON.stringify(job.payload)}::jsonb, ${maxAttempts}, 'running', ${worker}, 1,
+              now() + ${Math.round(leaseMs)} * interval '1 millisecond')
+            ON CONFLICT (queue, key) ${
+              own
+                ? sql`DO UPDATE SET lease_until = EXCLUDED.lease_until
+                    WHERE jobs.worker = EXCLUDED.worker AND jobs.state = 'running' AND jobs.attempts = 1`
+                : sql`DO NOTHING`
+            }
+            RETURNING *`
+      return unavailable(
+        statement(false).pipe(
+          Effect.catchIf(
+            (e) => connectionCut(e),
+            () => againWhileCut(statement(true))
+          )
         )
-      ).pipe(Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toJob(rows[0]))))),
+      ).pipe(Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(toJob(rows[0])))))
+    },
     heartbeat: (worker, leaseMs, ids) =>
       ids.length === 0
         ? Effect.succeed([])
