@@ -3,27 +3,11 @@
 // its stored measurement. Graceful shutdown: SIGTERM lets a call in flight finish, then the process exits.
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { spawnServer } from "./processes.js"
+import { adminCall, withSchema } from "./spawned.js"
 
 const serverUp = await Testing.serverAvailable()
-
-const withSchema = async () => {
-  const scope = Effect.runSync(Scope.make())
-  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
-  if (target._tag !== "Server") throw new Error("expected a server target")
-  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
-  const r = await fetch(`${s.admin}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await r.json()) as any
-}
 
 describe.skipIf(!serverUp)("crash safety and shutdown", () => {
   const cleanups: Array<() => Promise<unknown>> = []

@@ -5,27 +5,11 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
 import * as Fixtures from "@pdr/upstream-http/testing"
-import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { type ServerProcess, spawnServer } from "./processes.js"
+import { adminCall, withSchema } from "./spawned.js"
 
 const serverUp = await Testing.serverAvailable()
-
-const withSchema = async () => {
-  const scope = Effect.runSync(Scope.make())
-  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
-  if (target._tag !== "Server") throw new Error("expected a server target")
-  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
-  const r = await fetch(`${s.admin}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await r.json()) as any
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -6,27 +6,11 @@
 // the key reads and token takes of a turn (pdr_admit), a lone hold, a lone settle cut by the server (57P01).
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as Testing from "@pdr/store-pg/Testing"
-import { Effect, Exit, Scope } from "effect"
 import pg from "pg"
 import { spawnServer } from "./processes.js"
+import { adminCall, withSchema } from "./spawned.js"
 
 const serverUp = await Testing.serverAvailable()
-
-const withSchema = async () => {
-  const scope = Effect.runSync(Scope.make())
-  const target = await Effect.runPromise(Scope.extend(Testing.freshServerSchema(), scope))
-  if (target._tag !== "Server") throw new Error("expected a server target")
-  return { url: target.url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
-
-const adminCall = async (s: { admin: string; token: string }, path: string, body: unknown) => {
-  const r = await fetch(`${s.admin}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  return (await r.json()) as any
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -35,6 +19,31 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
   afterAll(async () => {
     for (const c of cleanups.reverse()) await c().catch(() => {})
   })
+  /** A client of the test's own, ended after the tests. */
+  const client = async (url: string) => {
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    cleanups.push(() => c.end())
+    return c
+  }
+  /** The server's backends running a statement `like` this and waiting (on a lock, or in pg_sleep), once any are. */
+  const waitingBackends = async (db: pg.Client, like: string, output: () => string) => {
+    const deadline = Date.now() + 15_000
+    for (;;) {
+      const { rows } = await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+           AND state = 'active' AND query LIKE $1 AND wait_event_type IN ('Lock', 'Timeout')`,
+        [like]
+      )
+      if (rows.length > 0) return rows.map((r) => Number(r.pid))
+      if (Date.now() > deadline) throw new Error(`no statement like ${like} waited: ${output().slice(-2000)}`)
+      await sleep(20)
+    }
+  }
+  /** Their connections cut by the server (pg_terminate_backend: what a failover, an operator or a killer does). */
+  const terminateAll = async (db: pg.Client, pids: ReadonlyArray<number>) => {
+    for (const pid of pids) await db.query("SELECT pg_terminate_backend($1)", [pid])
+  }
 
   it("the server's statements cut while they wait: every call answers 200, billed exactly once", async () => {
     const schema = await withSchema()
@@ -61,31 +70,10 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     const stored = Array.from({ length: 10 }, (_, i) => `ChIJcut-stored-${i}`)
     assert.strictEqual((await call(stored)).status, 200)
 
-    const db = new pg.Client({ connectionString: schema.url })
-    await db.connect()
-    cleanups.push(() => db.end())
-    const locker = new pg.Client({ connectionString: schema.url })
-    await locker.connect()
-    cleanups.push(() => locker.end())
-    // the server's backends running `like` and waiting on a lock (or in `pg_sleep`), once at least `least` are
-    const waiting = async (like: string, least: number) => {
-      const deadline = Date.now() + 15_000
-      for (;;) {
-        const rows = (
-          await db.query(
-            `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-               AND state = 'active' AND query LIKE $1 AND wait_event_type IN ('Lock', 'Timeout')`,
-            [like]
-          )
-        ).rows.map((r) => Number(r.pid))
-        if (rows.length >= least) return rows
-        if (Date.now() > deadline) throw new Error(`no statement like ${like} waited: ${server.output().slice(-2000)}`)
-        await sleep(20)
-      }
-    }
-    const terminate = async (pids: ReadonlyArray<number>) => {
-      for (const pid of pids) await db.query("SELECT pg_terminate_backend($1)", [pid])
-    }
+    const db = await client(schema.url)
+    const locker = await client(schema.url)
+    const waiting = (like: string) => waitingBackends(db, like, server.output)
+    const terminate = (pids: ReadonlyArray<number>) => terminateAll(db, pids)
     const ledger = async () =>
       (
         await db.query(
@@ -96,21 +84,33 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
           [account.accountId]
         )
       ).rows[0] as { captures: number; spent: number; balance: number; held: number }
+    type Answer = { readonly status: number; readonly body: any }
+    /** Every answer a 200; the ledger since `before`: one capture per paid call, what the answers say was charged. */
+    const billedOnce = async (answers: ReadonlyArray<Answer>, before: Awaited<ReturnType<typeof ledger>>) => {
+      assert.deepStrictEqual(
+        answers.map((a) => a.status),
+        answers.map(() => 200),
+        JSON.stringify(answers.find((a) => a.status !== 200)?.body)
+      )
+      const after = await ledger()
+      const charged = answers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+      const paid = answers.filter((a) => a.body.cost.creditsCharged > 0).length
+      assert.strictEqual(after.captures - before.captures, paid, "one capture per paid call")
+      assert.strictEqual(after.spent - before.spent, charged, "captured what the answers say")
+      assert.strictEqual(after.balance, before.balance - charged)
+      return { after, charged }
+    }
 
     // 1. reads: the key read and token take of every call of a turn share one statement (pdr_admit), held here by the
     //    key's token bucket row
     await locker.query("BEGIN")
     await locker.query("SELECT * FROM rate_buckets FOR UPDATE")
     const reads = Array.from({ length: 16 }, () => call(stored))
-    await terminate(await waiting("%pdr_admit%", 1))
+    await terminate(await waiting("%pdr_admit%"))
     await sleep(100)
     await locker.query("COMMIT")
     const readAnswers = await Promise.all(reads)
-    assert.deepStrictEqual(
-      readAnswers.map((a) => a.status),
-      Array(16).fill(200),
-      JSON.stringify(readAnswers.find((a) => a.status !== 200)?.body)
-    )
+    await billedOnce(readAnswers, await ledger())
     for (const a of readAnswers) assert.strictEqual(a.body.cost.creditsCharged, 0)
 
     // 2. holds: every paid call's hold (lone or group-committed) waits on the account's row; their backends are cut
@@ -120,21 +120,13 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     const paid = Array.from({ length: 12 }, (_, i) =>
       call([`ChIJcut-hold-${i}`], i % 2 === 0 ? `cut-hold-${i}` : undefined)
     )
-    await terminate(await waiting("%pdr_place_hold%", 1))
+    await terminate(await waiting("%pdr_place_hold%"))
     await sleep(100)
     await locker.query("COMMIT")
     const paidAnswers = await Promise.all(paid)
-    assert.deepStrictEqual(
-      paidAnswers.map((a) => a.status),
-      Array(12).fill(200),
-      JSON.stringify(paidAnswers.find((a) => a.status !== 200)?.body)
-    )
-    const afterHolds = await ledger()
-    const charged = paidAnswers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+    const { after: afterHolds, charged } = await billedOnce(paidAnswers, before)
+    assert.strictEqual(paidAnswers.filter((a) => a.body.cost.creditsCharged > 0).length, 12)
     assert.isAbove(charged, 0)
-    assert.strictEqual(afterHolds.captures - before.captures, 12, "one capture per paid call")
-    assert.strictEqual(afterHolds.spent - before.spent, charged, "captured what the answers say")
-    assert.strictEqual(afterHolds.balance, before.balance - charged)
 
     // 3. settles: each capture's insert sleeps (a test trigger) and the settling backends are cut while it does: the
     //    server ends their sessions (57P01), the settles are rolled back and made again
@@ -147,19 +139,11 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     const settling = Array.from({ length: 12 }, (_, i) =>
       call([`ChIJcut-settle-${i}`], i % 2 === 0 ? `cut-settle-${i}` : undefined)
     )
-    await terminate(await waiting("%pdr_settle%", 1))
+    await terminate(await waiting("%pdr_settle%"))
     await db.query("DROP TABLE cut_probe_on")
     const settleAnswers = await Promise.all(settling)
-    assert.deepStrictEqual(
-      settleAnswers.map((a) => a.status),
-      Array(12).fill(200),
-      JSON.stringify(settleAnswers.find((a) => a.status !== 200)?.body)
-    )
-    const end = await ledger()
-    const settledCharge = settleAnswers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
-    assert.strictEqual(end.captures - afterHolds.captures, 12, "one capture per paid call")
-    assert.strictEqual(end.spent - afterHolds.spent, settledCharge)
-    assert.strictEqual(end.balance, afterHolds.balance - settledCharge)
+    const { after: end } = await billedOnce(settleAnswers, afterHolds)
+    assert.strictEqual(settleAnswers.filter((a) => a.body.cost.creditsCharged > 0).length, 12)
     assert.strictEqual(end.held, 0, "nothing held")
     const orphans = await db.query(
       "SELECT h.id FROM holds h WHERE h.status = 'captured' AND NOT EXISTS (SELECT 1 FROM measurements m WHERE m.hold_id = h.id)"
@@ -179,27 +163,12 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     cleanups.push(async () => server.child.kill("SIGKILL"))
     const account = await adminCall(server, "/admin/accounts", { name: "cut-long", credits: 1_000 })
     const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "cut-long" })
-    const db = new pg.Client({ connectionString: schema.url })
-    await db.connect()
-    cleanups.push(() => db.end())
-    const locker = new pg.Client({ connectionString: schema.url })
-    await locker.connect()
-    cleanups.push(() => locker.end())
+    const db = await client(schema.url)
+    const locker = await client(schema.url)
     const cutWhenWaiting = async (like: string) => {
-      const deadline = Date.now() + 15_000
-      for (;;) {
-        const { rows } = await db.query(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-             AND state = 'active' AND query LIKE $1 AND wait_event_type = 'Lock'`,
-          [like]
-        )
-        if (rows.length > 0) {
-          for (const r of rows) await db.query("SELECT pg_terminate_backend($1)", [r.pid])
-          return rows.length
-        }
-        if (Date.now() > deadline) throw new Error(`no statement like ${like} waited: ${server.output().slice(-2000)}`)
-        await sleep(20)
-      }
+      const pids = await waitingBackends(db, like, server.output)
+      await terminateAll(db, pids)
+      return pids.length
     }
     const captures = async () =>
       (
