@@ -156,7 +156,7 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     assert.strictEqual((await ledger()).spent, end.spent)
   }, 90_000)
 
-  it("a long call's start and a collect cut while they wait: 202, then the call's own answer, billed once", async () => {
+  it("a long call's start, a collect and its end cut while they wait: 202, then the call's own answer, billed once", async () => {
     const schema = await withSchema()
     cleanups.push(schema.close)
     const server = await spawnServer({ DATABASE_URL: schema.url, SYNTHETIC_LATENCY_MS: "0" })
@@ -218,5 +218,34 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     assert.strictEqual(again.status, 200, JSON.stringify(again.body))
     assert.deepStrictEqual(again.body.data, done.body.data)
     assert.strictEqual(await captures(), 1, "still billed once")
+
+    // 3. a long call's end (its finish) cut while it is written (a test trigger sleeps in it): written again by the
+    //    same attempt, which ends the call; before, the attempt died on the cut ("a long call failed on a defect",
+    //    logged as an error) and the job ran a second attempt after the engine's backoff, which replayed the answer
+    await db.query(`CREATE FUNCTION cut_finish() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF EXISTS (SELECT 1 FROM pg_class WHERE relname = 'cut_finish_on') THEN PERFORM pg_sleep(1); END IF;
+      RETURN NEW; END $$;
+      CREATE TABLE cut_finish_on ();
+      CREATE TRIGGER cut_finish BEFORE UPDATE ON calls FOR EACH ROW WHEN (NEW.status <> 'running')
+        EXECUTE FUNCTION cut_finish();`)
+    const second = await fetch(`${server.api}/api/v1/platforms/maps`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key.key, prefer: "respond-async, wait=0" },
+      body: JSON.stringify({ request: { op: "places", subjects: ["ChIJcut-long-2"] } })
+    })
+    assert.strictEqual(second.status, 202, await second.text())
+    const secondId = second.headers.get("call-id")!
+    assert.isAtLeast(await cutWhenWaiting("%UPDATE calls SET status%"), 1)
+    await db.query("DROP TABLE cut_finish_on")
+    let ended = await collect(secondId)
+    for (let i = 0; i < 100 && ended.status === 202; i++) {
+      await sleep(50)
+      ended = await collect(secondId)
+    }
+    assert.strictEqual(ended.status, 200, JSON.stringify(ended.body))
+    assert.strictEqual(await captures(), 2, "each call billed once")
+    const job = await db.query("SELECT attempts, state FROM jobs WHERE key = $1", [secondId])
+    assert.deepStrictEqual(job.rows[0], { attempts: 1, state: "done" }, "one attempt ended the call")
+    assert.notInclude(server.output(), "a long call failed on a defect")
   }, 90_000)
 })

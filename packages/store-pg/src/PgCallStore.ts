@@ -43,24 +43,34 @@ export const make = Effect.gen(function* () {
                     ${c.requestId}, 'running', ${c.owner}, ${c.now}, ${c.expiresAt})
             ON CONFLICT (id) DO NOTHING`
       ).pipe(Effect.asVoid, Effect.orDie),
+    // a heartbeat run twice writes the same progress; a finish run again after a cut that came after the first
+    // committed finds the call ended (not running) and changes nothing: both are run again on a cut connection
+    // (againWhileCut), so a long call does not lose its attempt to a connection of the pool another one replaces
     heartbeat: (h) =>
-      sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
+      againWhileCut(sql`UPDATE calls SET quote = ${h.quote}, units_done = ${h.unitsDone}, units_total = ${h.unitsTotal},
                            hold_id = coalesce(${h.holdId ?? null}, hold_id),
                            runs = coalesce(${h.runs === undefined || Object.keys(h.runs).length === 0 ? null : JSON.stringify(h.runs)}, runs)
           WHERE id = ${h.id} AND owner = ${h.owner} AND status = 'running'
-          RETURNING cancel_requested`.pipe(
+          RETURNING cancel_requested`).pipe(
         Effect.map((rows) => ({
           held: rows.length > 0,
           cancelRequested: rows[0]?.["cancel_requested"] === true
         })),
         Effect.orDie
       ),
+    // run again after a cut that came after the first run committed, it finds its own end (the call ended at this
+    // finish's instant, with its status) and answers so, changing nothing
     finish: (f) =>
-      sql`UPDATE calls SET status = ${f.status}, http_status = ${f.httpStatus}, answer = ${f.answer},
-                           units_done = GREATEST(units_done, ${f.unitsDone}), finished_at = ${f.now},
-                           expires_at = ${f.expiresAt}, owner = NULL
-          WHERE id = ${f.id} AND owner = ${f.owner} AND status = 'running'
-          RETURNING 1`.pipe(
+      againWhileCut(sql`WITH ended AS (
+            UPDATE calls SET status = ${f.status}, http_status = ${f.httpStatus}, answer = ${f.answer},
+                             units_done = GREATEST(units_done, ${f.unitsDone}), finished_at = ${f.now},
+                             expires_at = ${f.expiresAt}, owner = NULL
+            WHERE id = ${f.id} AND owner = ${f.owner} AND status = 'running'
+            RETURNING 1)
+          SELECT 1 FROM ended
+          UNION ALL
+          SELECT 1 FROM calls WHERE id = ${f.id} AND status = ${f.status} AND finished_at = ${f.now} AND owner IS NULL
+            AND NOT EXISTS (SELECT 1 FROM ended)`).pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       ),

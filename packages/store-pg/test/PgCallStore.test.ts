@@ -57,5 +57,44 @@ for (const t of targets) {
         ),
       { timeout: 60_000 }
     )
+
+    // D124: a finish whose connection was cut after it committed is run again; the second run finds its own end and
+    // answers that it ended the call, changing nothing; another owner's, or a later finish, is refused
+    it.live("a long call's finish run again answers it ended the call; another owner's finish is refused", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* CallStore.CallStore
+        const run = `f${Date.now().toString(36)}`
+        yield* sql`INSERT INTO accounts (id, name) VALUES (${run}, 'calls')`
+        const now = new Date()
+        const expiresAt = new Date(now.getTime() + 60_000)
+        yield* store.begin({
+          id: run,
+          accountId: run,
+          keyId: "key",
+          platform: "maps",
+          op: "places",
+          body: "{}",
+          idempotencyKey: "k",
+          requestId: "req_1",
+          owner: "w1",
+          now,
+          expiresAt
+        })
+        const finish = (owner: string, at: Date, answer: string) =>
+          store.finish({ id: run, owner, status: "done", httpStatus: 200, answer, unitsDone: 1, now: at, expiresAt })
+        assert.isFalse(yield* finish("w2", now, '{"other":true}'), "another owner")
+        assert.isTrue(yield* finish("w1", now, '{"data":[]}'))
+        assert.isTrue(yield* finish("w1", now, '{"data":[]}'), "its own end, found again")
+        assert.isFalse(yield* finish("w1", new Date(now.getTime() + 1), '{"again":true}'), "a later end")
+        const found = Option.getOrThrow(yield* store.find({ accountId: run, id: run, now }))
+        assert.strictEqual(found.answer, '{"data":[]}')
+        assert.strictEqual(found.status, "done")
+      }).pipe(
+        Effect.provide(
+          PgCallStore.layer.pipe(Layer.provideMerge(Layer.unwrapScoped(Effect.map(t.target, Database.layer))))
+        )
+      )
+    )
   })
 }

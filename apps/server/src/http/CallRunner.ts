@@ -592,7 +592,14 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
         // never retried by the engine as a failure: an attempt that did not end is taken over when its lease runs out
         Effect.catchAllDefect((defect) =>
           Effect.zipRight(
-            Effect.logError("a long call failed on a defect", { call: id }, defect),
+            // a statement whose connection was cut (still, after it was run again): the attempt ends and the engine
+            // runs the call again (a settled one replays its kept answer); no defect of ours
+            Failures.cutUnder(Cause.die(defect))
+              ? Effect.logWarning("a long call's attempt lost its database connection; it runs again", {
+                  call: id,
+                  reason: defect instanceof Error ? defect.message : String(defect)
+                })
+              : Effect.logError("a long call failed on a defect", { call: id }, defect),
             Effect.fail(new JobEngine.JobFailed({ reason: String(defect), transient: true }))
           )
         )
