@@ -248,4 +248,74 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     assert.deepStrictEqual(job.rows[0], { attempts: 1, state: "done" }, "one attempt ended the call")
     assert.notInclude(server.output(), "a long call failed on a defect")
   }, 90_000)
+
+  it("connections to a server that took no writes (a failover): replaced, every call after it answers 200, billed once", async () => {
+    // the server connects as a role of its own; the role's sessions made read-only, the server's connections cut,
+    // and new ones opened by operator reads (no write): they refuse writes, as connections to the old primary after a
+    // failover; then the role's new sessions take writes again (the new primary) while the pool still holds those
+    const schema = await withSchema()
+    const name = new URL(schema.url).searchParams.get("options")!.replace("-c search_path=", "")
+    const role = `pdr_ro_${name.slice(2)}`
+    const db = await client(schema.url)
+    await db.query(`CREATE ROLE ${role} LOGIN; GRANT ALL ON SCHEMA ${name} TO ${role}`)
+    cleanups.push(async () => {
+      await schema.close()
+      await db.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`)
+    })
+    const url = new URL(schema.url)
+    url.username = role
+    const server = await spawnServer({
+      DATABASE_URL: url.toString(),
+      DATABASE_POOL: "4",
+      SYNTHETIC_LATENCY_MS: "0",
+      RATE_LIMIT_RPS: "1000",
+      RATE_LIMIT_BURST: "1000"
+    })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "failover", credits: 10_000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "failover" })
+    const call = (subjects: ReadonlyArray<string>) =>
+      fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key.key },
+        body: JSON.stringify({ request: { op: "places", subjects } })
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    const first = await call(["ChIJro-stored-0"])
+    assert.strictEqual(first.status, 200)
+
+    await db.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`)
+    await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`)
+    await sleep(200)
+    const read = () =>
+      fetch(`${server.admin}/admin/accounts/${account.accountId}`, {
+        headers: { authorization: `Bearer ${server.token}` }
+      }).then((r) => r.status)
+    // the pool's four connections made again, read-only (some reads may meet a connection the cut broke: read again)
+    for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 8 }, read))
+    const { rows: readOnly } = await db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${role}'`
+    )
+    assert.isAtLeast(readOnly[0].n, 2, "the pool holds connections made while the role was read-only")
+    await db.query(`ALTER ROLE ${role} RESET default_transaction_read_only`)
+
+    const answers = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => call([`ChIJro-paid-${i}`])),
+      ...Array.from({ length: 12 }, () => call(["ChIJro-stored-0"]))
+    ])
+    assert.deepStrictEqual(
+      answers.filter((a) => a.status !== 200).map((a) => a.body),
+      [],
+      "every call after the failover answers 200"
+    )
+    const charged = answers.reduce((n, a) => n + a.body.cost.creditsCharged, 0)
+    const { rows } = await db.query(
+      `SELECT (SELECT count(*)::int FROM ledger WHERE account_id = $1 AND kind = 'capture') AS captures,
+              (SELECT coalesce(-sum(credits), 0)::int FROM ledger WHERE account_id = $1 AND kind = 'capture') AS spent,
+              (SELECT held::int FROM accounts WHERE id = $1) AS held`,
+      [account.accountId]
+    )
+    assert.strictEqual(rows[0].captures, 13, "the first call and each paid one captured once")
+    assert.strictEqual(rows[0].spent, first.body.cost.creditsCharged + charged, "what the answers say was charged")
+    assert.strictEqual(rows[0].held, 0, "nothing left held")
+  }, 90_000)
 })

@@ -2,12 +2,13 @@
 
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, type SqlConnection } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Setting } from "@pdr/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
-import { unansweredMessage } from "./PgLedger.js"
+import { readOnlyServer, unansweredMessage } from "./PgLedger.js"
 
 /** Where the data lives. */
 export type Target =
@@ -33,14 +34,24 @@ export type Target =
  * short; waiting for one is cheaper than a statement of another request failing. Streams are left as they are (the
  * store reads none).
  */
-const uninterruptibleStatements = (connection: SqlConnection.Connection): SqlConnection.Connection => ({
-  execute: (sql, params, transformRows) => Effect.uninterruptible(connection.execute(sql, params, transformRows)),
-  executeRaw: (sql, params) => Effect.uninterruptible(connection.executeRaw(sql, params)),
-  executeValues: (sql, params) => Effect.uninterruptible(connection.executeValues(sql, params)),
-  executeUnprepared: (sql, params, transformRows) =>
-    Effect.uninterruptible(connection.executeUnprepared(sql, params, transformRows)),
-  executeStream: connection.executeStream
-})
+const uninterruptibleStatements = (
+  connection: SqlConnection.Connection,
+  onFailure: (e: SqlError) => void = () => {}
+): SqlConnection.Connection => {
+  const run = <A>(statement: Effect.Effect<A, SqlError>) =>
+    Effect.uninterruptible(Effect.tapError(statement, (e) => Effect.sync(() => onFailure(e))))
+  return {
+    execute: (sql, params, transformRows) => run(connection.execute(sql, params, transformRows)),
+    executeRaw: (sql, params) => run(connection.executeRaw(sql, params)),
+    executeValues: (sql, params) => run(connection.executeValues(sql, params)),
+    executeUnprepared: (sql, params, transformRows) => run(connection.executeUnprepared(sql, params, transformRows)),
+    executeStream: connection.executeStream
+  }
+}
+
+/** Why a connection whose server took no writes was closed (`readOnlyServer`). */
+export const readOnlyClosedMessage =
+  "the database took no writes on this connection (read-only: a standby, or the old primary after a failover): the connection was closed, the next statement connects again"
 
 /**
  * What the watch reads of a pooled node-postgres client: its statement waiting for an answer (`_activeQuery`, pg 8's
@@ -103,11 +114,29 @@ const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeW
       const pg = yield* PgClient.make(config)
       // taking a connection is not interrupted either: PgClient's `reserve` ignores an interruption while it waits
       // for the pool, and the connection the pool hands over later would never be given back
+      //
+      // A connection whose server answered that it takes no writes (25006, `readOnlyServer`: a standby, or the old
+      // primary after a failover, reached at an address that has since moved) is closed once it is given back (after
+      // its transaction's ROLLBACK): kept, the pool handed it out again and again and every write on it failed for as
+      // long as it lived (a busy pool's connections never idle out); closed, the next statement connects again and
+      // reaches the new primary. Its statement is run again on another connection (`PgLedger.connectionCut`).
       const acquirer = Effect.uninterruptible(
-        Effect.map(pg.reserve, (connection) => {
+        Effect.flatMap(pg.reserve, (connection) => {
           // (@effect/sql-pg's reserved connection keeps its pooled client as `pg`)
-          watch?.track((connection as { readonly pg?: PgConnection }).pg)
-          return uninterruptibleStatements(connection)
+          const pooled = (connection as { readonly pg?: PgConnection }).pg
+          watch?.track(pooled)
+          let readOnly = false
+          // a finalizer added after the reservation's runs before its release
+          return Effect.as(
+            Effect.addFinalizer(() =>
+              Effect.sync(() => {
+                if (readOnly) pooled?.connection?.stream?.destroy(new Error(readOnlyClosedMessage))
+              })
+            ),
+            uninterruptibleStatements(connection, (e) => {
+              if (readOnlyServer(e)) readOnly = true
+            })
+          )
         })
       )
       return yield* SqlClient.make({

@@ -6,7 +6,7 @@
  */
 import type { SqlError } from "@effect/sql/SqlError"
 import { Cause } from "effect"
-import { connectionCut, refusedByDatabase, unanswered } from "./PgLedger.js"
+import { connectionCut, readOnlyServer, refusedByDatabase, unanswered } from "./PgLedger.js"
 
 const isSqlError = (u: unknown): u is SqlError => (u as { readonly _tag?: unknown } | null)?._tag === "SqlError"
 
@@ -34,6 +34,13 @@ export const refusedWrite = (cause: Cause.Cause<unknown>): boolean => {
  */
 export const cutUnder = (cause: Cause.Cause<unknown>): boolean =>
   [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isSqlError(e) && connectionCut(e))
+
+/**
+ * Whether a statement failed because the database took no writes (`PgLedger.readOnlyServer`: a standby, or the old
+ * primary after a failover); reached, not down.
+ */
+export const readOnly = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some((e) => isSqlError(e) && readOnlyServer(e))
 
 /** Whether a statement failed for want of an answer in `DATABASE_ANSWER_TIMEOUT_MS` (`PgLedger.unanswered`). */
 export const unansweredIn = (cause: Cause.Cause<unknown>): boolean =>

@@ -233,12 +233,22 @@ export const sessionEnded = (e: SqlError): boolean =>
   /^57P0[1-3]$/.test(String((e.cause as { readonly code?: unknown } | undefined)?.code))
 
 /**
+ * Whether the statement was refused because its connection's server takes no writes now (25006: a standby, or the old
+ * primary after a failover, still reached by connections made before the address moved, or by a new one that resolved
+ * the old address): rolled back, so nothing of it happened, and it succeeds on a connection to the new primary.
+ * `Database` closes such a connection once its statement ends, so the pool connects again rather than handing it out.
+ */
+export const readOnlyServer = (e: SqlError): boolean =>
+  (e.cause as { readonly code?: unknown } | undefined)?.code === "25006"
+
+/**
  * Whether a statement's connection was cut (lost under it; a pooled connection that had already lost its server,
- * node-postgres' "Client has encountered a connection error and is not queryable"; or its session ended by the server)
- * rather than the statement refused or never sent: run again on another connection, it is answered.
+ * node-postgres' "Client has encountered a connection error and is not queryable"; its session ended by the server; or
+ * its server read-only, `readOnlyServer`) rather than the statement refused or never sent: run again on another
+ * connection, it is answered.
  */
 export const connectionCut = (e: SqlError): boolean =>
-  (sessionEnded(e) || (!refusedByDatabase(e) && !neverSent(e))) && !unanswered(e)
+  (sessionEnded(e) || readOnlyServer(e) || (!refusedByDatabase(e) && !neverSent(e))) && !unanswered(e)
 
 /** The error of a statement whose connection the answer watch (`Database.makeWatch`) closed. */
 export const unansweredMessage = (ms: number) =>
@@ -371,11 +381,12 @@ export const makeWith = (options: GroupCommitOptions) =>
           })
 
     // a refusal rolled the settle back and a settle never sent did nothing (a defect: nothing was billed); a lost
-    // answer leaves it unknown, and so does a session the server ended under it (57P0x): rolled back too, but then the
-    // look after a loss (`settleOne`) settles it on another connection rather than failing the call
+    // answer leaves it unknown, and so does a session the server ended under it (57P0x) or a server that took no
+    // writes (25006, mid-failover): rolled back too, but then the look after a loss (`settleOne`) settles it on
+    // another connection rather than failing the call
     const classified = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
       Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) =>
-        (refusedByDatabase(e) && !sessionEnded(e)) || neverSent(e)
+        (refusedByDatabase(e) && !sessionEnded(e) && !readOnlyServer(e)) || neverSent(e)
           ? Effect.die(e)
           : Effect.fail(new L.SettleOutcomeUnknown({ detail: e.message }))
       ) as Effect.Effect<A, Exclude<E, SqlError> | L.SettleOutcomeUnknown>

@@ -95,9 +95,13 @@ export const renderCause = (messages: Messages) => {
     return (
       Failures.refusedWrite(cause)
         ? Effect.logError("unhandled failure", cause)
-        : Effect.logError(
-            `the database was not reached (${Cause.squash(cause) instanceof Error ? unreached(Cause.squash(cause) as Error) : String(error)}); answered 500 internal`
-          )
+        : Failures.readOnly(cause)
+          ? Effect.logError(
+              "the database took no writes (read-only: a standby, or the old primary after a failover; each connection that says so is replaced); answered 500 internal"
+            )
+          : Effect.logError(
+              `the database was not reached (${Cause.squash(cause) instanceof Error ? unreached(Cause.squash(cause) as Error) : String(error)}); answered 500 internal`
+            )
     ).pipe(Effect.as(render(Failure.make("internal", messages.internal, requestId))))
   }
 }
