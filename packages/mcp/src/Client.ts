@@ -4,7 +4,7 @@
  */
 import type { BalanceResponse, CatalogueResponse, Client, OpResponseOf, Platform, Result } from "@pdr/client"
 
-export { createClient, retryAfterMs } from "@pdr/client"
+export { ContractSchemas, createClient, retryAfterMs } from "@pdr/client"
 export type { BalanceResponse, CatalogueResponse, Result }
 
 /** The client the tools call through. */

@@ -8,6 +8,7 @@ import {
   type ApiError,
   type CatalogueOp,
   type CatalogueResponse,
+  ContractSchemas,
   type CoverageItem,
   dynamicCall,
   dynamicCallAsync,
@@ -173,38 +174,14 @@ export const cut = (rows: ReadonlyArray<unknown>, budget = rowBudgetBytes) => {
   return { shown, omitted: rows.length - shown.length }
 }
 
-const coverageSchema = {
-  type: "array",
-  items: {
-    type: "object",
-    required: ["status", "measuredAt", "rows", "credits", "source"],
-    properties: {
-      subject: { type: "string" },
-      query: { type: "string" },
-      status: { type: "string", enum: ["fetched", "stored", "omitted", "fetch"] },
-      measuredAt: { type: ["string", "null"] },
-      rows: { type: "number" },
-      credits: { type: "number" },
-      source: { type: ["string", "null"] },
-      reason: { type: "string" },
-      detail: { type: "string" },
-      complete: { type: "boolean" },
-      missing: { type: "number" },
-      retryAfterSeconds: { type: "number" }
-    }
-  }
-}
-
-const priceSchema = {
-  type: "object",
-  required: ["rule", "startingPrice", "rows"],
-  properties: {
-    rule: { type: "string" },
-    startingPrice: { type: "number" },
-    rows: { type: ["number", "null"] },
-    parts: { type: "object", additionalProperties: { type: "number" } }
-  }
-}
+/**
+ * The contract's own JSON Schemas (generated from @pdr/http-api into the client, never written here): a coverage item
+ * and a catalogue op's price, window, availability and units. Open to members a newer API adds (an MCP server older
+ * than the API it talks to still validates what it passes on).
+ */
+const open = <S extends object>(schema: S) => ({ ...schema, additionalProperties: true })
+const coverageSchema = { type: "array", items: open(ContractSchemas.coverageItemSchema) }
+const priceSchema = open(ContractSchemas.opPriceSchema)
 
 const rowsAnswerSchema = {
   type: "object",
@@ -544,9 +521,9 @@ export const make = (
                     op: { type: "string" },
                     description: { type: "string" },
                     price: priceSchema,
-                    freshnessSeconds: { type: ["number", "null"] },
-                    available: { type: "boolean" },
-                    units: { type: "string" }
+                    freshnessSeconds: ContractSchemas.opFreshnessSecondsSchema,
+                    available: ContractSchemas.opAvailableSchema,
+                    units: ContractSchemas.opUnitsSchema
                   }
                 }
               }
@@ -603,9 +580,9 @@ export const make = (
         op: { type: "string" },
         description: { type: "string" },
         price: priceSchema,
-        freshnessSeconds: { type: ["number", "null"] },
-        available: { type: "boolean" },
-        subjects: { type: ["string", "null"] },
+        freshnessSeconds: ContractSchemas.opFreshnessSecondsSchema,
+        available: ContractSchemas.opAvailableSchema,
+        subjects: ContractSchemas.opSubjectsSchema,
         metrics: { type: "array", items: { type: "string" } },
         fields: { type: "array", items: { type: "object", required: ["name", "required"] } },
         example: { type: "object", description: "a request for the quote and call tools" },
