@@ -26,7 +26,9 @@
  *       o0 in the same run (target: o1 within 3%); then c during a burst of scrapes of /metrics (BENCH_ONLY=o)
  *   l   a paid call made asynchronously (Prefer: respond-async, collected at once) as a ratio to the same call made
  *       synchronously (l0), in the same run (BENCH_ONLY=l runs only this one)
- *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two (apps/runner/bench/refresh.ts)
+ *   r1/r2 the nightly refresh: entities refreshed per second by one runner and by two, the planning of a million
+ *       entities and the claim (apps/runner/bench/refresh.ts; the runner bundle this run built, or its sources through
+ *       tsx as `pnpm runner` runs them with BENCH_REFRESH_RUNNER=source)
  * The server runs as its own process on PostgreSQL (TEST_DATABASE_URL, a fresh schema) with the synthetic upstream
  * at zero latency; its peak memory is its VmHWM. The bare server stays up and a1 is measured again just before b and
  * before c: the machine's speed drifts during a run, so each ratio is judged against the a1 next to it (both ratios
@@ -34,7 +36,8 @@
  * c1 >= 0.20 x a1, d p50 <= 15 ms, d10m p50 <= 10 ms, server peak memory <= 250 MB, embedded <= 300 MB idle and
  * <= 450 MB at start, no errors but the expected 402 and 429. The last line printed is one JSON object of the
  * figures a script reads: {"b","c","c1","d_p50_ms","d10m_p50_ms","embedded_idle_mb",...} (ratios to a1 measured
- * next to them), with u, e, ep and the refresh rates when those parts run.
+ * next to them), with u, e, ep and the refresh's figures when those parts run (r1_per_s, r1p_per_s, r2_per_s,
+ * r2_over_r1p, p1_s, p1_peak_mb, claim_p50_ms).
  */
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -838,17 +841,34 @@ const longCalls = async () => {
 // r1/r2 (issue 11): the nightly refresh's throughput, one runner and two, in its own script (BENCH_REFRESH=false skips)
 const refresh = () => {
   if (process.env["BENCH_REFRESH"] === "false") return
-  console.log("\nnightly refresh (apps/runner/bench/refresh.ts):")
+  // the runners are the bundle this run built (buildOnce writes apps/runner/dist with the server's), as README's
+  // figures are; BENCH_REFRESH_RUNNER=source runs `pnpm runner`'s sources through tsx instead
+  buildOnce()
+  const runner = process.env["BENCH_REFRESH_RUNNER"] ?? "dist"
+  console.log(
+    `\nnightly refresh (apps/runner/bench/refresh.ts, runner ${runner === "dist" ? "bundle" : "sources through tsx"}):`
+  )
   const out = execFileSync(
     process.execPath,
     ["--import", "tsx", "--conditions=@pdr/source", here("../../runner/bench/refresh.ts")],
-    { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8" }
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      encoding: "utf8",
+      env: { ...process.env, BENCH_REFRESH_RUNNER: runner === "source" ? "" : runner }
+    }
   )
   process.stdout.write(out)
-  for (const name of ["r1", "r2"]) {
-    const m = new RegExp(`^${name} .*?: (\\d+) entities/s`, "m").exec(out)
-    if (m) summary[`${name}_per_s`] = Number(m[1])
+  const figure = (key: string, pattern: RegExp) => {
+    const m = pattern.exec(out)
+    if (m) summary[key] = Number(m[1])
   }
+  figure("r1_per_s", /^r1 .*?: (\d+) entities\/s/m)
+  figure("r1p_per_s", /^r1' .*?: (\d+) entities\/s/m)
+  figure("r2_per_s", /^r2 .*?: (\d+) entities\/s/m)
+  figure("r2_over_r1p", /^r2 \/ r1' = ([0-9.]+)/m)
+  figure("p1_s", /^p1 planning \d+ tracked entities: ([0-9.]+) s/m)
+  figure("p1_peak_mb", /^p1 planning .*?runner peak memory (\d+) MB/m)
+  figure("claim_p50_ms", /^c1 claim of 16 .*?p50 ([0-9.]+) ms/m)
 }
 
 /** The figures a script reads: the last line of `pnpm bench`. */
