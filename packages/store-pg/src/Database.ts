@@ -49,10 +49,6 @@ const uninterruptibleStatements = (
   }
 }
 
-/** Why a connection whose server took no writes was closed (`readOnlyServer`). */
-export const readOnlyClosedMessage =
-  "the database took no writes on this connection (read-only: a standby, or the old primary after a failover): the connection was closed, the next statement connects again"
-
 /**
  * What the watch reads of a pooled node-postgres client: its statement waiting for an answer (`_activeQuery`, pg 8's
  * field behind the deprecated `activeQuery` getter; LostConnection.test fails if it goes) and its socket.
@@ -61,6 +57,8 @@ interface PgConnection {
   readonly _activeQuery?: object | null
   readonly connection?: { readonly stream?: { readonly destroy: (error: Error) => void } }
   readonly once: (event: "end", listener: () => void) => void
+  /** Ends the session (marked ending at once: given back then, the pool drops it rather than hand it out). */
+  readonly end: () => unknown
 }
 
 /**
@@ -126,11 +124,13 @@ const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeW
           const pooled = (connection as { readonly pg?: PgConnection }).pg
           watch?.track(pooled)
           let readOnly = false
-          // a finalizer added after the reservation's runs before its release
+          // a finalizer added after the reservation's runs before its release: the session is ended (node-postgres
+          // marks it ending at once), so the pool drops it when it is given back rather than hand it to a waiting
+          // statement (a socket destroyed here instead failed the next statement on it with the close's error)
           return Effect.as(
             Effect.addFinalizer(() =>
               Effect.sync(() => {
-                if (readOnly) pooled?.connection?.stream?.destroy(new Error(readOnlyClosedMessage))
+                if (readOnly) pooled?.end()
               })
             ),
             uninterruptibleStatements(connection, (e) => {
