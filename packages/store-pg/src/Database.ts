@@ -8,7 +8,7 @@ import { Setting } from "@pdr/domain"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
-import { readOnlyServer, unansweredMessage } from "./PgLedger.js"
+import { neverSent, readOnlyServer, unansweredMessage } from "./PgLedger.js"
 
 /** Where the data lives. */
 export type Target =
@@ -18,6 +18,12 @@ export type Target =
       readonly maxConnections?: number
       /** How long a statement waits for the database's answer before its connection is taken for lost (0: never). */
       readonly answerTimeoutMs?: number
+      /**
+       * How long statements wait for a connection while the database refuses new ones (a restart, a failover's
+       * switch: `refusedForNow`), from the first refusal, trying again every 100 ms, before they fail as the database
+       * not reached (0: at once); past it, they fail at once until a connection is had again.
+       */
+      readonly connectWaitMs?: number
     }
   | { readonly _tag: "Embedded"; readonly dataDir: string | undefined }
 
@@ -101,11 +107,30 @@ export const makeWatch = (answerTimeoutMs: number) => {
 }
 
 /**
+ * Whether a connection could not be had because the database refuses new ones for now: nothing listening on its port
+ * (ECONNREFUSED: the server restarting, a failover switching), the connection reset or ended as it was made, or the
+ * session refused while the server starts up or shuts down (57P03). Nothing of the statement was sent: it can wait.
+ */
+export const refusedForNow = (e: SqlError): boolean => {
+  if (!neverSent(e)) return false
+  const cause = e.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
+  return (
+    cause?.code === "ECONNREFUSED" ||
+    cause?.code === "ECONNRESET" ||
+    cause?.code === "57P03" ||
+    /^Connection terminated( unexpectedly)?$/.test(String(cause?.message))
+  )
+}
+
+/** The default of `DATABASE_CONNECT_WAIT_MS`. */
+export const defaultConnectWaitMs = 5_000
+
+/**
  * The SqlClient of the store: @effect/sql-pg's pool and compiler, every statement run through
  * `uninterruptibleStatements` on a connection taken from the pool for it (or the transaction's), as PgClient does;
  * with `watch`, each connection taken is watched (`makeWatch`).
  */
-const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeWatch>) =>
+const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeWatch>, connectWaitMs = 0) =>
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function* () {
@@ -118,7 +143,7 @@ const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeW
       // its transaction's ROLLBACK): kept, the pool handed it out again and again and every write on it failed for as
       // long as it lived (a busy pool's connections never idle out); closed, the next statement connects again and
       // reaches the new primary. Its statement is run again on another connection (`PgLedger.connectionCut`).
-      const acquirer = Effect.uninterruptible(
+      const reserve = Effect.uninterruptible(
         Effect.flatMap(pg.reserve, (connection) => {
           // (@effect/sql-pg's reserved connection keeps its pooled client as `pg`)
           const pooled = (connection as { readonly pg?: PgConnection }).pg
@@ -138,6 +163,25 @@ const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeW
             })
           )
         })
+      )
+      // While the database refuses new connections (a restart takes a few seconds), a statement waits for one,
+      // trying every 100 ms, rather than failing at once: the requests of a restart are answered after it, not 500.
+      // The wait is the outage's, not each statement's: from the first refusal, statements wait until
+      // `connectWaitMs` after it, then fail at once until a connection is had again (a request of several statements
+      // in a longer outage does not wait the bound once per statement). The waits can be interrupted; a try cannot.
+      let refusingSince: number | undefined
+      const waiting = (e: SqlError) => {
+        if (connectWaitMs <= 0 || !refusedForNow(e)) return false
+        refusingSince ??= Date.now()
+        return Date.now() - refusingSince < connectWaitMs
+      }
+      const acquirer: typeof reserve = Effect.suspend(() => reserve).pipe(
+        Effect.tap(() =>
+          Effect.sync(() => {
+            refusingSince = undefined
+          })
+        ),
+        Effect.catchIf(waiting, () => Effect.zipRight(wallSleep(100), acquirer))
       )
       return yield* SqlClient.make({
         acquirer,
@@ -191,6 +235,7 @@ export const layer = (target: Target) =>
       const url = target._tag === "Server" ? target.url : yield* Embedded.start(target.dataDir)
       // the embedded database runs in this process: no path to it can be lost
       const answerTimeoutMs = target._tag === "Server" ? (target.answerTimeoutMs ?? defaultAnswerTimeoutMs) : 0
+      const connectWaitMs = target._tag === "Server" ? (target.connectWaitMs ?? defaultConnectWaitMs) : 0
       const watch = answerTimeoutMs > 0 ? makeWatch(answerTimeoutMs) : undefined
       const sql = client(
         {
@@ -201,7 +246,8 @@ export const layer = (target: Target) =>
           // applies its connection timeout to both)
           ...(answerTimeoutMs > 0 ? { connectTimeout: answerTimeoutMs } : {})
         },
-        watch
+        watch,
+        connectWaitMs
       )
       // the watch starts once the migrations are run (a migration on a large table may legitimately take minutes)
       return Layer.scopedDiscard(
@@ -218,13 +264,15 @@ export const targetConfig = Config.all({
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data")),
   pool: Setting.integer("DATABASE_POOL", 10, { least: 1 }),
   // 0: never
-  answerTimeoutMs: Setting.integer("DATABASE_ANSWER_TIMEOUT_MS", defaultAnswerTimeoutMs, { least: 0 })
+  answerTimeoutMs: Setting.integer("DATABASE_ANSWER_TIMEOUT_MS", defaultAnswerTimeoutMs, { least: 0 }),
+  // 0: at once
+  connectWaitMs: Setting.integer("DATABASE_CONNECT_WAIT_MS", defaultConnectWaitMs, { least: 0 })
 }).pipe(
   Config.map(
-    ({ url, dataDir, pool, answerTimeoutMs }): Target =>
+    ({ url, dataDir, pool, answerTimeoutMs, connectWaitMs }): Target =>
       Option.match(url, {
         onNone: () => ({ _tag: "Embedded", dataDir }),
-        onSome: (url) => ({ _tag: "Server", url, maxConnections: pool, answerTimeoutMs })
+        onSome: (url) => ({ _tag: "Server", url, maxConnections: pool, answerTimeoutMs, connectWaitMs })
       })
   )
 )
