@@ -6,7 +6,7 @@
  * status, duration, credits. Probes (`/healthz`, `/readyz`) are measured but not logged.
  */
 import { HttpApi, type HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Metrics } from "@pdr/core"
+import { Metrics, Telemetry } from "@pdr/core"
 import { Context, Effect, FiberRef, HashMap, Layer, type Tracer } from "effect"
 import type * as RequestId from "../RequestId.js"
 
@@ -85,6 +85,22 @@ export const observe =
     const finish = (response: HttpServerResponse.HttpServerResponse, span: Tracer.Span | undefined) => {
       const ms = record(response, span)
       if (!options.log || probes.has(route)) return Effect.succeed(response)
+      // the line written at once when that is all the fiber's logging would do (Telemetry.infoLine; not with a span,
+      // which Effect's tracer logger would give the line to)
+      if (span === undefined)
+        return Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse, never, never>((fiber) => {
+          const fields: Array<readonly [string, Telemetry.Plain]> = [["requestId", state.id]]
+          if (state.keyId !== undefined) fields.push(["keyId", state.keyId])
+          fields.push(["method", request.method], ["route", route], ["status", response.status])
+          fields.push(["durationMs", Math.round(ms)])
+          if (state.credits !== undefined) fields.push(["credits", state.credits])
+          return Telemetry.infoLine(fiber as never, "request", fields)
+            ? Effect.succeed(response)
+            : logged(response, ms, span)
+        })
+      return logged(response, ms, span)
+    }
+    const logged = (response: HttpServerResponse.HttpServerResponse, ms: number, span: Tracer.Span | undefined) => {
       // the annotations are added to the request's own fiber, not around the line (`Effect.annotateLogs` is an
       // acquire-use-release and two fiber-ref writes): the line is the last thing the fiber logs (issue 22)
       return Effect.as(
