@@ -1,7 +1,7 @@
 // The JSON log line (issue 22): the direct writer of a text-only line gives exactly Effect's `Logger.jsonLogger` line,
 // whatever the line (a request's line, a cause, log spans, object or odd annotations, a message of several parts).
 import { Telemetry } from "@pdr/core"
-import { Cause, FiberId, FiberRefs, HashMap, List, Logger, LogLevel, LogSpan } from "effect"
+import { Cause, Effect, FiberId, FiberRefs, HashMap, List, Logger, LogLevel, LogSpan } from "effect"
 import { describe, expect, it } from "vitest"
 
 const base = {
@@ -68,5 +68,77 @@ describe("Telemetry.jsonLogger", () => {
         [...options.annotations].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",") +
         '},"spans":{},"fiberId":"#42"}'
     )
+  })
+})
+
+// The request's line written at once (Telemetry.infoLine): the same JSON as the fiber's logging writes through Effect,
+// only when that logging is the JSON lines alone; anything else (another logger, a log span, an annotation that is not
+// plain) is left to Effect, and a level below the minimum writes nothing.
+describe("Telemetry.infoLine", () => {
+  /** What `run` writes to stdout (the JSON lines are written at the end of the turn). */
+  const written = async (run: Effect.Effect<unknown>) => {
+    const out: Array<string> = []
+    const write = process.stdout.write.bind(process.stdout)
+    process.stdout.write = ((chunk: string) => {
+      out.push(String(chunk))
+      return true
+    }) as typeof process.stdout.write
+    try {
+      const result = await Effect.runPromise(run.pipe(Effect.provide(Telemetry.jsonLogs)))
+      await new Promise((r) => setImmediate(r))
+      return {
+        result,
+        lines: out
+          .join("")
+          .split("\n")
+          .filter((l) => l.length > 0)
+      }
+    } finally {
+      process.stdout.write = write
+    }
+  }
+  const fields: ReadonlyArray<readonly [string, Telemetry.Plain]> = [
+    ["requestId", "req_1"],
+    ["route", "/api/v1/platforms/maps"],
+    ["status", 200],
+    ["ok", true]
+  ]
+  const direct = Effect.withFiberRuntime((fiber) =>
+    Effect.succeed(Telemetry.infoLine(fiber as never, "request", fields))
+  )
+  const throughEffect = Effect.annotateLogs(Effect.logInfo("request"), Object.fromEntries(fields))
+  const comparable = (line: string) => {
+    const { timestamp, fiberId, ...rest } = JSON.parse(line)
+    expect(typeof timestamp).toBe("string")
+    expect(fiberId).toMatch(/^#\d+$/)
+    return rest
+  }
+
+  it("writes what Effect's logging writes, the fiber's annotations with the line's over them", async () => {
+    const annotated = <A, E>(e: Effect.Effect<A, E>) => Effect.annotateLogs(e, { tenant: "t1", route: "old" })
+    const a = await written(annotated(direct))
+    const b = await written(annotated(throughEffect))
+    expect(a.result).toBe(true)
+    expect(a.lines).toHaveLength(1)
+    expect(comparable(a.lines[0]!)).toEqual(comparable(b.lines[0]!))
+  })
+
+  it("leaves the line to Effect with another logger, a log span or an annotation that is not plain", async () => {
+    const custom = Logger.make(() => {})
+    for (const run of [
+      Effect.provide(direct, Logger.add(custom)),
+      Effect.withLogSpan(direct, "db"),
+      Effect.annotateLogs(direct, { detail: { n: 1 } })
+    ]) {
+      const r = await written(run)
+      expect(r.result).toBe(false)
+      expect(r.lines).toEqual([])
+    }
+  })
+
+  it("writes nothing below the minimum level", async () => {
+    const r = await written(Logger.withMinimumLogLevel(direct, LogLevel.Warning))
+    expect(r.result).toBe(true)
+    expect(r.lines).toEqual([])
   })
 })
