@@ -8,7 +8,7 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Upstream } from "@pdr/domain"
-import { Migrations } from "@pdr/store-pg"
+import { Database, Migrations } from "@pdr/store-pg"
 import { Clock, Duration, Effect, Metric, Option, Ref } from "effect"
 import * as Metrics from "./Metrics.js"
 
@@ -33,6 +33,8 @@ export const make = (options: { readonly cacheMs?: number; readonly timeoutMs?: 
     const sql = yield* SqlClient.SqlClient
     // the router is built with the layer: having it in context is the check
     const upstream = yield* Effect.serviceOption(Upstream.Upstream)
+    // why the database is not answering, when it refuses connections (a restart): the probe's statement waits for one
+    const refusals = yield* Effect.serviceOption(Database.Refusals)
     const draining = yield* Ref.make(false)
     const cached = yield* Ref.make<{ readonly at: number; readonly verdict: Verdict } | null>(null)
     const cacheMs = options.cacheMs ?? 500
@@ -48,10 +50,13 @@ export const make = (options: { readonly cacheMs?: number; readonly timeoutMs?: 
         Effect.either
       )
       if (read._tag === "Left") {
+        const refused = Option.isSome(refusals) ? refusals.value.current() : undefined
         const why =
-          read.left._tag === "TimeoutException"
-            ? `the database gave no answer within ${Duration.format(timeout)}`
-            : "the database is unreachable"
+          refused !== undefined
+            ? `the database refuses connections (${refused.reason}) since ${Math.round((Date.now() - refused.since) / 1000)} s`
+            : read.left._tag === "TimeoutException"
+              ? `the database gave no answer within ${Duration.format(timeout)}`
+              : "the database is unreachable"
         return {
           ready: false,
           checks: { database: why, migrations: "unknown", upstream: upstreamCheck },

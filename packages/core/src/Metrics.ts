@@ -55,7 +55,7 @@ export const metrics = {
   authFailures: counter("pdr_auth_failures_total", "requests refused for a missing or invalid API key"),
   recordsUnwritten: gauge(
     "pdr_call_records_unwritten",
-    "synchronous calls' records waiting to be written (kept while the database is not reached; set at each write)"
+    "synchronous calls' records waiting to be written (kept while the database is not reached; set at each write, and while a write has waited a second)"
   ),
   recordsDropped: counter(
     "pdr_call_records_dropped_total",

@@ -5,7 +5,7 @@ import { SqlClient, type SqlConnection } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Setting } from "@pdr/domain"
-import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
 import * as Embedded from "./Embedded.js"
 import * as Migrations from "./Migrations.js"
 import { neverSent, readOnlyServer, unansweredMessage } from "./PgLedger.js"
@@ -126,11 +126,41 @@ export const refusedForNow = (e: SqlError): boolean => {
 export const defaultConnectWaitMs = 5_000
 
 /**
+ * Since when, and why, the database has refused new connections (`refusedForNow`), until a connection is had again:
+ * what a readiness probe says while its statement waits for a connection (a restart), rather than only that it had
+ * no answer in time.
+ */
+export class Refusals extends Context.Tag("@pdr/store-pg/Database/Refusals")<
+  Refusals,
+  { readonly current: () => { readonly since: number; readonly reason: string } | undefined }
+>() {}
+
+/** The refusals seen by one client (kept by its acquirer). */
+const refusalState = () => {
+  let current: { readonly since: number; readonly reason: string } | undefined
+  return {
+    current: () => current,
+    refused: (reason: string) => {
+      current ??= { since: Date.now(), reason }
+      return current
+    },
+    connected: () => {
+      current = undefined
+    }
+  }
+}
+
+/**
  * The SqlClient of the store: @effect/sql-pg's pool and compiler, every statement run through
  * `uninterruptibleStatements` on a connection taken from the pool for it (or the transaction's), as PgClient does;
  * with `watch`, each connection taken is watched (`makeWatch`).
  */
-const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeWatch>, connectWaitMs = 0) =>
+const client = (
+  config: PgClient.PgClientConfig,
+  watch: ReturnType<typeof makeWatch> | undefined,
+  connectWaitMs: number,
+  refusals: ReturnType<typeof refusalState>
+) =>
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function* () {
@@ -169,18 +199,14 @@ const client = (config: PgClient.PgClientConfig, watch?: ReturnType<typeof makeW
       // The wait is the outage's, not each statement's: from the first refusal, statements wait until
       // `connectWaitMs` after it, then fail at once until a connection is had again (a request of several statements
       // in a longer outage does not wait the bound once per statement). The waits can be interrupted; a try cannot.
-      let refusingSince: number | undefined
       const waiting = (e: SqlError) => {
-        if (connectWaitMs <= 0 || !refusedForNow(e)) return false
-        refusingSince ??= Date.now()
-        return Date.now() - refusingSince < connectWaitMs
+        if (!refusedForNow(e)) return false
+        const cause = e.cause as { readonly message?: unknown } | undefined
+        const { since } = refusals.refused(String(cause?.message ?? e.message))
+        return connectWaitMs > 0 && Date.now() - since < connectWaitMs
       }
       const acquirer: typeof reserve = Effect.suspend(() => reserve).pipe(
-        Effect.tap(() =>
-          Effect.sync(() => {
-            refusingSince = undefined
-          })
-        ),
+        Effect.tap(() => Effect.sync(refusals.connected)),
         Effect.catchIf(waiting, () => Effect.zipRight(wallSleep(100), acquirer))
       )
       return yield* SqlClient.make({
@@ -236,6 +262,7 @@ export const layer = (target: Target) =>
       // the embedded database runs in this process: no path to it can be lost
       const answerTimeoutMs = target._tag === "Server" ? (target.answerTimeoutMs ?? defaultAnswerTimeoutMs) : 0
       const connectWaitMs = target._tag === "Server" ? (target.connectWaitMs ?? defaultConnectWaitMs) : 0
+      const refusals = refusalState()
       const watch = answerTimeoutMs > 0 ? makeWatch(answerTimeoutMs) : undefined
       const sql = client(
         {
@@ -247,14 +274,15 @@ export const layer = (target: Target) =>
           ...(answerTimeoutMs > 0 ? { connectTimeout: answerTimeoutMs } : {})
         },
         watch,
-        connectWaitMs
+        connectWaitMs,
+        refusals
       )
       // the watch starts once the migrations are run (a migration on a large table may legitimately take minutes)
       return Layer.scopedDiscard(
         watch === undefined
           ? Effect.asVoid(Migrations.run)
           : Effect.andThen(Migrations.run, Effect.asVoid(watching(watch, answerTimeoutMs)))
-      ).pipe(Layer.provideMerge(sql))
+      ).pipe(Layer.provideMerge(Layer.merge(sql, Layer.succeed(Refusals, { current: refusals.current }))))
     })
   )
 

@@ -260,6 +260,8 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
     // log); a batch the database refused is written again with the next write, and refused again, record by record:
     // only the records it refuses alone are dropped, said in the log (D102)
     const retried = new WeakSet<CallStore.Finished>()
+    // the records of the write in flight
+    let writing = 0
     let unreachable = 0
     let notKept = 0
     const putBack = (batch: ReadonlyArray<CallStore.Finished>) => {
@@ -305,37 +307,44 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
       }
       const batch = pending.splice(0, n)
       for (const c of batch) pendingBytes -= c.answer.length
-      return Effect.matchCauseEffect(store.record(batch), {
-        onSuccess: () => Effect.as(wrote, batch.length),
-        onFailure: (cause) => {
-          if (Failures.refusedWrite(cause)) {
-            // refused again (records of it were refused before): only what is refused alone is dropped
-            if (batch.some((c) => retried.has(c))) return Effect.as(oneByOne(batch, cause), batch.length)
-            for (const c of batch) retried.add(c)
+      writing = batch.length
+      return Effect.matchCauseEffect(
+        Effect.ensuring(
+          store.record(batch),
+          Effect.sync(() => (writing = 0))
+        ),
+        {
+          onSuccess: () => Effect.as(wrote, batch.length),
+          onFailure: (cause) => {
+            if (Failures.refusedWrite(cause)) {
+              // refused again (records of it were refused before): only what is refused alone is dropped
+              if (batch.some((c) => retried.has(c))) return Effect.as(oneByOne(batch, cause), batch.length)
+              for (const c of batch) retried.add(c)
+              putBack(batch)
+              return Effect.as(
+                Effect.logError(
+                  `calls not recorded: ${batch.length} records refused, written again with the next write`,
+                  cause
+                ),
+                0
+              )
+            }
             putBack(batch)
+            // an interruption (the process stopping) leaves them for the last flush
+            if (Cause.isInterruptedOnly(cause)) return Effect.succeed(0)
+            unreachable++
             return Effect.as(
-              Effect.logError(
-                `calls not recorded: ${batch.length} records refused, written again with the next write`,
-                cause
-              ),
+              unreachable === 1
+                ? Effect.logError(
+                    `calls not recorded: the database was not reached; ${pending.length} kept until it is`,
+                    cause
+                  )
+                : Effect.void,
               0
             )
           }
-          putBack(batch)
-          // an interruption (the process stopping) leaves them for the last flush
-          if (Cause.isInterruptedOnly(cause)) return Effect.succeed(0)
-          unreachable++
-          return Effect.as(
-            unreachable === 1
-              ? Effect.logError(
-                  `calls not recorded: the database was not reached; ${pending.length} kept until it is`,
-                  cause
-                )
-              : Effect.void,
-            0
-          )
         }
-      })
+      )
     })
     // what is waiting when it starts (records written meanwhile wait for the next), in writes of `writeSome`'s size,
     // until one does not reach the database; then what is left waiting, for /metrics
@@ -349,8 +358,20 @@ export class CallRunner extends Effect.Service<CallRunner>()("@pdr/server/CallRu
               return written === 0 ? Effect.void : loop
             })
       )
+      // a write still waiting after a second (the database restarting: a statement waits for a connection up to
+      // DATABASE_CONNECT_WAIT_MS) counts its records as waiting too, so /metrics says so while it waits (interruptible
+      // even where the flush is not, the final one and `flushNow`: it is given up as soon as the write ends)
+      const stalled = Effect.interruptible(
+        Effect.zipRight(
+          Effect.sleep(Duration.seconds(1)),
+          Effect.zipRight(
+            Effect.suspend(() => Metrics.set(Metrics.metrics.recordsUnwritten, pending.length + writing)),
+            Effect.never
+          )
+        )
+      )
       return Effect.zipRight(
-        loop,
+        Effect.raceFirst(loop, stalled),
         Effect.suspend(() => Metrics.set(Metrics.metrics.recordsUnwritten, pending.length))
       )
     })
