@@ -318,4 +318,60 @@ describe.skipIf(!serverUp)("a connection cut under a shared statement", () => {
     assert.strictEqual(rows[0].spent, first.body.cost.creditsCharged + charged, "what the answers say was charged")
     assert.strictEqual(rows[0].held, 0, "nothing left held")
   }, 90_000)
+
+  it("a database that takes no writes for a while: the store's free answers and history served, paid calls refused and not billed", async () => {
+    // D128: the key read without a write and rate-limited in the process while the database refuses writes
+    const schema = await withSchema()
+    const name = new URL(schema.url).searchParams.get("options")!.replace("-c search_path=", "")
+    const role = `pdr_rw_${name.slice(2)}`
+    const db = await client(schema.url)
+    await db.query(`CREATE ROLE ${role} LOGIN; GRANT ALL ON SCHEMA ${name} TO ${role}`)
+    cleanups.push(async () => {
+      await schema.close()
+      await db.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`)
+    })
+    const url = new URL(schema.url)
+    url.username = role
+    const server = await spawnServer({ DATABASE_URL: url.toString(), DATABASE_POOL: "4", SYNTHETIC_LATENCY_MS: "0" })
+    cleanups.push(async () => server.child.kill("SIGKILL"))
+    const account = await adminCall(server, "/admin/accounts", { name: "ro", credits: 1_000 })
+    const key = await adminCall(server, `/admin/accounts/${account.accountId}/keys`, { name: "ro" })
+    const call = (request: unknown) =>
+      fetch(`${server.api}/api/v1/platforms/maps`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": key.key },
+        body: JSON.stringify({ request })
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
+    const stored = { op: "places", subjects: ["ChIJro-free-0", "ChIJro-free-1"] }
+    const first = await call(stored)
+    assert.strictEqual(first.status, 200)
+    const balance = async () =>
+      (await db.query("SELECT balance::int AS b FROM accounts WHERE id = $1", [account.accountId])).rows[0].b as number
+    const before = await balance()
+
+    await db.query(`ALTER ROLE ${role} SET default_transaction_read_only = on`)
+    await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`)
+    await sleep(200)
+    const free = await Promise.all(Array.from({ length: 6 }, () => call(stored)))
+    assert.deepStrictEqual(
+      free.map((a) => a.status),
+      free.map(() => 200),
+      JSON.stringify(free.find((a) => a.status !== 200)?.body)
+    )
+    assert.deepStrictEqual(free[0]!.body.data, first.body.data)
+    assert.strictEqual(free[0]!.body.cost.creditsCharged, 0)
+    const history = await call({ op: "history", subjects: ["ChIJro-free-0"], metric: "rating", days: 7 })
+    assert.strictEqual(history.status, 200, JSON.stringify(history.body))
+    const paid = await call({ op: "places", subjects: ["ChIJro-paid-0"] })
+    assert.strictEqual(paid.status, 500, JSON.stringify(paid.body))
+    assert.match(paid.body.error.message, /not billed/)
+    assert.strictEqual(await balance(), before, "nothing billed while it took no writes")
+    assert.include(server.output(), "the database takes no writes (read-only)")
+
+    // writes again: the paid call is answered and billed once
+    await db.query(`ALTER ROLE ${role} RESET default_transaction_read_only`)
+    const again = await call({ op: "places", subjects: ["ChIJro-paid-0"] })
+    assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+    assert.strictEqual(await balance(), before - again.body.cost.creditsCharged)
+  }, 90_000)
 })

@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { KeyStore as K, RateLimits } from "@pdr/domain"
 import { Effect, Layer, Option } from "effect"
 import * as Coalesce from "./Coalesce.js"
+import { readOnly } from "./Failures.js"
 import { num, optionalUtc, utc } from "./Rows.js"
 
 const columns = (sql: SqlClient.SqlClient) => sql`
@@ -77,6 +78,34 @@ export const make = Effect.gen(function* () {
       Effect.orDie
     )
   )
+  // D128: while the database takes no writes (read-only: a standby, or mid-failover, after `pdr_admit` was refused
+  // on fresh connections too), a key is read without a write and its token taken from buckets of this process (the
+  // limit per instance until the database takes writes again): what needs no write (the free reads of the store, the
+  // history) is still answered; what does (a hold) is refused as before, nothing billed. Said once a minute; the
+  // write is tried again a second after it was last refused.
+  const localBuckets = new Map<RateLimits.Policy, RateLimits.Buckets>()
+  let saidAt = 0
+  // once refused so, the keys of the next second are read without trying the write (each try replaces a connection)
+  const readOnlyFor = 1_000
+  let readOnlyUntil = 0
+  const admitReadOnly = (digest: string, policy: RateLimits.Policy) =>
+    Effect.gen(function* () {
+      if (Date.now() - saidAt > 60_000) {
+        saidAt = Date.now()
+        yield* Effect.logWarning(
+          "the database takes no writes (read-only): keys are read without a write and rate-limited in this process until it does; calls that need a write are refused, nothing billed"
+        )
+      }
+      const found = yield* findKeys(digest)
+      if (Option.isNone(found)) return Option.none()
+      let buckets = localBuckets.get(policy)
+      if (buckets === undefined) {
+        buckets = RateLimits.buckets(policy)
+        localBuckets.set(policy, buckets)
+      }
+      const decision = yield* buckets.take(found.value.key.id)
+      return Option.some({ ...found.value, decision })
+    })
   // issue 22: the read of a request's key and the take of its token in one statement (pdr_admit), coalesced per turn
   // like the plain reads; the asks of a turn are grouped by policy (in practice one: the per-key limit)
   const admitKeys = yield* Coalesce.make(
@@ -127,7 +156,18 @@ export const make = Effect.gen(function* () {
         Effect.orDie
       ),
     // one indexed read per request, the reads of one turn of the event loop in one statement (Coalesce)
-    findByDigest: (digest, take) => (take === undefined ? findKeys(digest) : admitKeys({ digest, policy: take })),
+    findByDigest: (digest, take) =>
+      take === undefined
+        ? findKeys(digest)
+        : Date.now() < readOnlyUntil
+          ? admitReadOnly(digest, take)
+          : admitKeys({ digest, policy: take }).pipe(
+              Effect.catchAllCause((cause) => {
+                if (!readOnly(cause)) return Effect.failCause(cause)
+                readOnlyUntil = Date.now() + readOnlyFor
+                return admitReadOnly(digest, take)
+              })
+            ),
     find: (keyId) =>
       sql`SELECT ${columns(sql)} FROM api_keys k WHERE k.id = ${keyId}`.pipe(Effect.map(first), Effect.orDie),
     list: (accountId) =>
