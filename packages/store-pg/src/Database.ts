@@ -108,16 +108,24 @@ export const makeWatch = (answerTimeoutMs: number) => {
 
 /**
  * Whether a connection could not be had because the database refuses new ones for now: nothing listening on its port
- * (ECONNREFUSED: the server restarting, a failover switching), the connection reset or ended as it was made, or the
- * session refused while the server starts up or shuts down (57P03). Nothing of the statement was sent: it can wait.
+ * (ECONNREFUSED: the server restarting, a failover switching), its address not reached for now (EHOSTUNREACH,
+ * ENETUNREACH: a virtual address moving to the new primary; EAI_AGAIN: its name not resolved for now, a DNS-based
+ * failover), the connection reset or ended as it was made, or the
+ * session refused while the server starts up or shuts down (57P03) or because it has no connection slot left (53300:
+ * `max_connections` taken by other clients, or by more instances' pools than it allows; the pool's own connections
+ * answer the wait as they are given back). Nothing of the statement was sent: it can wait.
  */
 export const refusedForNow = (e: SqlError): boolean => {
   if (!neverSent(e)) return false
   const cause = e.cause as { readonly code?: unknown; readonly message?: unknown } | undefined
   return (
     cause?.code === "ECONNREFUSED" ||
+    cause?.code === "EHOSTUNREACH" ||
+    cause?.code === "ENETUNREACH" ||
+    cause?.code === "EAI_AGAIN" ||
     cause?.code === "ECONNRESET" ||
     cause?.code === "57P03" ||
+    cause?.code === "53300" ||
     /^Connection terminated( unexpectedly)?$/.test(String(cause?.message))
   )
 }

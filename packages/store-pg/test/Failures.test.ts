@@ -6,7 +6,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, FiberId } from "effect"
 import pg from "pg"
-import { Failures } from "../src/index.js"
+import { Database, Failures } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -88,4 +88,27 @@ describe("Failures.refusedWrite: a database not reached is not a refusal", () =>
         )
       })
   )
+})
+
+// D127, D130: a connection the database refuses for now is waited for (DATABASE_CONNECT_WAIT_MS); one it refuses for
+// good (no such role or database, a wrong password), or a statement it was sent, is not
+describe("Database.refusedForNow: a new connection refused for a moment", () => {
+  const acquire = (code: string, message = code) =>
+    new SqlError.SqlError({
+      cause: Object.assign(new Error(message), { code }),
+      message: "Failed to acquire connection for transaction"
+    })
+  it("a restart, a moving address or name, no slot left: waited for; a refusal of the session or a sent statement: not", () => {
+    for (const code of ["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN", "ECONNRESET", "57P03", "53300"])
+      assert.isTrue(Database.refusedForNow(acquire(code)), code)
+    for (const code of ["28P01", "28000", "3D000", "ENOTFOUND", "42P01"])
+      assert.isFalse(Database.refusedForNow(acquire(code)), code)
+    assert.isTrue(Database.refusedForNow(acquire("", "Connection terminated unexpectedly")), "ended as it was made")
+    assert.isFalse(
+      Database.refusedForNow(
+        new SqlError.SqlError({ cause: withCode("53300").cause, message: "Failed to execute statement" })
+      ),
+      "a statement that was sent"
+    )
+  })
 })

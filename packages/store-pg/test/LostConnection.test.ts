@@ -8,6 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import pg from "pg"
 import { Database, Failures } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 
@@ -176,6 +177,60 @@ describe.skipIf(!serverOk)("a database that refuses connections for a moment", (
             expect(again.ms).toBeGreaterThanOrEqual(waitMs - 50)
           } else expect(r.ms).toBeLessThan(300)
         }
+      }),
+    30_000
+  )
+})
+
+/** Runs `text` as the superuser of the test server. */
+const admin = (text: string) =>
+  Effect.promise(async () => {
+    const c = new pg.Client({ connectionString: Testing.serverUrl })
+    await c.connect()
+    try {
+      return (await c.query(text)).rows
+    } finally {
+      await c.end()
+    }
+  })
+
+// D130: a database with no connection slot left (53300: `max_connections` taken by other clients, or by more instances'
+// pools than it allows) refuses a new connection, not a statement: a statement that needed one waits for a connection
+// as through a restart (DATABASE_CONNECT_WAIT_MS), and the pool's own connections answer it as they are given back.
+// Before, it failed at once: with every slot of the server taken by other clients, 581 of 5,423 calls of 20 clients
+// answered 500 "the database was not reached (... sorry, too many clients already)" (stop 52's probe). A role's
+// CONNECTION LIMIT refuses with the same SQLSTATE without taking the slots of the suites running beside this one.
+describe.skipIf(!serverOk)("a database with no connection slot left", () => {
+  it.scopedLive(
+    "a statement that needed a new connection waits for one of the pool's instead of failing",
+    () =>
+      Effect.gen(function* () {
+        const target = yield* Testing.freshServerSchema()
+        if (target._tag !== "Server") throw new Error("expected a server target")
+        const schema = new URL(target.url).searchParams.get("options")!.replace("-c search_path=", "")
+        const role = `pdr_slots_${schema.slice(2)}`
+        yield* Effect.acquireRelease(
+          admin(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 2; GRANT ALL ON SCHEMA ${schema} TO ${role}`),
+          () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP OWNED BY ${role}; DROP ROLE ${role}`)
+        )
+        const url = new URL(target.url)
+        url.username = role
+        // a pool of 6 where the server lets the role have 2
+        const context = yield* Layer.build(Database.layer({ ...target, url: url.toString(), maxConnections: 6 }))
+        const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+        const r = yield* timed(
+          Effect.all(
+            Array.from({ length: 24 }, () => Effect.exit(sql`SELECT pg_sleep(0.05)`)),
+            { concurrency: "unbounded" }
+          )
+        )
+        const failed = (r.exit._tag === "Success" ? r.exit.value : []).filter(Exit.isFailure)
+        expect(failed.map((e) => String(Cause.squash(e.cause)))).toEqual([])
+        expect(Exit.isSuccess(r.exit)).toBe(true)
+        // the 24 statements on the 2 connections the server allowed (12 x 50 ms each), not the wait's bound
+        expect(r.ms).toBeLessThan(4_000)
+        const sessions = yield* admin(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${role}'`)
+        expect(sessions[0]!["n"]).toBeLessThanOrEqual(2)
       }),
     30_000
   )
