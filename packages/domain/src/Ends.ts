@@ -59,11 +59,11 @@ export class Ends extends Effect.Service<Ends>()("@pdr/domain/Ends", {
           : Effect.flatMap(FiberSet.size(waiting), (n) =>
               n >= waitingMax
                 ? Effect.logWarning(
-                    `${what} was not written (the store was not reached) and ${n} ends wait already: left to its bound`
+                    `${what} was not written (the store did not take it) and ${n} ends wait already: left to its bound`
                   )
                 : Effect.zipRight(
                     Effect.logWarning(
-                      `${what} was not written (the store was not reached): tried again until it is`,
+                      `${what} was not written (the store did not take it): tried again until it is`,
                       Cause.squash(cause)
                     ),
                     FiberSet.run(

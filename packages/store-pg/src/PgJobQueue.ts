@@ -11,8 +11,13 @@ import { Effect, Layer, Option } from "effect"
 import { againWhileCut, connectionCut } from "./PgLedger.js"
 import { num } from "./Rows.js"
 
+/** The database's own words when it gave them (the SqlError's message alone is "Failed to execute statement"). */
 const unavailable = <A>(effect: Effect.Effect<A, SqlError>) =>
-  Effect.mapError(effect, (e) => new Q.JobQueueUnavailable({ detail: e.message }))
+  Effect.mapError(
+    effect,
+    (e) =>
+      new Q.JobQueueUnavailable({ detail: e.cause instanceof Error ? `${e.message}: ${e.cause.message}` : e.message })
+  )
 
 const toJob = (r: Record<string, unknown>): Q.Job => ({
   id: String(r["id"]),
