@@ -3,6 +3,7 @@
 import { Reactivity } from "@effect/experimental"
 import { SqlClient, type SqlConnection } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError as SqlErrorClass } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { Setting } from "@pdr/domain"
 import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
@@ -24,6 +25,13 @@ export type Target =
        * not reached (0: at once); past it, they fail at once until a connection is had again.
        */
       readonly connectWaitMs?: number
+      /**
+       * The server ends a session of ours left idle in a transaction this long (`idle_in_transaction_session_timeout`,
+       * set on each connection before its first statement; 0: the server's own setting): a process cut off from the
+       * database in the middle of a transaction no longer keeps its rows locked until the server notices the
+       * connection is gone (hours, without keepalives). Default `defaultIdleInTransactionMs`.
+       */
+      readonly idleInTransactionMs?: number
     }
   | { readonly _tag: "Embedded"; readonly dataDir: string | undefined }
 
@@ -65,7 +73,14 @@ interface PgConnection {
   readonly once: (event: "end", listener: () => void) => void
   /** Ends the session (marked ending at once: given back then, the pool drops it rather than hand it out). */
   readonly end: () => unknown
+  readonly query: (text: string) => Promise<unknown>
 }
+
+/**
+ * The default of `Target.idleInTransactionMs`: our transactions run their statements one after another with nothing
+ * waited for between them (a few ms), so a session idle in one for 10 s has lost its process.
+ */
+export const defaultIdleInTransactionMs = 10_000
 
 /**
  * The connections whose statement has waited longer than `answerTimeoutMs` for the database's answer are taken for
@@ -167,12 +182,27 @@ const client = (
   config: PgClient.PgClientConfig,
   watch: ReturnType<typeof makeWatch> | undefined,
   connectWaitMs: number,
-  refusals: ReturnType<typeof refusalState>
+  refusals: ReturnType<typeof refusalState>,
+  idleInTransactionMs: number
 ) =>
   Layer.scoped(
     SqlClient.SqlClient,
     Effect.gen(function* () {
       const pg = yield* PgClient.make(config)
+      // the pooled clients whose session has its settings (`idleInTransactionMs`): set once, before their first
+      // statement; a set that fails is a connection not had ("Failed to acquire connection": nothing was sent)
+      const prepared = new WeakSet<object>()
+      const prepare = (pooled: PgConnection | undefined): Effect.Effect<void, SqlError> =>
+        pooled === undefined || idleInTransactionMs <= 0 || prepared.has(pooled)
+          ? Effect.void
+          : Effect.tryPromise({
+              try: () => pooled.query(`SET idle_in_transaction_session_timeout = ${Math.floor(idleInTransactionMs)}`),
+              catch: (cause) =>
+                new SqlErrorClass({ cause, message: "Failed to acquire connection: its session could not be set up" })
+            }).pipe(
+              Effect.tap(() => Effect.sync(() => prepared.add(pooled))),
+              Effect.asVoid
+            )
       // taking a connection is not interrupted either: PgClient's `reserve` ignores an interruption while it waits
       // for the pool, and the connection the pool hands over later would never be given back
       //
@@ -191,10 +221,13 @@ const client = (
           // marks it ending at once), so the pool drops it when it is given back rather than hand it to a waiting
           // statement (a socket destroyed here instead failed the next statement on it with the close's error)
           return Effect.as(
-            Effect.addFinalizer(() =>
-              Effect.sync(() => {
-                if (readOnly) pooled?.end()
-              })
+            Effect.zipRight(
+              Effect.addFinalizer(() =>
+                Effect.sync(() => {
+                  if (readOnly) pooled?.end()
+                })
+              ),
+              prepare(pooled)
             ),
             uninterruptibleStatements(connection, (e) => {
               if (readOnlyServer(e)) readOnly = true
@@ -283,7 +316,8 @@ export const layer = (target: Target) =>
         },
         watch,
         connectWaitMs,
-        refusals
+        refusals,
+        target._tag === "Server" ? (target.idleInTransactionMs ?? defaultIdleInTransactionMs) : 0
       )
       // the watch starts once the migrations are run (a migration on a large table may legitimately take minutes)
       return Layer.scopedDiscard(

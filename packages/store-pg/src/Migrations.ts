@@ -6,6 +6,13 @@ import { Effect } from "effect"
 
 const migration = (statements: string) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(statements).raw)
 
+/**
+ * The lock timeout of the functions that place holds and settle calls (migration 0042; `PgLedger.lockTimeout`): far
+ * above what one of their statements waits on another's (a few ms), far below a session that keeps a row locked. Set
+ * by a migration: another value needs a migration of its own (0042 is not run again).
+ */
+export const ledgerLockTimeoutMs = 1_000
+
 /** Every migration, keyed `NNNN_name` (the Migrator skips other keys). */
 export const all = {
   "0001_accounts_and_ledger": migration(`
@@ -1543,6 +1550,44 @@ export const all = {
         PERFORM pdr_draw_batch_write(v_ords, v_bodies, p_holds, p_accounts, p_captures, p_reasons, p_measurements,
                                      p_points, p_keys, p_statuses);
       END IF;
+    END $$;
+  `),
+  // D131: an account's row is locked FOR NO KEY UPDATE (as an UPDATE of it locks it), not FOR UPDATE, by every
+  // function that writes it: FOR UPDATE also waited for the key-share locks of rows inserted with a reference to the
+  // account (call records, idempotency claims, holds) by transactions that were themselves waiting for another
+  // account's row, so one account's row locked elsewhere held up the others' holds and settles (and deadlocked with
+  // the call records' insert: stop 52's probe). Each function's definition as it stands, with its accounts' locks
+  // changed and nothing else.
+  // Then the functions that place holds and settle calls wait at most ledgerLockTimeoutMs for a row another session
+  // keeps locked, then fail (55P03, nothing of them happened): a batch of several accounts' writes is not held up by
+  // one of them (its writes are set apart by GroupCommit's isolation; one alone tries again every 50 ms). Every
+  // version of each function (the earlier releases' overloads too)
+  "0042_ledger_locks": migration(`
+    DO $$
+    DECLARE
+      r record;
+      def text;
+      changed text;
+    BEGIN
+      FOR r IN SELECT p.oid FROM pg_proc p
+        WHERE p.pronamespace = current_schema()::text::regnamespace AND p.proname LIKE 'pdr\\_%'
+      LOOP
+        def := pg_get_functiondef(r.oid);
+        changed := regexp_replace(def, '(FROM accounts\\M[^;]*?)FOR UPDATE', '\\1FOR NO KEY UPDATE', 'g');
+        IF changed <> def THEN
+          EXECUTE changed;
+        END IF;
+      END LOOP;
+    END $$;
+    DO $$
+    DECLARE f regprocedure;
+    BEGIN
+      FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+        WHERE p.pronamespace = current_schema()::text::regnamespace
+          AND p.proname IN ('pdr_place_holds', 'pdr_place_hold', 'pdr_settle_batch_keep', 'pdr_settle', 'pdr_settle_keep')
+      LOOP
+        EXECUTE format('ALTER FUNCTION %s SET lock_timeout = %L', f, '${ledgerLockTimeoutMs}ms');
+      END LOOP;
     END $$;
   `)
 }

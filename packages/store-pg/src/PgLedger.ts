@@ -4,6 +4,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Instants, Ledger as L, type Measurements as M } from "@pdr/domain"
 import { Cause, DateTime, Duration, Effect, Either, Layer, Option, Predicate, Schedule } from "effect"
 import * as GroupCommit from "./GroupCommit.js"
+import { ledgerLockTimeoutMs } from "./Migrations.js"
 import { date, num, utc } from "./Rows.js"
 
 /**
@@ -87,6 +88,30 @@ export const againOnDeadlock = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect
       }
     ) as Effect.Effect<A, E, R>
   })
+
+/**
+ * Whether a statement failed because it waited its lock timeout (55P03: the ledger's functions wait at most
+ * `lockTimeout` for a row another session keeps locked, migration 0042): refused, nothing of it happened.
+ */
+export const lockTimedOut = (cause: Cause.Cause<unknown>): boolean =>
+  [...Cause.failures(cause), ...Cause.defects(cause)].some(
+    (e) => isSqlError(e) && (e.cause as { readonly code?: unknown } | undefined)?.code === "55P03"
+  )
+
+/** The lock timeout of the ledger's functions (migration 0042). */
+export const lockTimeout = Duration.millis(ledgerLockTimeoutMs)
+
+/**
+ * A ledger statement that waited its lock timeout, run again 50 ms later, for as long as the lock is held: a call
+ * whose account another session keeps locked waits for it as before the timeout (its connection given back between
+ * tries); a group-committed write is set apart instead (`GroupCommit`'s `isolate`).
+ */
+export const waitingOnLocks = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.catchAllCause(effect, (cause) =>
+    lockTimedOut(cause)
+      ? Effect.zipRight(Effect.sleep(GroupCommit.isolatedRetryMs), waitingOnLocks(effect))
+      : Effect.failCause(cause)
+  )
 
 const orDie = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
   Effect.catchTag(effect as Effect.Effect<A, SqlError>, "SqlError", (e) => Effect.die(e)) as Effect.Effect<
@@ -467,7 +492,7 @@ export const makeWith = (options: GroupCommitOptions) =>
         sql.withTransaction(
           Effect.gen(function* () {
             // the account's row first, as every settle locks it: this waits for one still running to end
-            yield* sql`SELECT 1 FROM accounts WHERE id = ${input.accountId} FOR UPDATE`
+            yield* sql`SELECT 1 FROM accounts WHERE id = ${input.accountId} FOR NO KEY UPDATE`
             const hold = yield* sql`SELECT status, captured FROM holds WHERE id = ${input.holdId} FOR UPDATE`
             if (hold[0]?.["status"] !== "captured")
               return yield* settleStatement(
@@ -510,6 +535,16 @@ export const makeWith = (options: GroupCommitOptions) =>
       lostConnection(failure) ? settleLook(input) : settleOne(input)
 
     // ---- group commit (issue 22): the holds and the settles of one turn of the event loop in one statement each ----
+    // an account whose row another session keeps locked (a transaction left open in psql, a process cut off in the
+    // middle of one) is set apart: its writes wait alone, the batches of the other accounts go on
+    const lockedAccounts = (writes: "holds" | "settles") => ({
+      keyOf: (ask: { readonly accountId: string }) => ask.accountId,
+      lockTimedOut,
+      onLocked: (accountId: string) =>
+        Effect.logWarning(
+          `account ${accountId}: a row its ${writes} write is locked by another session for more than ${Duration.format(lockTimeout)}; they wait for it apart, the other accounts' go on`
+        )
+    })
     const placeGrouped = yield* GroupCommit.make({
       ...options,
       run: (asks: ReadonlyArray<PlaceHold>) =>
@@ -529,7 +564,8 @@ export const makeWith = (options: GroupCommitOptions) =>
           })
         ),
       alone: placeAlone,
-      retry: placeAgain
+      retry: (ask, failure) => waitingOnLocks(placeAgain(ask, failure)),
+      isolate: lockedAccounts("holds")
     })
 
     /**
@@ -577,7 +613,8 @@ export const makeWith = (options: GroupCommitOptions) =>
             })
           ),
         alone: settleOne,
-        retry
+        retry: (ask, failure) => waitingOnLocks(retry(ask, failure)),
+        ...(fn === "pdr_settle_batch_keep" ? { isolate: lockedAccounts("settles") } : {})
       })
     const settleGrouped = yield* keptBatch("pdr_settle_batch_keep", settleAgain)
     const drawGrouped = yield* keptBatch("pdr_draw_batch_keep", drawAgain)
@@ -626,11 +663,11 @@ export const makeWith = (options: GroupCommitOptions) =>
             })
           )
         ),
-      placeHold: options.maxBatch > 1 ? placeGrouped : placeAlone,
+      placeHold: options.maxBatch > 1 ? placeGrouped : (ask) => waitingOnLocks(placeAlone(ask)),
       // a settle without a hold (nothing to charge) is rare and runs alone
       settle: (input) =>
         input.holdId === null || options.maxBatch <= 1
-          ? settleOne(input)
+          ? waitingOnLocks(settleOne(input))
           : input.draw === true
             ? drawGrouped(input)
             : settleGrouped(input),

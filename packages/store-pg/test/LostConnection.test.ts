@@ -235,3 +235,56 @@ describe.skipIf(!serverOk)("a database with no connection slot left", () => {
     30_000
   )
 })
+
+// D132: a session of ours left idle in a transaction (its process cut off from the database, frozen or gone in the
+// middle of it) is ended by the server after `idleInTransactionMs` (10 s by default), so the rows it locked (an
+// account's, by a grant or the look after a lost settle) are not kept locked until the server notices the connection
+// is gone: hours without keepalives, every call of that account waiting meanwhile.
+describe.skipIf(!serverOk)("a session left idle in a transaction", () => {
+  it.scopedLive(
+    "is ended by the server after the bound, its locks released; each connection has the bound set",
+    () =>
+      Effect.gen(function* () {
+        const target = yield* Testing.freshServerSchema()
+        if (target._tag !== "Server") throw new Error("expected a server target")
+        const context = yield* Layer.build(Database.layer({ ...target, maxConnections: 2, idleInTransactionMs: 500 }))
+        const sql = yield* Effect.provide(SqlClient.SqlClient, context)
+        yield* sql`CREATE TABLE locked_row (id int PRIMARY KEY, n int)`
+        yield* sql`INSERT INTO locked_row VALUES (1, 0)`
+        expect((yield* sql`SHOW idle_in_transaction_session_timeout`)[0]).toEqual({
+          idle_in_transaction_session_timeout: "500ms"
+        })
+        // a transaction that locks the row, then waits (a process frozen between two statements)
+        const left = yield* Effect.fork(
+          Effect.exit(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`UPDATE locked_row SET n = n + 1 WHERE id = 1`
+                yield* Effect.sleep("1500 millis")
+                yield* sql`UPDATE locked_row SET n = n + 1 WHERE id = 1`
+              })
+            )
+          )
+        )
+        yield* Effect.sleep("200 millis")
+        // another session takes the row once the server has ended the idle one (well before the transaction's end)
+        const other = new URL(target.url)
+        const t0 = Date.now()
+        yield* admin(
+          `SET search_path = ${decodeURIComponent(other.searchParams.get("options")!).replace("-c search_path=", "")};
+         SET lock_timeout = '3s'; UPDATE locked_row SET n = 100 WHERE id = 1`
+        )
+        expect(Date.now() - t0).toBeLessThan(1_200)
+        const exit = yield* Fiber.join(left)
+        expect(Exit.isFailure(exit)).toBe(true)
+        expect((yield* sql<{ n: number }>`SELECT n FROM locked_row`)[0]!.n).toBe(100)
+        // the default, on a store made without the option
+        const plain = yield* Layer.build(Database.layer({ ...target, maxConnections: 1 }))
+        const sql2 = yield* Effect.provide(SqlClient.SqlClient, plain)
+        expect((yield* sql2`SHOW idle_in_transaction_session_timeout`)[0]).toEqual({
+          idle_in_transaction_session_timeout: "10s"
+        })
+      }),
+    30_000
+  )
+})
