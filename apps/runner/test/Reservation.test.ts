@@ -133,8 +133,11 @@ describe.skipIf(!server)("a batch's reservation on PostgreSQL", () => {
       expect(b.output()).toContain("lease expired")
       // its entities that drew before it froze are reported refreshed with their charge (their kept answers), the
       // others failed; its hold closed (the draws captured), its reservation given back
-      const [frozen] = await F.query(w.url, "SELECT count(*)::int AS n FROM jobs WHERE state = 'failed'")
-      expect(frozen.n).toBe(1)
+      const failedJobs = await F.query(
+        w.url,
+        "SELECT id, worker, taken_over_from, attempts, last_error, created_at, ended_at FROM jobs WHERE state = 'failed'"
+      )
+      expect(failedJobs.length, `${JSON.stringify(failedJobs)}\n${b.output()}`).toBe(1)
       expect(await F.passInvariants(w.url, F.todaysPass())).toMatchObject(F.heldInvariants)
       expect(
         await F.query(
