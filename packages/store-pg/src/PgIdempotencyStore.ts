@@ -68,8 +68,9 @@ export const make = Effect.gen(function* () {
           claimed
             ? Effect.succeed({ _tag: "Started" } as const)
             : Effect.flatMap(
-                sql`SELECT fingerprint, state, status, body, claimant FROM idempotency
-                                WHERE account_id = ${input.accountId} AND key = ${input.key}`,
+                // a read: run again while its connection is cut (a database restarting under it)
+                againWhileCut(sql`SELECT fingerprint, state, status, body, claimant FROM idempotency
+                                WHERE account_id = ${input.accountId} AND key = ${input.key}`),
                 (rows): Effect.Effect<I.Begin, SqlError> => {
                   const row = rows[0]
                   if (!row) return attempt(input, n + 1)
