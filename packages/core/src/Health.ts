@@ -8,7 +8,7 @@
 import { HttpRouter, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Upstream } from "@pdr/domain"
-import { Database, Migrations } from "@pdr/store-pg"
+import { Database, GroupCommit, Migrations } from "@pdr/store-pg"
 import { Clock, Duration, Effect, Metric, Option, Ref } from "effect"
 import * as Metrics from "./Metrics.js"
 
@@ -111,6 +111,8 @@ export const readGauges = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const m = Metrics.metrics
   const n = (v: unknown) => Number(v ?? 0)
+  // this process's own count (no query): the accounts its ledger writes wait apart for (D131)
+  yield* Metric.set(m.accountsLocked, GroupCommit.keysSetApart())
   yield* Effect.ignore(
     Effect.flatMap(
       sql<{ active: string; oldest: number | null; late: string }>`

@@ -64,6 +64,10 @@ export const metrics = {
   holdsActive: gauge("pdr_holds_active", "credit holds currently held (read from the ledger at scrape)"),
   oldestHold: gauge("pdr_hold_oldest_age_seconds", "age of the oldest hold still held (0 when none)"),
   holdsPastTtl: gauge("pdr_holds_expired_unreleased", "holds still held past their expiry (the sweep is behind)"),
+  accountsLocked: gauge(
+    "pdr_accounts_locked_elsewhere",
+    "accounts whose holds or settles wait apart for a row another session keeps locked (this process)"
+  ),
   refreshDue: gauge("pdr_refresh_pass_due", "entities planned in the latest refresh pass"),
   refreshDone: gauge("pdr_refresh_pass_done", "entities of the latest refresh pass with a result"),
   refreshFailed: gauge("pdr_refresh_pass_failed", "entities of the latest refresh pass that failed"),

@@ -42,6 +42,12 @@ export interface Options<A, R, E, F> {
 /** How long an isolated write waits before it is tried again after its lock timeout. */
 export const isolatedRetryMs = 50
 
+// the keys set apart now, in every group commit of this process (a key set apart by several counted once)
+const setApartNow = new Map<string, number>()
+
+/** The keys (accounts) whose writes wait apart now in this process: the gauge `pdr_accounts_locked_elsewhere`. */
+export const keysSetApart = (): number => setApartNow.size
+
 /** A group-committing write, run on the runtime it is made in. */
 export const make = <A, R, E, F>(options: Options<A, R, E, F>) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
@@ -66,6 +72,7 @@ export const make = <A, R, E, F>(options: Options<A, R, E, F>) =>
       if (entry === undefined) {
         entry = { running: false, warned: false, queue: [] }
         isolated.set(key, entry)
+        setApartNow.set(key, (setApartNow.get(key) ?? 0) + 1)
       }
       entry.queue.push(...pending)
       pump(key)
@@ -95,6 +102,9 @@ export const make = <A, R, E, F>(options: Options<A, R, E, F>) =>
             answer(next.resume, exit)
             // the key takes its locks again: its waiting writes join the batches
             isolated.delete(key)
+            const left = (setApartNow.get(key) ?? 1) - 1
+            if (left > 0) setApartNow.set(key, left)
+            else setApartNow.delete(key)
             for (const p of entry.queue) {
               asks.push(p.ask)
               waiting.push(p.resume)

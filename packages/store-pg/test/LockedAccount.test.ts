@@ -10,6 +10,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Accounts, Ledger } from "@pdr/domain"
 import { Clock, Effect, Fiber } from "effect"
 import pg from "pg"
+import { GroupCommit } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 import { services } from "./layers.js"
 
@@ -103,6 +104,8 @@ describe.skipIf(!postgres.enabled)("an account whose row another session keeps l
         const otherMs = Date.now() - t0
         assert.isBelow(otherMs, 3_500, "the other account's 30 holds and settles while the row is locked")
         assert.isNull(yield* Fiber.poll(lockedFiber).pipe(Effect.map((o) => (o._tag === "Some" ? "done" : null))))
+        // the gauge pdr_accounts_locked_elsewhere: the locked account, once (its holds and its settles set apart)
+        assert.strictEqual(GroupCommit.keysSetApart(), 1)
         const o =
           (yield* sql`SELECT balance::int AS balance, held::int AS held FROM accounts WHERE id = ${other.id}`)[0]!
         assert.deepStrictEqual([o["balance"], o["held"]], [1_000 - 30 * 3, 0])
@@ -115,6 +118,7 @@ describe.skipIf(!postgres.enabled)("an account whose row another session keeps l
           [7, 7, 7, 7]
         )
         assert.strictEqual(holds.length, 4)
+        assert.strictEqual(GroupCommit.keysSetApart(), 0)
         const l =
           (yield* sql`SELECT balance::int AS balance, held::int AS held FROM accounts WHERE id = ${locked.id}`)[0]!
         assert.deepStrictEqual([l["balance"], l["held"]], [1_000 - 4 * 7, 4 * 10])
