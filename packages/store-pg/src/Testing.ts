@@ -69,6 +69,18 @@ export const freshServerSchema = (maxConnections = 10) =>
 /** The embedded default, in memory. */
 export const embedded: Target = { _tag: "Embedded", dataDir: undefined }
 
+/** Runs `text` (one or more statements) as the test server's user on a connection of its own; the last one's rows. */
+export const asSuperuser = async (text: string): Promise<Array<Record<string, unknown>>> => {
+  const c = new pg.Client({ connectionString: serverUrl })
+  await c.connect()
+  try {
+    const r = await c.query(text)
+    return (Array.isArray(r) ? r.at(-1)?.rows : r.rows) ?? []
+  } finally {
+    await c.end()
+  }
+}
+
 /** The targets of this run, by name, with whether each is usable. */
 export const targets = async () => {
   const server = await serverAvailable()

@@ -8,7 +8,6 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
-import pg from "pg"
 import { Database, Failures } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 
@@ -183,16 +182,7 @@ describe.skipIf(!serverOk)("a database that refuses connections for a moment", (
 })
 
 /** Runs `text` as the superuser of the test server. */
-const admin = (text: string) =>
-  Effect.promise(async () => {
-    const c = new pg.Client({ connectionString: Testing.serverUrl })
-    await c.connect()
-    try {
-      return (await c.query(text)).rows
-    } finally {
-      await c.end()
-    }
-  })
+const admin = (text: string) => Effect.promise(() => Testing.asSuperuser(text))
 
 // D130: a database with no connection slot left (53300: `max_connections` taken by other clients, or by more instances'
 // pools than it allows) refuses a new connection, not a statement: a statement that needed one waits for a connection

@@ -8,23 +8,13 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import pg from "pg"
 import { Database, PgLedger } from "../src/index.js"
 import * as Testing from "../src/Testing.js"
 
 const serverOk = await Testing.serverAvailable()
 
 /** Runs `text` as the superuser of the test server. */
-const admin = (text: string) =>
-  Effect.promise(async () => {
-    const c = new pg.Client({ connectionString: Testing.serverUrl })
-    await c.connect()
-    try {
-      return (await c.query(text)).rows
-    } finally {
-      await c.end()
-    }
-  })
+const admin = (text: string) => Effect.promise(() => Testing.asSuperuser(text))
 
 describe.skipIf(!serverOk)("a pooled connection to a server that takes no writes", () => {
   it.scopedLive("is closed once it refuses a write, and the write is made on a new connection", () =>
